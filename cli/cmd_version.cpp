@@ -1,0 +1,37 @@
+// `melange version`: the build, the stream contract and the backends.
+#include <iostream>
+#include <memory>
+
+#include "command.hpp"
+#include "melange/backend.hpp"
+#include "melange/version.hpp"
+#include "output.hpp"
+
+namespace melange::cli {
+
+void add_version_command(CLI::App& app, Action& action) {
+  auto json = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("version", "Show the version, stream contract and backends");
+  cmd->add_option("--json", *json, "write as JSON to FILE ('-' = stdout)");
+  cmd->callback([json, &action] {
+    action = [json] {
+      auto doc = json_header("version");
+      doc["backends"] = nlohmann::ordered_json::array();
+      for (const BackendInfo& b : backend_inventory())
+        doc["backends"].push_back(
+            {{"name", backend_name(b.kind)}, {"compiled", b.compiled}, {"available", b.available}});
+      emit_json(*json, doc);
+      if (*json != "-") {
+        std::cout << "melange " << kVersion << " (stream version " << kStreamVersion << ")\n";
+        for (const BackendInfo& b : backend_inventory())
+          std::cout << "  backend " << backend_name(b.kind) << ": "
+                    << (b.compiled ? (b.available ? "available" : "compiled, not available here")
+                                   : "not compiled")
+                    << "\n";
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace melange::cli

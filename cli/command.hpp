@@ -1,0 +1,16 @@
+// Each subcommand registers its options on the app and, when chosen, leaves
+// the work to do in `action`. Commands only parse and print; the work is done
+// by the library.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace melange::cli {
+
+using Action = std::function<int()>;
+
+void add_stream_commands(CLI::App& app, Action& action);   // words, bounded
+void add_version_command(CLI::App& app, Action& action);   // version
+
+}  // namespace melange::cli

@@ -1,0 +1,78 @@
+// melange: shuffle audits on counter-based streams.
+//
+// Exit status: 0 ran; 1 runtime error; 2 usage error; 3 --fail-on-bias and a
+// test failed.
+#include <CLI/CLI.hpp>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "command.hpp"
+#include "melange/error.hpp"
+#include "melange/version.hpp"
+
+namespace {
+
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+
+// The subcommand a failed command line was aimed at, for the help hint.
+std::string help_hint(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] == '-') continue;
+    for (const CLI::App* sub : app.get_subcommands({}))
+      if (sub->get_name() == argv[i]) return "run 'melange " + sub->get_name() + " --help'";
+    break;
+  }
+  return "run 'melange --help'";
+}
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n') c = ' ';
+  while (!s.empty() && (s.back() == ' ' || s.back() == '.')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "melange: millions to trillions of independent small shuffles on Philox4x32-10 streams,\n"
+      "turned into permutation histograms, exact distributions and statistical verdicts.\n\n"
+      "Exit status: 0 ran; 1 runtime error; 2 usage error; 3 --fail-on-bias and a test failed.",
+      "melange"};
+  app.set_version_flag("--version", std::string("melange ") + melange::kVersion);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  melange::cli::Action action;
+  melange::cli::add_stream_commands(app, action);
+  melange::cli::add_version_command(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "melange: " << one_line(e.what()) << "; " << help_hint(app, argc, argv) << "\n";
+    return kExitUsage;
+  }
+
+  try {
+    return action ? action() : 0;
+  } catch (const melange::UsageError& e) {
+    std::cerr << "melange: " << one_line(e.what()) << "; " << help_hint(app, argc, argv) << "\n";
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "melange: out of memory; ask for fewer trials or a smaller histogram\n";
+    return kExitRuntime;
+  } catch (const std::exception& e) {
+    std::cerr << "melange: " << one_line(e.what()) << "\n";
+    return kExitRuntime;
+  }
+}

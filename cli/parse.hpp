@@ -1,0 +1,16 @@
+// Parsing of the CLI's numeric arguments, with messages a user can act on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace melange::cli {
+
+// A non-negative integer count: "1000000", "1e6" or "2.5e6" (must be whole).
+// Throws UsageError naming `flag` when the text is not one or exceeds `max`.
+std::uint64_t parse_count(const std::string& text, const std::string& flag, std::uint64_t max);
+
+// A 64-bit seed, decimal or 0x-prefixed hexadecimal.
+std::uint64_t parse_seed(const std::string& text, const std::string& flag = "--seed");
+
+}  // namespace melange::cli

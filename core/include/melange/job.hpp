@@ -1,0 +1,52 @@
+// A job: which shuffles to run and what to tally. Its result is a pure
+// function of the job (DESIGN.md section 1), whatever backend or thread count
+// runs it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "melange/algorithms.hpp"
+#include "melange/bounded.hpp"
+#include "melange/histogram.hpp"
+
+namespace melange {
+
+// "melange" in ASCII: the fixed default seed, printed with every result.
+inline constexpr std::uint64_t kDefaultSeed = 0x6d656c616e6765ull;
+inline constexpr std::uint64_t kDefaultRankMemoryCap = std::uint64_t{1} << 30;  // 1 GiB
+inline constexpr int kMaxPositionItems = 1024;
+
+struct Job {
+  std::uint64_t seed = kDefaultSeed;
+  Algorithm algorithm = Algorithm::fisher_yates;
+  BoundedSpec spec{};
+  int n = 4;
+  std::uint64_t first = 0;   // global index of the first trial
+  std::uint64_t trials = 0;  // trial t uses stream t, for t in [first, first + trials)
+  bool rank_histogram = true;
+  bool position_matrix = false;
+  std::uint64_t rank_memory_cap = kDefaultRankMemoryCap;  // bytes for n! 64-bit bins
+};
+
+// Throw UsageError with a message that says which limit was hit and what to do.
+void validate_draws(const Job& job);  // n, trial range and bounded method
+void validate(const Job& job);        // the above and the tallies
+
+// Largest n whose rank histogram fits `cap` bytes.
+int max_rank_items(std::uint64_t cap);
+
+// What a range of trials produced. Merging is exact integer addition, so any
+// split of the trial range gives the same tally.
+struct Tally {
+  RankHistogram ranks;        // empty unless job.rank_histogram
+  PositionMatrix positions;   // empty unless job.position_matrix
+  std::uint64_t trials = 0;
+  std::uint64_t words = 0;    // stream words consumed (comparator calls for the sorts)
+
+  static Tally for_job(const Job& job);
+  void merge(const Tally& other);
+  friend bool operator==(const Tally&, const Tally&) = default;
+};
+
+}  // namespace melange

@@ -1,0 +1,96 @@
+#include "melange/engine.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "melange/error.hpp"
+#include "melange/internal/backend_registry.hpp"
+
+namespace melange {
+namespace {
+
+// Trials per work unit: small enough for steady progress and balance,
+// large enough that handing out units costs nothing measurable.
+constexpr std::uint64_t kChunkTrials = std::uint64_t{1} << 18;
+
+// Runs body(chunk_begin, chunk_end, worker) over [first, first + count) on
+// `threads` workers pulling chunks, reporting progress from this thread.
+template <class Body>
+void parallel_chunks(std::uint64_t first, std::uint64_t count, int threads,
+                     const std::function<void(std::uint64_t, std::uint64_t)>& progress,
+                     Body&& body) {
+  const std::uint64_t chunks = (count + kChunkTrials - 1) / kChunkTrials;
+  std::atomic<std::uint64_t> next{0}, done{0};
+  std::atomic<int> running{threads};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto worker = [&](int w) {
+    try {
+      for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+        const std::uint64_t b = first + c * kChunkTrials;
+        const std::uint64_t e = first + std::min(count, (c + 1) * kChunkTrials);
+        body(b, e, w);
+        done.fetch_add(e - b, std::memory_order_relaxed);
+      }
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next.store(chunks);
+    }
+    running.fetch_sub(1);
+  };
+  // With a progress callback every worker gets a thread and this thread
+  // reports; without one, this thread is worker 0.
+  std::vector<std::thread> pool;
+  for (int w = progress ? 0 : 1; w < threads; ++w) pool.emplace_back(worker, w);
+  if (progress) {
+    using namespace std::chrono_literals;
+    while (running.load() > 0) {
+      progress(done.load(), count);
+      std::this_thread::sleep_for(100ms);
+    }
+  } else {
+    worker(0);
+  }
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  if (progress) progress(count, count);
+}
+
+void check_threads(int threads) {
+  if (threads < 1) throw UsageError("--threads must be at least 1, got " + std::to_string(threads));
+}
+
+}  // namespace
+
+RunResult run(const Job& job, const RunOptions& options) {
+  validate(job);
+  check_threads(options.threads);
+  internal::BackendChoice choice = internal::choose_backend(job, options.backend);
+  std::vector<Tally> tallies(options.threads);
+  for (auto& t : tallies) t = Tally::for_job(job);
+  parallel_chunks(job.first, job.trials, options.threads, options.progress,
+                  [&](std::uint64_t b, std::uint64_t e, int w) {
+                    choice.backend->run_range(job, b, e, tallies[w]);
+                  });
+  for (int w = 1; w < options.threads; ++w) tallies[0].merge(tallies[w]);
+  return RunResult{std::move(tallies[0]), choice.backend->kind(), choice.note, options.threads};
+}
+
+std::vector<std::uint16_t> sample(const Job& job, const RunOptions& options) {
+  validate_draws(job);
+  check_threads(options.threads);
+  internal::BackendChoice choice = internal::choose_backend(job, options.backend);
+  std::vector<std::uint16_t> out(job.trials * static_cast<std::size_t>(job.n));
+  parallel_chunks(job.first, job.trials, options.threads, options.progress,
+                  [&](std::uint64_t b, std::uint64_t e, int) {
+                    choice.backend->sample_range(job, b, e, out.data() + (b - job.first) * job.n);
+                  });
+  return out;
+}
+
+}  // namespace melange

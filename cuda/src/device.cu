@@ -1,0 +1,22 @@
+#include <cuda_runtime.h>
+
+#include "melange/cuda/device.hpp"
+
+namespace melange::cuda {
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no driver" error
+    return 0;
+  }
+  return n;
+}
+
+std::string device_name(int device) {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "none";
+  return prop.name;
+}
+
+}  // namespace melange::cuda

@@ -1,0 +1,38 @@
+// Raw stream words on the GPU: the device-side proof of the stream contract.
+#include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
+
+#include "check.cuh"
+#include "melange/cuda/device.hpp"
+#include "melange/error.hpp"
+#include "melange/stream.hpp"
+
+namespace melange::cuda {
+namespace {
+
+__global__ void stream_words_kernel(PhiloxKey key, std::uint64_t stream, std::uint64_t blocks,
+                                    std::uint32_t* out) {
+  const std::uint64_t b = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  if (b >= blocks) return;
+  const PhiloxCounter words = philox4x32_10(stream_counter(stream, b), key);
+  for (int w = 0; w < 4; ++w) out[4 * b + w] = words.v[w];
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> stream_words(std::uint64_t seed, std::uint64_t stream,
+                                        std::uint64_t count) {
+  if (device_count() == 0) throw Error("no CUDA device: use the CPU stream instead");
+  const std::uint64_t blocks = (count + 3) / 4;
+  thrust::device_vector<std::uint32_t> d(blocks * 4);
+  constexpr int kThreads = 256;
+  const auto grid = static_cast<unsigned>((blocks + kThreads - 1) / kThreads);
+  stream_words_kernel<<<grid, kThreads>>>(stream_key(seed), stream, blocks,
+                                          thrust::raw_pointer_cast(d.data()));
+  internal::check(cudaGetLastError(), "stream_words_kernel launch");
+  internal::check(cudaDeviceSynchronize(), "stream_words_kernel");
+  thrust::host_vector<std::uint32_t> h = d;
+  return std::vector<std::uint32_t>(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(count));
+}
+
+}  // namespace melange::cuda

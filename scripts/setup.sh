@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages melange builds against; does nothing when all are present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libxsimd-dev libcli11-dev nlohmann-json3-dev
+  libboost-dev libboost-math-dev
+  librandom123-dev librandom123-doc zlib1g-dev
+  python3 python3-numpy libxml2-utils
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup: missing packages; run as root:" >&2
+  echo "  apt-get update && $cmd" >&2
+  exit 1
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+$cmd

@@ -1,0 +1,41 @@
+// The exact distribution of a shuffle algorithm, found by walking every random
+// outcome: every value of every bounded draw with its exact weight under the
+// method and source width, and both sides of every comparator coin. The walk
+// runs the same algorithm definitions as the sampler (algorithms.hpp).
+#pragma once
+
+#include <boost/multiprecision/cpp_int.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "melange/algorithms.hpp"
+#include "melange/bounded.hpp"
+
+namespace melange {
+
+using Rational = boost::multiprecision::cpp_rational;
+
+struct ExactDistribution {
+  Algorithm algorithm;
+  BoundedSpec spec;
+  int n;
+  std::vector<Rational> probability;     // by Lehmer rank, n! entries, sums to 1
+  std::vector<std::uint64_t> rank_paths; // leaves of the walk that end at each rank
+  std::uint64_t paths = 0;               // leaves of the walk
+  bool equally_likely = false;           // every leaf has the same probability
+  Rational mean_draws;                   // bounded draws plus coins per trial
+  double mean_words = 0;                 // source words per trial, rejected ones included
+
+  double probability_of(std::uint64_t rank) const;
+  std::vector<double> probabilities() const;  // as doubles, by rank
+  // Exact probability that `item` ends at `position`, as doubles: n x n, row = item.
+  std::vector<double> position_probabilities() const;
+};
+
+// Largest n the walk accepts: n! bins and the number of leaves stay small.
+int max_exact_items(Algorithm a);
+
+// Throws UsageError when n is above max_exact_items(a) or the method is invalid.
+ExactDistribution exact_distribution(Algorithm a, int n, BoundedSpec spec = {}, int threads = 1);
+
+}  // namespace melange

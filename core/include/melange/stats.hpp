@@ -1,0 +1,83 @@
+// Goodness-of-fit statistics for shuffle tallies (Boost.Math distributions).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "melange/histogram.hpp"
+
+namespace melange {
+
+// Graded as dieharder does: a p-value in either extreme tail is suspicious.
+enum class Verdict : std::uint8_t { pass, weak, fail };
+std::string_view verdict_name(Verdict v);
+
+struct Thresholds {
+  double weak = 0.005;  // p < weak (or p > 1 - weak): WEAK
+  double fail = 1e-6;   // p < fail (or p > 1 - fail, "too uniform"): FAIL
+};
+Verdict grade(double p_upper, const Thresholds& t = {});
+
+// Upper tail of the chi-square distribution and its logarithm, which stays
+// finite when the tail itself underflows a double.
+double chi2_upper(double x, double df);
+double chi2_lower(double x, double df);
+double log10_chi2_upper(double x, double df);
+double chi2_critical(double df, double alpha);
+
+struct GoodnessOfFit {
+  double statistic = 0;   // Pearson chi-square
+  double df = 0;
+  double p_value = 1;     // upper tail
+  double p_lower = 0;     // lower tail; near 1 means "too uniform"
+  double log10_p = 0;     // log10 of the upper tail, finite when p underflows
+  double critical = 0;    // critical value at the requested alpha
+  double g_statistic = 0; // G-test (likelihood ratio)
+  double g_p_value = 1;
+  double min_expected = 0;
+  std::uint64_t impossible = 0;  // observations in bins of zero expected probability
+};
+
+// Pearson chi-square and G-test of counts against probabilities (which need
+// not sum exactly to one; they are normalised). Bins of zero probability are
+// left out of df; any observation there makes the statistic infinite.
+GoodnessOfFit chi_square(const std::vector<std::uint64_t>& observed,
+                         const std::vector<double>& probabilities, double alpha = 0.05);
+GoodnessOfFit chi_square_uniform(const std::vector<std::uint64_t>& observed, double alpha = 0.05);
+
+// Summary of a rank histogram: extremes and the identity order.
+struct RankSummary {
+  double max_min_ratio = 0;  // largest count over smallest (infinite if a bin is empty)
+  std::uint64_t identity_count = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> most, least;  // (rank, count)
+};
+RankSummary summarize(const RankHistogram& h, int extremes = 5);
+
+struct PositionTest {
+  GoodnessOfFit fit;  // df (n-1)^2 against the expected matrix
+  double max_residual = 0;  // largest |adjusted standardized residual|
+  int max_item = 0, max_position = 0;
+};
+// `expected` is n x n probabilities (row = item), empty for uniform 1/n.
+PositionTest position_test(const PositionMatrix& m, const std::vector<double>& expected = {},
+                           double alpha = 0.05);
+// Adjusted residual of one cell: (O - E) / sqrt(E (1 - 1/n)^2) under uniform.
+std::vector<double> position_residuals(const PositionMatrix& m,
+                                       const std::vector<double>& expected = {});
+
+// Holm's step-down adjustment of a family of p-values (same order as given).
+std::vector<double> holm_adjust(const std::vector<double>& p);
+
+// Power analysis against a model: with per-bin true probabilities `truth`
+// and hypothesised `null`, the noncentrality per trial is
+// delta = sum (truth - null)^2 / null.
+double noncentrality_per_trial(const std::vector<double>& truth, const std::vector<double>& null);
+// Expected Pearson statistic after `trials` (df + trials * delta).
+double expected_chi2(double df, double delta, double trials);
+// Trials needed for the test at level alpha to reject with probability
+// `power`; infinity when delta is zero.
+double trials_to_detect(double df, double delta, double alpha = 1e-6, double power = 0.99);
+
+}  // namespace melange

@@ -1,0 +1,298 @@
+// The exact oracle: an odometer over every random outcome. Each path re-runs
+// the algorithm from the start; draws below the current depth replay recorded
+// choices, the first new draw takes its first outcome, and after each leaf the
+// deepest draw with outcomes left moves on to the next one.
+#include "melange/exact.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
+
+#include "melange/error.hpp"
+#include "melange/rank.hpp"
+
+namespace melange {
+namespace {
+
+using u128 = unsigned __int128;
+
+struct Draw {
+  std::uint32_t value, arity;
+  bool coin;    // a comparator coin (two outcomes of weight 1/2)
+  DrawLaw law;  // for bounded draws: the weight of each value
+  std::uint64_t weight, total;  // this outcome has probability weight / total
+  // Running products down to this draw; `fits` is false once they left 64 bits.
+  std::uint64_t num, den;
+  bool fits;
+
+  double mean_words() const {
+    return coin ? 1.0 : static_cast<double>(law.words_num) / static_cast<double>(law.words_den);
+  }
+};
+
+// A RandomSource that answers from the odometer.
+class PathWalker {
+ public:
+  PathWalker(BoundedSpec spec, std::int64_t pinned) : spec_(spec), pinned_(pinned) {}
+
+  std::uint32_t bounded(std::uint64_t s) {
+    if (depth_ == stack_.size()) {
+      const DrawLaw law = draw_law(s, spec_);
+      push(Draw{0, static_cast<std::uint32_t>(s), false, law, 1, law.total, 0, 0, true});
+    }
+    return stack_[depth_++].value;
+  }
+
+  bool less() {
+    if (depth_ == stack_.size()) push(Draw{0, 2, true, DrawLaw{2, spec_, 2, 1, 1}, 1, 2, 0, 0, true});
+    return stack_[depth_++].value == 1;
+  }
+
+  // Moves to the next path; false when the walk (or this pinned part) is done.
+  bool next_path() {
+    depth_ = 0;
+    const std::size_t floor = pinned_ >= 0 ? 1 : 0;
+    while (stack_.size() > floor) {
+      if (++stack_.back().value < stack_.back().arity) {
+        refresh(stack_.size() - 1);
+        return true;
+      }
+      stack_.pop_back();
+    }
+    return false;
+  }
+
+  const std::vector<Draw>& path() const { return stack_; }
+
+ private:
+  void push(Draw d) {
+    if (stack_.empty() && pinned_ >= 0) d.value = static_cast<std::uint32_t>(pinned_);
+    stack_.push_back(d);
+    refresh(stack_.size() - 1);
+  }
+
+  void refresh(std::size_t i) {
+    Draw& d = stack_[i];
+    d.weight = d.coin ? 1 : d.law.weight(d.value);
+    const std::uint64_t pn = i ? stack_[i - 1].num : 1, pd = i ? stack_[i - 1].den : 1;
+    d.fits = (i == 0 || stack_[i - 1].fits) && !__builtin_mul_overflow(pn, d.weight, &d.num) &&
+             !__builtin_mul_overflow(pd, d.total, &d.den);
+  }
+
+  BoundedSpec spec_;
+  std::int64_t pinned_;  // the first draw's fixed outcome, or -1
+  std::vector<Draw> stack_;
+  std::size_t depth_ = 0;
+};
+
+// Sums of exact leaf probabilities, kept as 128-bit numerators over 64-bit
+// denominators while the products fit, and as rationals beyond that.
+class MassSum {
+ public:
+  void add(std::uint64_t num, std::uint64_t den, std::uint64_t times = 1) {
+    for (auto& [d, n] : fast_)
+      if (d == den) {
+        n += static_cast<u128>(num) * times;
+        return;
+      }
+    fast_.emplace_back(den, static_cast<u128>(num) * times);
+  }
+  void add(const Rational& r) { slow_ += r; }
+  void merge(const MassSum& o) {
+    for (auto& [d, n] : o.fast_) add_u128(n, d);
+    slow_ += o.slow_;
+  }
+  Rational value() const {
+    Rational r = slow_;
+    for (auto& [d, n] : fast_) {
+      boost::multiprecision::cpp_int num = static_cast<std::uint64_t>(n >> 64);
+      num <<= 64;
+      num += static_cast<std::uint64_t>(n);
+      r += Rational(num, boost::multiprecision::cpp_int(d));
+    }
+    return r;
+  }
+
+ private:
+  void add_u128(u128 num, std::uint64_t den) {
+    for (auto& [d, n] : fast_)
+      if (d == den) {
+        n += num;
+        return;
+      }
+    fast_.emplace_back(den, num);
+  }
+  std::vector<std::pair<std::uint64_t, u128>> fast_;
+  Rational slow_;
+};
+
+Rational exact_product(const std::vector<Draw>& path) {
+  boost::multiprecision::cpp_int num = 1, den = 1;
+  for (const Draw& d : path) {
+    num *= d.weight;
+    den *= d.total;
+  }
+  return Rational(num, den);
+}
+
+// A leaf's probability: a 64-bit fraction while it fits, else a rational.
+struct LeafProbability {
+  bool fast;
+  std::uint64_t num, den;
+  Rational exact;
+
+  bool operator==(const LeafProbability& o) const {
+    if (fast && o.fast) return static_cast<u128>(num) * o.den == static_cast<u128>(o.num) * den;
+    return as_rational() == o.as_rational();
+  }
+  Rational as_rational() const { return fast ? Rational(num, den) : exact; }
+};
+
+struct Accumulator {
+  std::vector<MassSum> mass;  // by rank
+  std::vector<std::uint64_t> rank_paths;
+  MassSum draws;              // sum of P(leaf) * draws on the leaf's path
+  long double words = 0;      // sum of P(leaf) * mean words on the path
+  std::uint64_t paths = 0;
+  std::optional<LeafProbability> first;  // the first leaf seen
+  bool equal = true;                     // every leaf so far matches `first`
+
+  explicit Accumulator(std::uint64_t bins) : mass(bins), rank_paths(bins, 0) {}
+
+  void leaf(const std::vector<Draw>& path, std::uint64_t rank) {
+    ++paths;
+    ++rank_paths[rank];
+    long double path_words = 0;
+    for (const Draw& d : path) path_words += d.mean_words();
+    LeafProbability p{true, 1, 1, {}};
+    if (!path.empty() && path.back().fits) {
+      p.num = path.back().num, p.den = path.back().den;
+    } else if (!path.empty()) {
+      p.fast = false;
+      p.exact = exact_product(path);
+    }
+    if (p.fast) {
+      mass[rank].add(p.num, p.den);
+      draws.add(p.num, p.den, path.size());
+      words += path_words * static_cast<long double>(p.num) / static_cast<long double>(p.den);
+    } else {
+      mass[rank].add(p.exact);
+      draws.add(p.exact * static_cast<std::uint64_t>(path.size()));
+      words += path_words * static_cast<long double>(static_cast<double>(p.exact));
+    }
+    note(p);
+  }
+
+  void note(const LeafProbability& p) {
+    if (!first) first = p;
+    else if (equal && !(p == *first)) equal = false;
+  }
+
+  void merge(const Accumulator& o) {
+    for (std::size_t r = 0; r < mass.size(); ++r) {
+      mass[r].merge(o.mass[r]);
+      rank_paths[r] += o.rank_paths[r];
+    }
+    draws.merge(o.draws);
+    words += o.words;
+    paths += o.paths;
+    if (o.first) {
+      equal = equal && o.equal;
+      note(*o.first);
+    }
+  }
+};
+
+template <class Walker>
+void walk(Algorithm a, int n, Walker& walker, Accumulator& acc) {
+  std::uint8_t items[32];
+  do {
+    iota_items(items, n);
+    shuffle(a, items, n, walker);
+    acc.leaf(walker.path(), lehmer_rank(items, n));
+  } while (walker.next_path());
+}
+
+}  // namespace
+
+int max_exact_items(Algorithm a) {
+  switch (a) {
+    case Algorithm::fisher_yates:
+    case Algorithm::naive_swap:
+    case Algorithm::sattolo: return 9;
+    case Algorithm::sort_binary_insertion:
+    case Algorithm::sort_v8_timsort: return 8;
+  }
+  return 8;
+}
+
+ExactDistribution exact_distribution(Algorithm a, int n, BoundedSpec spec, int threads) {
+  if (n < 1) throw UsageError("--n must be at least 1, got " + std::to_string(n));
+  if (n > max_exact_items(a))
+    throw UsageError("the exact walk of " + std::string(algorithm_name(a)) + " is limited to n <= " +
+                     std::to_string(max_exact_items(a)) + ", got n = " + std::to_string(n) +
+                     "; sample with 'melange audit' instead");
+  if (threads < 1) throw UsageError("--threads must be at least 1");
+  validate_bounded(spec, std::max<std::uint64_t>(1, max_draw_range(a, n)));
+
+  const std::uint64_t bins = factorial(n);
+  // Discover the first draw's arity, then walk each of its outcomes as a task.
+  PathWalker probe(spec, -1);
+  {
+    std::uint8_t items[32];
+    iota_items(items, n);
+    shuffle(a, items, n, probe);
+  }
+  const std::uint32_t tasks = probe.path().empty() ? 0 : probe.path()[0].arity;
+
+  Accumulator total(bins);
+  if (tasks == 0) {
+    PathWalker w(spec, -1);
+    walk(a, n, w, total);
+  } else {
+    const int workers = std::min<int>(threads, static_cast<int>(tasks));
+    std::vector<Accumulator> parts(workers, Accumulator(bins));
+    std::atomic<std::uint32_t> next{0};
+    auto work = [&](int id) {
+      for (std::uint32_t v; (v = next.fetch_add(1)) < tasks;) {
+        PathWalker w(spec, v);
+        walk(a, n, w, parts[id]);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int i = 1; i < workers; ++i) pool.emplace_back(work, i);
+    work(0);
+    for (auto& t : pool) t.join();
+    for (auto& p : parts) total.merge(p);
+  }
+
+  ExactDistribution d{a, spec, n, {}, std::move(total.rank_paths), total.paths, total.equal,
+                      total.draws.value(), static_cast<double>(total.words)};
+  d.probability.reserve(bins);
+  for (auto& m : total.mass) d.probability.push_back(m.value());
+  return d;
+}
+
+double ExactDistribution::probability_of(std::uint64_t rank) const {
+  return static_cast<double>(probability[rank]);
+}
+
+std::vector<double> ExactDistribution::probabilities() const {
+  std::vector<double> p(probability.size());
+  for (std::size_t r = 0; r < p.size(); ++r) p[r] = static_cast<double>(probability[r]);
+  return p;
+}
+
+std::vector<double> ExactDistribution::position_probabilities() const {
+  std::vector<double> m(static_cast<std::size_t>(n) * n, 0.0);
+  for (std::uint64_t r = 0; r < probability.size(); ++r) {
+    const double p = static_cast<double>(probability[r]);
+    if (p == 0) continue;
+    const std::vector<int> perm = lehmer_unrank(r, n);
+    for (int pos = 0; pos < n; ++pos) m[static_cast<std::size_t>(perm[pos]) * n + pos] += p;
+  }
+  return m;
+}
+
+}  // namespace melange

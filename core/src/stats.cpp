@@ -1,0 +1,229 @@
+#include "melange/stats.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/non_central_chi_squared.hpp>
+#include <boost/math/special_functions/gamma.hpp>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "melange/error.hpp"
+
+namespace melange {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// log Q(a, x), the regularized upper incomplete gamma, by its continued
+// fraction (modified Lentz). Valid for x > a + 1, where Q itself may
+// underflow a double long before its logarithm does.
+double log_gamma_q_continued_fraction(double a, double x) {
+  constexpr double tiny = 1e-300;
+  double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+  for (int i = 1; i < 10000; ++i) {
+    const double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (std::fabs(d) < tiny) d = tiny;
+    c = b + an / c;
+    if (std::fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::fabs(delta - 1) < 1e-15) break;
+  }
+  return -x + a * std::log(x) - std::lgamma(a) + std::log(h);
+}
+
+}  // namespace
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::pass: return "PASS";
+    case Verdict::weak: return "WEAK";
+    case Verdict::fail: return "FAIL";
+  }
+  return "?";
+}
+
+Verdict grade(double p, const Thresholds& t) {
+  if (p < t.fail || p > 1 - t.fail) return Verdict::fail;
+  if (p < t.weak || p > 1 - t.weak) return Verdict::weak;
+  return Verdict::pass;
+}
+
+double chi2_upper(double x, double df) {
+  if (!(x < kInf)) return 0;
+  if (x <= 0) return 1;
+  return boost::math::cdf(boost::math::complement(boost::math::chi_squared(df), x));
+}
+
+double chi2_lower(double x, double df) {
+  if (!(x < kInf)) return 1;
+  if (x <= 0) return 0;
+  return boost::math::cdf(boost::math::chi_squared(df), x);
+}
+
+double log10_chi2_upper(double x, double df) {
+  if (!(x < kInf)) return -kInf;
+  const double p = chi2_upper(x, df);
+  if (p > 1e-290 || x / 2 <= df / 2 + 1) return std::log10(p);
+  return log_gamma_q_continued_fraction(df / 2, x / 2) / std::log(10.0);
+}
+
+double chi2_critical(double df, double alpha) {
+  return boost::math::quantile(boost::math::complement(boost::math::chi_squared(df), alpha));
+}
+
+GoodnessOfFit chi_square(const std::vector<std::uint64_t>& observed,
+                         const std::vector<double>& probabilities, double alpha) {
+  if (observed.size() != probabilities.size())
+    throw UsageError("model has " + std::to_string(probabilities.size()) + " bins, the tally " +
+                     std::to_string(observed.size()) + ": the model is for another n");
+  const double total_p = std::accumulate(probabilities.begin(), probabilities.end(), 0.0);
+  const double trials =
+      static_cast<double>(std::accumulate(observed.begin(), observed.end(), std::uint64_t{0}));
+  GoodnessOfFit g;
+  g.min_expected = kInf;
+  std::size_t support = 0;
+  for (std::size_t i = 0; i < observed.size(); ++i) {
+    const double o = static_cast<double>(observed[i]);
+    if (probabilities[i] <= 0) {
+      g.impossible += observed[i];
+      continue;
+    }
+    ++support;
+    const double e = trials * probabilities[i] / total_p;
+    g.min_expected = std::min(g.min_expected, e);
+    g.statistic += (o - e) * (o - e) / e;
+    if (o > 0) g.g_statistic += 2 * o * std::log(o / e);
+  }
+  g.df = support > 0 ? static_cast<double>(support - 1) : 0;
+  if (g.impossible > 0) g.statistic = g.g_statistic = kInf;
+  if (g.df > 0) {
+    g.p_value = chi2_upper(g.statistic, g.df);
+    g.p_lower = chi2_lower(g.statistic, g.df);
+    g.log10_p = log10_chi2_upper(g.statistic, g.df);
+    g.critical = chi2_critical(g.df, alpha);
+    g.g_p_value = chi2_upper(g.g_statistic, g.df);
+  } else {
+    g.p_lower = 0;
+  }
+  return g;
+}
+
+GoodnessOfFit chi_square_uniform(const std::vector<std::uint64_t>& observed, double alpha) {
+  return chi_square(observed, std::vector<double>(observed.size(), 1.0), alpha);
+}
+
+RankSummary summarize(const RankHistogram& h, int extremes) {
+  RankSummary s;
+  const auto& c = h.counts();
+  if (c.empty()) return s;
+  s.identity_count = c[0];
+  const auto [lo, hi] = std::minmax_element(c.begin(), c.end());
+  s.max_min_ratio = *lo == 0 ? kInf : static_cast<double>(*hi) / static_cast<double>(*lo);
+  std::vector<std::uint64_t> order(c.size());
+  std::iota(order.begin(), order.end(), 0);
+  const std::size_t k = std::min<std::size_t>(extremes, c.size());
+  // Ties break by rank so that the listing is reproducible.
+  auto more = [&](std::uint64_t a, std::uint64_t b) { return c[a] != c[b] ? c[a] > c[b] : a < b; };
+  auto less = [&](std::uint64_t a, std::uint64_t b) { return c[a] != c[b] ? c[a] < c[b] : a < b; };
+  std::partial_sort(order.begin(), order.begin() + k, order.end(), more);
+  for (std::size_t i = 0; i < k; ++i) s.most.emplace_back(order[i], c[order[i]]);
+  std::partial_sort(order.begin(), order.begin() + k, order.end(), less);
+  for (std::size_t i = 0; i < k; ++i) s.least.emplace_back(order[i], c[order[i]]);
+  return s;
+}
+
+std::vector<double> position_residuals(const PositionMatrix& m, const std::vector<double>& expected) {
+  const int n = m.n();
+  const double trials = static_cast<double>(m.trials());
+  std::vector<double> z(static_cast<std::size_t>(n) * n, 0.0);
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    const double p = expected.empty() ? 1.0 / n : expected[i];
+    const double var = trials * p * (1 - p);
+    const double diff = static_cast<double>(m.counts()[i]) - trials * p;
+    z[i] = var > 0 ? diff / std::sqrt(var) : (diff == 0 ? 0 : kInf);
+  }
+  return z;
+}
+
+PositionTest position_test(const PositionMatrix& m, const std::vector<double>& expected,
+                           double alpha) {
+  const int n = m.n();
+  PositionTest t;
+  const double trials = static_cast<double>(m.trials());
+  GoodnessOfFit& g = t.fit;
+  g.min_expected = kInf;
+  for (std::size_t i = 0; i < m.counts().size(); ++i) {
+    const double p = expected.empty() ? 1.0 / n : expected[i];
+    const double o = static_cast<double>(m.counts()[i]);
+    if (p <= 0) {
+      g.impossible += m.counts()[i];
+      continue;
+    }
+    const double e = trials * p;
+    g.min_expected = std::min(g.min_expected, e);
+    g.statistic += (o - e) * (o - e) / e;
+    if (o > 0) g.g_statistic += 2 * o * std::log(o / e);
+  }
+  if (g.impossible > 0) g.statistic = g.g_statistic = kInf;
+  g.df = static_cast<double>(n - 1) * (n - 1);
+  if (g.df > 0) {
+    g.p_value = chi2_upper(g.statistic, g.df);
+    g.p_lower = chi2_lower(g.statistic, g.df);
+    g.log10_p = log10_chi2_upper(g.statistic, g.df);
+    g.critical = chi2_critical(g.df, alpha);
+    g.g_p_value = chi2_upper(g.g_statistic, g.df);
+  }
+  const std::vector<double> z = position_residuals(m, expected);
+  for (std::size_t i = 0; i < z.size(); ++i)
+    if (std::fabs(z[i]) > std::fabs(t.max_residual)) {
+      t.max_residual = z[i];
+      t.max_item = static_cast<int>(i / n);
+      t.max_position = static_cast<int>(i % n);
+    }
+  return t;
+}
+
+std::vector<double> holm_adjust(const std::vector<double>& p) {
+  const std::size_t m = p.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::vector<double> adj(m);
+  double running = 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    running = std::max(running, std::min(1.0, static_cast<double>(m - k) * p[order[k]]));
+    adj[order[k]] = running;
+  }
+  return adj;
+}
+
+double noncentrality_per_trial(const std::vector<double>& truth, const std::vector<double>& null) {
+  double delta = 0;
+  for (std::size_t i = 0; i < truth.size(); ++i) {
+    if (null[i] <= 0) {
+      if (truth[i] > 0) return kInf;
+      continue;
+    }
+    delta += (truth[i] - null[i]) * (truth[i] - null[i]) / null[i];
+  }
+  return delta;
+}
+
+double expected_chi2(double df, double delta, double trials) { return df + trials * delta; }
+
+double trials_to_detect(double df, double delta, double alpha, double power) {
+  if (!(delta > 0)) return kInf;
+  if (!(delta < kInf)) return 1;
+  const double critical = chi2_critical(df, alpha);
+  const double lambda =
+      boost::math::non_central_chi_squared_distribution<double>::find_non_centrality(
+          df, critical, 1 - power);
+  return std::ceil(lambda / delta);
+}
+
+}  // namespace melange

@@ -12,5 +12,9 @@ using Action = std::function<int()>;
 
 void add_stream_commands(CLI::App& app, Action& action);   // words, bounded
 void add_version_command(CLI::App& app, Action& action);   // version
+void add_audit_command(CLI::App& app, Action& action);
+void add_exact_command(CLI::App& app, Action& action);
+void add_sample_command(CLI::App& app, Action& action);
+void add_reach_command(CLI::App& app, Action& action);
 
 }  // namespace melange::cli

@@ -48,6 +48,10 @@ int main(int argc, char** argv) {
 
   melange::cli::Action action;
   melange::cli::add_stream_commands(app, action);
+  melange::cli::add_audit_command(app, action);
+  melange::cli::add_exact_command(app, action);
+  melange::cli::add_sample_command(app, action);
+  melange::cli::add_reach_command(app, action);
   melange::cli::add_version_command(app, action);
 
   try {

@@ -7,6 +7,8 @@
 
 namespace melange::cli {
 
+using Json = nlohmann::ordered_json;
+
 // Writes `content` to `path` atomically; "-" means stdout.
 void write_output(const std::string& path, const std::string& content);
 

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "cli_support.hpp"
 
 namespace melange {
@@ -82,6 +84,131 @@ INSTANTIATE_TEST_SUITE_P(
                       "bounded --range 10 --bits 33", "bounded --range 300 --bits 8",
                       "bounded --range 4294967297", "bounded --range 10 --method fast",
                       "bounded --range 10 --count 1000000001", "bounded", "nosuchcommand"));
+
+}  // namespace
+}  // namespace melange
+
+namespace melange {
+namespace {
+
+using testing::run_cli;
+using testing::scratch_dir;
+
+TEST(CliAudit, JsonHasTheDocumentedKeys) {
+  const auto r = run_cli("audit --algo sort-binary-insertion --n 4 --trials 1e5 --seed 9 --position --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"seed", "algorithm", "method", "bits", "n", "trials", "first", "threads",
+                          "histogram", "position", "stats", "backend", "stream_version"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"chi2", "df", "p_value", "log10_p", "verdict", "max_min_ratio", "identity_count"})
+    EXPECT_TRUE(j["stats"].contains(key)) << key;
+  EXPECT_EQ(j["stats"]["verdict"], "FAIL");
+  EXPECT_EQ(j["histogram"].size(), 24u);
+  EXPECT_EQ(j["position"].size(), 4u);
+  EXPECT_EQ(j["trials"], 100000);
+  EXPECT_EQ(j["seed"], 9);
+}
+
+TEST(CliAudit, TextShowsEveryOrderForSmallN) {
+  const auto r = run_cli("audit --n 3 --trials 6000");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* label : {"ABC", "ACB", "BAC", "BCA", "CAB", "CBA"})
+    EXPECT_NE(r.out.find(label), std::string::npos) << label;
+  EXPECT_NE(r.out.find("seed 30792288626960229"), std::string::npos) << "default seed printed";
+  EXPECT_NE(r.out.find("verdict: PASS"), std::string::npos) << r.out;
+}
+
+TEST(CliAudit, ThreadCountDoesNotChangeTheJson) {
+  const auto a = nlohmann::json::parse(run_cli("audit --n 5 --trials 300001 --threads 1 --json -").out);
+  const auto b = nlohmann::json::parse(run_cli("audit --n 5 --trials 300001 --threads 7 --json -").out);
+  EXPECT_EQ(a["histogram"], b["histogram"]);
+  EXPECT_EQ(a["stats"]["chi2"], b["stats"]["chi2"]);
+}
+
+TEST(CliAudit, ModelFromExactFile) {
+  const auto dir = scratch_dir("model");
+  const auto model = (dir / "model.json").string();
+  ASSERT_EQ(run_cli("exact --algo sort-binary-insertion --n 4 --json " + model).status, 0);
+  const auto r = run_cli("audit --algo sort-binary-insertion --n 4 --trials 4e5 --model " + model + " --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["stats"]["verdict"], "PASS");
+  const auto wrong = run_cli("audit --algo sort-binary-insertion --n 5 --trials 1000 --model " + model);
+  EXPECT_EQ(wrong.status, 2);
+  EXPECT_NE(wrong.err.find("--model is for n = 4"), std::string::npos) << wrong.err;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliExact, JsonDistribution) {
+  const auto r = run_cli("exact --algo naive-swap --n 3 --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["paths"], 27);
+  ASSERT_EQ(j["distribution"].size(), 6u);
+  EXPECT_EQ(j["distribution"][1]["label"], "ACB");
+  EXPECT_EQ(j["distribution"][1]["numerator"], "5");
+  EXPECT_EQ(j["distribution"][1]["denominator"], "27");
+  EXPECT_TRUE(j.contains("expected_chi2"));
+  EXPECT_TRUE(j.contains("trials_to_detect"));
+}
+
+TEST(CliExact, TextHasFractionsAndPower) {
+  const auto r = run_cli("exact --algo sort-binary-insertion --n 4");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("1/16"), std::string::npos);
+  EXPECT_NE(r.out.find("1/32"), std::string::npos);
+  EXPECT_NE(r.out.find("9/2"), std::string::npos);
+  EXPECT_NE(r.out.find("trials to detect"), std::string::npos);
+}
+
+TEST(CliSample, LinesOfItemIndices) {
+  const auto r = run_cli("sample --algo fisher-yates --n 6 --count 5 --seed 3 --first 10");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line[0], '#');
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::istringstream items(line);
+    std::vector<int> p;
+    for (int x; items >> x;) p.push_back(x);
+    std::sort(p.begin(), p.end());
+    EXPECT_EQ(p, (std::vector<int>{0, 1, 2, 3, 4, 5})) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 5);
+  // Trial 12 alone is the third line of the run above.
+  const auto one = run_cli("sample --algo fisher-yates --n 6 --count 1 --seed 3 --first 12");
+  EXPECT_EQ(one.out.substr(one.out.find('\n') + 1), r.out.substr(0, 0) + [&] {
+    std::istringstream again(r.out);
+    std::string l;
+    for (int i = 0; i < 4; ++i) std::getline(again, l);
+    return l + "\n";
+  }());
+}
+
+TEST(CliReach, FiftyTwoCardsAndA128BitState) {
+  const auto r = run_cli("reach --n 52 --state-bits 128 --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["log2_orders"].get<double>(), 225.58, 0.005);
+  EXPECT_FALSE(j["reaches_every_order"].get<bool>());
+  EXPECT_NEAR(j["reachable_fraction"].get<double>() / 4.2e-30, 1.0, 0.01);
+  const auto text = run_cli("reach --n 52 --state-bits 128 --deal 5");
+  EXPECT_NE(text.out.find("311,875,200 ordered, 2,598,960 hands"), std::string::npos) << text.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    JobCases, CliBadInput,
+    ::testing::Values("audit --n 0 --trials 10", "audit --n 13 --trials 10",
+                      "audit --algo sort-v8-timsort --n 64 --trials 10 --position",
+                      "audit --trials 0", "audit --algo bogosort", "audit --threads 0",
+                      "audit --threads -2", "audit --trials 1e3 --model nosuchfile.json",
+                      "audit --n 1025 --position --trials 10", "exact --n 10 --algo naive-swap",
+                      "exact --algo sort-binary-insertion --n 9", "sample --n 0",
+                      "sample --count 1e9 --n 10", "reach --n 0", "reach --state-bits 0",
+                      "audit --n 4 --trials 10 --method modulo --bits 1"));
 
 }  // namespace
 }  // namespace melange

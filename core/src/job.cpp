@@ -31,7 +31,7 @@ void validate(const Job& job) {
   if (!job.rank_histogram && !job.position_matrix)
     throw UsageError("nothing to tally: ask for the rank histogram or --position");
   if (job.rank_histogram) {
-    const int limit = std::min(max_rank_items(job.rank_memory_cap), kMaxRankItems);
+    const int limit = max_rank_items(job.rank_memory_cap);
     if (job.n > limit)
       throw UsageError("n = " + std::to_string(job.n) + " needs " + std::to_string(job.n) +
                        "! rank bins, above the histogram limit n <= " + std::to_string(limit) +

@@ -33,7 +33,7 @@ struct Job {
 void validate_draws(const Job& job);  // n, trial range and bounded method
 void validate(const Job& job);        // the above and the tallies
 
-// Largest n whose rank histogram fits `cap` bytes.
+// Largest n (at most kMaxRankItems) whose rank histogram fits `cap` bytes.
 int max_rank_items(std::uint64_t cap);
 
 // What a range of trials produced. Merging is exact integer addition, so any

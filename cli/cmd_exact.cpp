@@ -1,0 +1,67 @@
+// `melange exact`: the exact distribution of an algorithm over every random path.
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "command.hpp"
+#include "format.hpp"
+#include "job_args.hpp"
+#include "melange/audit.hpp"
+#include "melange/error.hpp"
+#include "melange/exact.hpp"
+#include "melange/rank.hpp"
+#include "output.hpp"
+#include "parse.hpp"
+#include "report.hpp"
+
+namespace melange::cli {
+namespace {
+
+int run_exact(const JobArgs& a) {
+  const Algorithm algo = parse_algorithm_arg(a.algo);
+  const BoundedSpec spec = parse_spec_args(a);
+  const double trials = static_cast<double>(parse_count(a.trials, "--trials", ~std::uint64_t{0}));
+  if (trials < 1) throw UsageError("--trials must be at least 1");
+  const ExactDistribution d = exact_distribution(algo, a.n, spec, thread_count(a));
+  const Json j = exact_json(d, trials);
+  emit_json(a.json, j);
+  if (a.json == "-") return 0;
+
+  std::ostringstream o;
+  o << "melange exact: " << algorithm_name(algo) << ", n " << a.n << ", "
+    << method_name(spec.method) << "/" << spec.bits << "-bit\n  " << grouped(d.paths)
+    << " paths (" << (d.equally_likely ? "equally likely" : "not equally likely") << "), "
+    << (uses_coins(algo) ? "comparator calls" : "draws") << " per trial "
+    << d.mean_draws.str() << " = " << fixed(static_cast<double>(d.mean_draws), 4)
+    << ", stream words per trial " << fixed(d.mean_words, 6) << "\n\n";
+  o << "  " << pad("order", std::max(6, a.n + 2)) << pad("rank", 8) << pad("paths", 10, true)
+    << "  " << pad("probability", 24) << "decimal\n";
+  for (std::uint64_t r = 0; r < d.probability.size(); ++r)
+    o << "  " << pad(rank_label(r, a.n), std::max(6, a.n + 2)) << pad(std::to_string(r), 8)
+      << pad(grouped(d.rank_paths[r]), 10, true) << "  " << pad(d.probability[r].str(), 24)
+      << general(static_cast<double>(d.probability[r]), 8) << "\n";
+  o << "\n  against uniform: noncentrality per trial " << general(j["noncentrality_per_trial"].is_null() ? INFINITY : j["noncentrality_per_trial"].get<double>(), 6)
+    << "\n  expected chi2 after " << grouped(static_cast<std::uint64_t>(trials)) << " trials: "
+    << (j["expected_chi2"].is_null() ? "inf" : fixed(j["expected_chi2"].get<double>(), 1))
+    << " (df " << d.probability.size() - 1 << ")\n  trials to detect at alpha 1e-6 with power 0.99: "
+    << (j["trials_to_detect"].is_null() ? "never (exactly uniform)"
+                                        : grouped(j["trials_to_detect"].get<std::uint64_t>()))
+    << "\n";
+  std::cout << o.str() << std::flush;
+  return 0;
+}
+
+}  // namespace
+
+void add_exact_command(CLI::App& app, Action& action) {
+  auto a = std::make_shared<JobArgs>();
+  auto* cmd = app.add_subcommand(
+      "exact", "Exact distribution of an algorithm by walking every random outcome");
+  add_job_options(cmd, *a, JobOptionSet{.trials = false, .first = false, .threads = true, .backend = false});
+  cmd->add_option("--trials", a->trials, "trials for the expected chi-square")->capture_default_str();
+  cmd->add_option("--json", a->json, "write the result as JSON to FILE ('-': JSON on stdout only)");
+  cmd->callback([a, &action] { action = [a] { return run_exact(*a); }; });
+}
+
+}  // namespace melange::cli

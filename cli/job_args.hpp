@@ -1,0 +1,42 @@
+// Options shared by the commands that run shuffles (audit, sample, exact).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "melange/backend.hpp"
+#include "melange/job.hpp"
+
+namespace melange::cli {
+
+struct JobArgs {
+  std::string algo = "fisher-yates";
+  int n = 4;
+  std::string trials = "1e6";
+  std::string seed;   // empty: kDefaultSeed
+  std::string first = "0";
+  std::string method = "lemire";
+  int bits = 32;
+  std::string threads;  // empty: one per hardware thread
+  std::string backend = "auto";
+  std::string json;
+};
+
+// Adds --algo, --n, --seed, --method, --bits; the others only when asked.
+struct JobOptionSet {
+  bool trials = true, first = true, threads = true, backend = true;
+};
+void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which = {});
+
+Algorithm parse_algorithm_arg(const std::string& name);
+BoundedSpec parse_spec_args(const JobArgs& a);
+// The job described by the arguments, not yet validated.
+Job make_job(const JobArgs& a, const std::string& trials_flag = "--trials");
+int thread_count(const JobArgs& a);
+std::optional<BackendKind> backend_arg(const JobArgs& a);
+
+// "fisher-yates, n 4, lemire/32-bit, seed S" — what every report starts with.
+std::string describe(const Job& job);
+
+}  // namespace melange::cli

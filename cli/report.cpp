@@ -1,0 +1,223 @@
+#include "report.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "format.hpp"
+#include "job_args.hpp"
+#include "melange/error.hpp"
+#include "melange/rank.hpp"
+#include "output.hpp"
+
+namespace melange::cli {
+namespace {
+
+// JSON has no infinity; an infinite statistic is written as null.
+Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+Json fit_json(const GoodnessOfFit& g) {
+  return Json{{"chi2", number(g.statistic)}, {"df", g.df},
+              {"p_value", g.p_value},        {"p_lower", g.p_lower},
+              {"log10_p", number(g.log10_p)}, {"critical", g.critical},
+              {"g", number(g.g_statistic)},  {"g_p_value", g.g_p_value},
+              {"min_expected", number(g.min_expected)}, {"impossible", g.impossible}};
+}
+
+std::string line_for(const std::string& title, const GoodnessOfFit& g, double p_holm,
+                     Verdict v, double alpha) {
+  std::ostringstream o;
+  o << title << ": chi2 " << fixed(g.statistic, 1) << ", df " << fixed(g.df, 0) << ", p "
+    << p_text(g.p_value, g.log10_p);
+  o << ", critical " << fixed(g.critical, 2) << " at alpha " << general(alpha, 3) << ", G "
+    << fixed(g.g_statistic, 1) << ", Holm p " << p_text(p_holm, g.log10_p) << " -> "
+    << verdict_name(v);
+  if (g.p_value > 0.5 && v != Verdict::pass) o << " (too uniform)";
+  if (g.impossible) o << "; " << g.impossible << " trials in orders the reference forbids";
+  return o.str();
+}
+
+}  // namespace
+
+Json exact_json(const ExactDistribution& d, double trials) {
+  Json j = json_header("exact");
+  j["algorithm"] = algorithm_name(d.algorithm);
+  j["method"] = method_name(d.spec.method);
+  j["bits"] = d.spec.bits;
+  j["n"] = d.n;
+  j["paths"] = d.paths;
+  j["equally_likely_paths"] = d.equally_likely;
+  j["mean_draws"] = static_cast<double>(d.mean_draws);
+  j["mean_draws_exact"] = d.mean_draws.str();
+  j["mean_words"] = d.mean_words;
+  const std::vector<double> uniform = reference_probabilities(d.n, nullptr);
+  const double delta = noncentrality_per_trial(d.probabilities(), uniform);
+  const double df = static_cast<double>(uniform.size() - 1);
+  j["trials"] = trials;
+  j["noncentrality_per_trial"] = number(delta);
+  j["expected_chi2"] = number(expected_chi2(df, delta, trials));
+  j["trials_to_detect"] = number(trials_to_detect(df, delta));
+  j["detect_alpha"] = 1e-6;
+  j["detect_power"] = 0.99;
+  Json dist = Json::array();
+  for (std::uint64_t r = 0; r < d.probability.size(); ++r) {
+    const Rational& p = d.probability[r];
+    dist.push_back(Json{{"rank", r},
+                        {"label", rank_label(r, d.n)},
+                        {"numerator", boost::multiprecision::numerator(p).str()},
+                        {"denominator", boost::multiprecision::denominator(p).str()},
+                        {"probability", static_cast<double>(p)},
+                        {"paths", d.rank_paths[r]}});
+  }
+  j["distribution"] = dist;
+  return j;
+}
+
+ExactDistribution exact_from_json(const Json& j) {
+  try {
+    ExactDistribution d{};
+    const auto algo = parse_algorithm(j.at("algorithm").get<std::string>());
+    const auto method = parse_method(j.at("method").get<std::string>());
+    if (!algo || !method) throw UsageError("model names an unknown algorithm or method");
+    d.algorithm = *algo;
+    d.spec = BoundedSpec{*method, j.at("bits").get<int>()};
+    d.n = j.at("n").get<int>();
+    if (d.n < 1 || d.n > kMaxRankItems) throw UsageError("model n is out of range");
+    const auto& dist = j.at("distribution");
+    if (dist.size() != factorial(d.n))
+      throw UsageError("model has " + std::to_string(dist.size()) + " orders, but n = " +
+                       std::to_string(d.n) + " has " + std::to_string(factorial(d.n)));
+    Rational total = 0;
+    for (const auto& e : dist) {
+      const boost::multiprecision::cpp_int num(e.at("numerator").get<std::string>());
+      const boost::multiprecision::cpp_int den(e.at("denominator").get<std::string>());
+      if (den <= 0 || num < 0) throw UsageError("model has a negative or zero-denominator entry");
+      d.probability.emplace_back(num, den);
+      total += d.probability.back();
+      d.rank_paths.push_back(e.value("paths", std::uint64_t{0}));
+    }
+    if (total != 1) throw UsageError("model probabilities do not sum to 1");
+    d.paths = j.value("paths", std::uint64_t{0});
+    return d;
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(std::string("model file is not a 'melange exact --json' result: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    if (dynamic_cast<const UsageError*>(&e)) throw;
+    throw UsageError(std::string("model file has a malformed number: ") + e.what());
+  }
+}
+
+Json audit_json(const Job& job, const RunResult& run, const AuditReport& report) {
+  Json j = json_header("audit");
+  j["seed"] = job.seed;
+  j["algorithm"] = algorithm_name(job.algorithm);
+  j["method"] = method_name(job.spec.method);
+  j["bits"] = job.spec.bits;
+  j["n"] = job.n;
+  j["trials"] = job.trials;
+  j["first"] = job.first;
+  j["threads"] = run.threads;
+  j["backend"] = backend_name(run.backend);
+  if (!run.note.empty()) j["backend_note"] = run.note;
+  j["reference"] = report.reference;
+  j["words_consumed"] = run.tally.words;
+  j["mean_words"] = report.mean_words;
+  if (!run.tally.ranks.empty()) j["histogram"] = run.tally.ranks.counts();
+  if (!run.tally.positions.empty()) {
+    Json rows = Json::array();
+    const int n = run.tally.positions.n();
+    for (int item = 0; item < n; ++item) {
+      std::vector<std::uint64_t> row(n);
+      for (int pos = 0; pos < n; ++pos) row[pos] = run.tally.positions.at(item, pos);
+      rows.push_back(row);
+    }
+    j["position"] = rows;
+  }
+  Json stats = Json::object();
+  if (report.rank) {
+    stats = fit_json(report.rank->fit);
+    stats["p_holm"] = report.rank->p_holm;
+    stats["rank_verdict"] = verdict_name(report.rank->verdict);
+  } else {
+    stats["chi2"] = nullptr;
+    stats["df"] = nullptr;
+    stats["p_value"] = nullptr;
+    stats["log10_p"] = nullptr;
+  }
+  stats["verdict"] = report.verdict ? Json(verdict_name(*report.verdict)) : Json(nullptr);
+  if (report.summary) {
+    stats["max_min_ratio"] = number(report.summary->max_min_ratio);
+    stats["identity_count"] = report.summary->identity_count;
+    Json most = Json::array(), least = Json::array();
+    for (auto [r, c] : report.summary->most)
+      most.push_back(Json{{"rank", r}, {"label", rank_label(r, job.n)}, {"count", c}});
+    for (auto [r, c] : report.summary->least)
+      least.push_back(Json{{"rank", r}, {"label", rank_label(r, job.n)}, {"count", c}});
+    stats["most_frequent"] = most;
+    stats["least_frequent"] = least;
+  }
+  if (report.position) {
+    Json pos = fit_json(report.position->fit);
+    pos["p_holm"] = report.position->p_holm;
+    pos["verdict"] = verdict_name(report.position->verdict);
+    pos["max_residual"] = number(report.position_detail->max_residual);
+    pos["max_residual_item"] = report.position_detail->max_item;
+    pos["max_residual_position"] = report.position_detail->max_position;
+    stats["position"] = pos;
+  }
+  stats["notes"] = report.notes;
+  j["stats"] = stats;
+  return j;
+}
+
+std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
+                       const ExactDistribution* model) {
+  std::ostringstream o;
+  o << "melange audit: " << describe(job) << "\n  trials " << grouped(job.trials) << " from "
+    << job.first << ", backend " << backend_name(run.backend) << ", " << run.threads
+    << (run.threads == 1 ? " thread" : " threads") << ", reference " << report.reference << "\n";
+  if (!run.note.empty()) o << "  note: " << run.note << "\n";
+  const auto& h = run.tally.ranks;
+  if (!h.empty()) {
+    const std::vector<double> ref = reference_probabilities(job.n, model);
+    auto row = [&](std::uint64_t r) {
+      const double e = static_cast<double>(job.trials) * ref[r];
+      const double c = static_cast<double>(h.counts()[r]);
+      o << "  " << pad(rank_label(r, job.n), std::max(6, job.n + 2)) << pad(std::to_string(r), 8)
+        << pad(grouped(h.counts()[r]), 14, true) << pad(fixed(e, 1), 14, true)
+        << pad(e > 0 ? fixed((c - e) / std::sqrt(e), 2) : "-", 10, true) << "\n";
+    };
+    o << "\n  " << pad("order", std::max(6, job.n + 2)) << pad("rank", 8) << pad("count", 14, true)
+      << pad("expected", 14, true) << pad("residual", 10, true) << "\n";
+    if (job.n <= 5) {
+      for (std::uint64_t r = 0; r < h.bins(); ++r) row(r);
+    } else {
+      o << "  most frequent:\n";
+      for (auto [r, c] : report.summary->most) row(r);
+      o << "  least frequent:\n";
+      for (auto [r, c] : report.summary->least) row(r);
+    }
+    o << "\n  max/min ratio " << fixed(report.summary->max_min_ratio, 3) << ", identity ("
+      << rank_label(0, job.n) << ") " << grouped(report.summary->identity_count) << "\n";
+  }
+  o << "  " << (uses_coins(job.algorithm) ? "comparator calls" : "stream words")
+    << " per trial " << fixed(report.mean_words, 4) << "\n\n";
+  const AuditOptions defaults;
+  if (report.rank)
+    o << "  " << line_for("rank test (" + std::to_string(h.bins()) + " orders)", report.rank->fit,
+                          report.rank->p_holm, report.rank->verdict, defaults.alpha)
+      << "\n";
+  if (report.position) {
+    const PositionTest& p = *report.position_detail;
+    o << "  " << line_for("position test (" + std::to_string(job.n) + "x" + std::to_string(job.n) + ")",
+                          report.position->fit, report.position->p_holm, report.position->verdict,
+                          defaults.alpha)
+      << "\n    largest standardized residual " << fixed(p.max_residual, 2) << " (item "
+      << p.max_item << " at position " << p.max_position << ")\n";
+  }
+  for (const auto& n : report.notes) o << "  note: " << n << "\n";
+  o << "verdict: " << (report.verdict ? std::string(verdict_name(*report.verdict)) : "none")
+    << "\n";
+  return o.str();
+}
+
+}  // namespace melange::cli

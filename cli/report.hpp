@@ -1,0 +1,24 @@
+// Turning library results into what a person or a program reads: text
+// tables and JSON documents.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "melange/audit.hpp"
+#include "melange/engine.hpp"
+#include "melange/exact.hpp"
+#include "output.hpp"
+
+namespace melange::cli {
+
+
+Json exact_json(const ExactDistribution& d, double trials);
+// Reads a model written by `melange exact --json`; checks it is a distribution.
+ExactDistribution exact_from_json(const Json& j);
+
+Json audit_json(const Job& job, const RunResult& run, const AuditReport& report);
+std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
+                       const ExactDistribution* model);
+
+}  // namespace melange::cli

@@ -1,0 +1,191 @@
+// Jobs: the result is a pure function of the job, whatever the thread count
+// or split; sampled frequencies agree with the exact oracle.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "melange/audit.hpp"
+#include "melange/engine.hpp"
+#include "melange/error.hpp"
+#include "melange/exact.hpp"
+#include "melange/rank.hpp"
+
+namespace melange {
+namespace {
+
+Job make(Algorithm a, int n, std::uint64_t trials, std::uint64_t seed = 1, std::uint64_t first = 0,
+         BoundedSpec spec = {}) {
+  Job j;
+  j.algorithm = a;
+  j.n = n;
+  j.trials = trials;
+  j.seed = seed;
+  j.first = first;
+  j.spec = spec;
+  return j;
+}
+
+RunOptions threads(int k) {
+  RunOptions o;
+  o.threads = k;
+  o.backend = BackendKind::scalar;
+  return o;
+}
+
+std::string counts(const RankHistogram& h) {
+  std::ostringstream s;
+  for (std::uint64_t r = 0; r < h.bins(); ++r) s << rank_label(r, h.n()) << "=" << h.counts()[r] << " ";
+  return s.str();
+}
+
+TEST(Engine, IdenticalForOneTwoAndSevenThreads) {
+  for (Algorithm a : kAllAlgorithms) {
+    Job job = make(a, 5, 700'001, 99, 12345);
+    job.position_matrix = true;
+    const Tally one = run(job, threads(1)).tally;
+    EXPECT_EQ(one.trials, job.trials);
+    EXPECT_EQ(one.ranks.total(), job.trials);
+    for (int k : {2, 7}) EXPECT_TRUE(run(job, threads(k)).tally == one) << algorithm_name(a) << " " << k;
+  }
+}
+
+TEST(Engine, AnySplitOfTheTrialRangeMergesToTheSameTally) {
+  Job whole = make(Algorithm::naive_swap, 6, 300'000, 7, 1'000'000);
+  whole.position_matrix = true;
+  Job left = whole, right = whole;
+  left.trials = 123'457;
+  right.first = whole.first + left.trials;
+  right.trials = whole.trials - left.trials;
+  Tally merged = run(left).tally;
+  merged.merge(run(right).tally);
+  EXPECT_TRUE(merged == run(whole, threads(2)).tally);
+}
+
+TEST(Engine, SampleGivesTheReferencePermutationOfEachTrial) {
+  const Job job = make(Algorithm::sort_v8_timsort, 9, 1000, 5, 1ull << 40);
+  const std::vector<std::uint16_t> perms = sample(job, threads(2));
+  ASSERT_EQ(perms.size(), 9000u);
+  for (std::uint64_t t = 0; t < job.trials; ++t) {
+    std::uint16_t a[9];
+    iota_items(a, 9);
+    PhiloxSource src(job.seed, job.first + t, job.spec);
+    sort_v8_timsort(a, 9, src);
+    for (int i = 0; i < 9; ++i) ASSERT_EQ(perms[t * 9 + i], a[i]) << "trial " << t;
+  }
+}
+
+TEST(Engine, SampleAndAuditAgree) {
+  Job job = make(Algorithm::fisher_yates, 5, 20'000, 3, 77);
+  const auto perms = sample(job);
+  RankHistogram h(5);
+  for (std::uint64_t t = 0; t < job.trials; ++t) h.add(lehmer_rank(&perms[t * 5], 5));
+  EXPECT_EQ(h, run(job).tally.ranks);
+}
+
+// Stream version 1 golden tallies: 1000 trials, n = 4, seed 1. A change here
+// is a new stream version, never a silent one.
+TEST(Engine, GoldenTalliesAndWordsConsumed) {
+  struct Golden {
+    Algorithm a;
+    BoundedSpec spec;
+    std::vector<std::uint64_t> counts;
+    std::uint64_t words;
+  };
+  const std::vector<Golden> golden = {
+#include "golden_tallies.inc"
+  };
+  ASSERT_EQ(golden.size(), 6u);
+  for (const Golden& g : golden) {
+    const Tally t = run(make(g.a, 4, 1000, 1, 0, g.spec)).tally;
+    EXPECT_EQ(t.ranks.counts(), g.counts) << algorithm_name(g.a) << ": " << counts(t.ranks);
+    EXPECT_EQ(t.words, g.words) << algorithm_name(g.a);
+  }
+}
+
+// Sampled frequencies agree with the exact distribution (p >= 1e-6: fixed
+// seeds, so this never flakes).
+TEST(Engine, EveryAlgorithmMatchesItsExactDistribution) {
+  for (Algorithm a : kAllAlgorithms)
+    for (int n : {4, 5}) {
+      for (BoundedSpec spec : {BoundedSpec{}, BoundedSpec{Method::modulo, 3}}) {
+        if (max_draw_range(a, n) > (1u << spec.bits)) continue;
+        const Job job = make(a, n, 400'000, 2026, 0, spec);
+        const Tally t = run(job, threads(2)).tally;
+        const ExactDistribution model = exact_distribution(a, n, spec);
+        AuditOptions o;
+        o.model = &model;
+        const AuditReport r = analyze(job, t, o);
+        ASSERT_TRUE(r.rank.has_value());
+        EXPECT_GE(r.rank->fit.p_value, 1e-6)
+            << algorithm_name(a) << " n=" << n << " " << method_name(spec.method) << "/" << spec.bits
+            << " chi2 " << r.rank->fit.statistic << "\n" << counts(t.ranks);
+        const double mean = static_cast<double>(t.words) / job.trials;
+        EXPECT_NEAR(mean, model.mean_words, 0.01) << algorithm_name(a);
+      }
+    }
+}
+
+TEST(Engine, FairPassesAndTheOneLinerFails) {
+  const Job fair = make(Algorithm::fisher_yates, 4, 1'000'000, 11);
+  const AuditReport f = analyze(fair, run(fair, threads(2)).tally);
+  EXPECT_EQ(f.verdict, Verdict::pass) << "p " << f.rank->fit.p_value;
+  const Job sort = make(Algorithm::sort_binary_insertion, 4, 1'000'000, 11);
+  const Tally st = run(sort, threads(2)).tally;
+  const AuditReport s = analyze(sort, st);
+  EXPECT_EQ(s.verdict, Verdict::fail);
+  EXPECT_GT(s.rank->fit.statistic, 100'000) << counts(st.ranks);
+  EXPECT_NEAR(static_cast<double>(st.words) / 1e6, 4.5, 0.01) << "comparator calls per trial";
+}
+
+TEST(Engine, ModuloBiasIsDetectedAtEightBits) {
+  // Fisher-Yates with 8-bit modulo on 7 items: range 7 does not divide 256.
+  Job job = make(Algorithm::fisher_yates, 7, 2'000'000, 5, 0, BoundedSpec{Method::modulo, 8});
+  job.position_matrix = true;
+  const AuditReport r = analyze(job, run(job, threads(2)).tally);
+  EXPECT_EQ(r.verdict, Verdict::fail);
+}
+
+TEST(Engine, RankTestNeedsFiveExpectedPerBin) {
+  Job job = make(Algorithm::fisher_yates, 8, 100'000);  // 2.5 per bin
+  job.position_matrix = true;
+  const AuditReport r = analyze(job, run(job).tally);
+  EXPECT_FALSE(r.rank.has_value());
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("position matrix carries the verdict"), std::string::npos) << r.notes[0];
+  ASSERT_TRUE(r.position.has_value());
+  EXPECT_TRUE(r.verdict.has_value());
+}
+
+TEST(Engine, BadJobsAreUsageErrors) {
+  EXPECT_THROW(run(make(Algorithm::fisher_yates, 0, 10)), UsageError);
+  EXPECT_THROW(run(make(Algorithm::fisher_yates, 4, 0)), UsageError);
+  EXPECT_THROW(run(make(Algorithm::sort_v8_timsort, 64, 10)), UsageError);
+  EXPECT_THROW(run(make(Algorithm::fisher_yates, 13, 10)), UsageError);  // 13! bins > 1 GiB
+  EXPECT_THROW(run(make(Algorithm::fisher_yates, 4, 10), threads(0)), UsageError);
+  EXPECT_THROW(run(make(Algorithm::fisher_yates, 300, 10, 1, 0, BoundedSpec{Method::modulo, 8})),
+               UsageError);
+  Job big = make(Algorithm::fisher_yates, 1025, 10);
+  big.rank_histogram = false;
+  big.position_matrix = true;
+  EXPECT_THROW(run(big), UsageError);
+  Job overflow = make(Algorithm::fisher_yates, 4, 10, 1, ~std::uint64_t{0} - 3);
+  EXPECT_THROW(run(overflow), UsageError);
+}
+
+TEST(Engine, ProgressIsReportedAndEnds) {
+  std::uint64_t last_done = 0, calls = 0;
+  RunOptions o = threads(2);
+  o.progress = [&](std::uint64_t done, std::uint64_t total) {
+    EXPECT_LE(done, total);
+    last_done = done;
+    ++calls;
+  };
+  const Job job = make(Algorithm::fisher_yates, 4, 3'000'000);
+  const Tally with = run(job, o).tally;
+  EXPECT_EQ(last_done, job.trials);
+  EXPECT_GE(calls, 1u);
+  EXPECT_TRUE(with == run(job, threads(1)).tally);
+}
+
+}  // namespace
+}  // namespace melange

@@ -1,0 +1,118 @@
+// Statistics against independently known values.
+#include <gtest/gtest.h>
+
+#include <boost/math/distributions/non_central_chi_squared.hpp>
+#include <cmath>
+
+#include "melange/audit.hpp"
+#include "melange/stats.hpp"
+
+namespace melange {
+namespace {
+
+TEST(Stats, ChiSquareTailKnownValues) {
+  // Q(11.5, 12.5) by its power series, summed independently: 0.3502853379.
+  EXPECT_NEAR(chi2_upper(25.0, 23), 0.3502853379, 1e-9);
+  EXPECT_NEAR(chi2_upper(3.841459, 1), 0.05, 1e-6);     // the 5% point of df 1
+  EXPECT_NEAR(chi2_critical(23, 0.05), 35.1725, 1e-3);  // tables: 35.172
+  EXPECT_NEAR(chi2_critical(23, 0.95), 13.0905, 1e-3);
+  EXPECT_NEAR(chi2_lower(25.0, 23) + chi2_upper(25.0, 23), 1.0, 1e-15);
+}
+
+TEST(Stats, Log10TailContinuesWhereTheTailUnderflows) {
+  // Where both are representable, the continued fraction agrees with Boost.
+  for (double x : {700.0, 1000.0, 1300.0}) {
+    const double direct = std::log10(chi2_upper(x, 23));
+    ASSERT_TRUE(std::isfinite(direct));
+    EXPECT_NEAR(log10_chi2_upper(x, 23), direct, 1e-9 * std::fabs(direct)) << x;
+  }
+  // Far beyond underflow: log Q(a, x) ~ -x + (a-1) ln x - lgamma(a) + ln(1 + (a-1)/x).
+  const double x = 125397.0, a = 23 / 2.0, h = x / 2;
+  const double asymptotic = (-h + (a - 1) * std::log(h) - std::lgamma(a) + std::log1p((a - 1) / h)) /
+                            std::log(10.0);
+  EXPECT_EQ(chi2_upper(x, 23), 0.0);
+  EXPECT_NEAR(log10_chi2_upper(x, 23), asymptotic, 1e-6);
+}
+
+TEST(Stats, PearsonAndGOnASmallTable) {
+  // Observed 10, 20, 30 against uniform: E = 20, chi2 = (100 + 0 + 100) / 20 = 10.
+  const GoodnessOfFit g = chi_square_uniform({10, 20, 30});
+  EXPECT_DOUBLE_EQ(g.statistic, 10.0);
+  EXPECT_EQ(g.df, 2);
+  EXPECT_NEAR(g.p_value, std::exp(-5.0), 1e-12);  // df 2: p = exp(-x/2)
+  EXPECT_NEAR(g.g_statistic, 2 * (10 * std::log(0.5) + 30 * std::log(1.5)), 1e-12);
+}
+
+TEST(Stats, ZeroProbabilityBinsLeaveDfAndForbidObservations) {
+  const GoodnessOfFit ok = chi_square({50, 50, 0}, {0.5, 0.5, 0.0});
+  EXPECT_EQ(ok.df, 1);
+  EXPECT_DOUBLE_EQ(ok.statistic, 0.0);
+  const GoodnessOfFit bad = chi_square({50, 49, 1}, {0.5, 0.5, 0.0});
+  EXPECT_EQ(bad.impossible, 1u);
+  EXPECT_TRUE(std::isinf(bad.statistic));
+  EXPECT_EQ(bad.p_value, 0.0);
+}
+
+TEST(Stats, GradesBothTails) {
+  EXPECT_EQ(grade(0.3), Verdict::pass);
+  EXPECT_EQ(grade(0.004), Verdict::weak);
+  EXPECT_EQ(grade(0.9999), Verdict::weak);
+  EXPECT_EQ(grade(1e-7), Verdict::fail);
+  EXPECT_EQ(grade(1 - 1e-7), Verdict::fail);
+  EXPECT_EQ(grade(0.01, Thresholds{0.05, 0.02}), Verdict::fail);
+}
+
+TEST(Stats, HolmStepDown) {
+  const auto adj = holm_adjust({0.01, 0.04, 0.03});
+  EXPECT_DOUBLE_EQ(adj[0], 0.03);
+  EXPECT_DOUBLE_EQ(adj[1], 0.06);  // max(0.06, 1 x 0.04)
+  EXPECT_DOUBLE_EQ(adj[2], 0.06);
+  EXPECT_DOUBLE_EQ(holm_adjust({0.7, 0.6})[0], 1.0);
+}
+
+TEST(Stats, PowerAnalysis) {
+  // sort-binary-insertion n = 4: 8 orders at 1/16, 16 at 1/32; delta = 1/8.
+  std::vector<double> truth(24, 1.0 / 32), uniform(24, 1.0 / 24);
+  for (int i = 0; i < 8; ++i) truth[i] = 1.0 / 16;
+  const double delta = noncentrality_per_trial(truth, uniform);
+  EXPECT_NEAR(delta, 0.125, 1e-15);
+  EXPECT_NEAR(expected_chi2(23, delta, 1e6), 23 + 125000, 1e-6);
+  const double n = trials_to_detect(23, delta);
+  // At n trials the test rejects with probability >= 0.99; a tenth fewer does not.
+  const double c = chi2_critical(23, 1e-6);
+  auto power = [&](double trials) {
+    return boost::math::cdf(boost::math::complement(
+        boost::math::non_central_chi_squared(23, trials * delta), c));
+  };
+  EXPECT_GE(power(n), 0.99 - 1e-9);
+  EXPECT_LT(power(0.9 * n), 0.99);
+  EXPECT_TRUE(std::isinf(trials_to_detect(23, 0.0)));
+}
+
+TEST(Stats, PositionTestFindsTheHotCell) {
+  PositionMatrix m(3);
+  // 300 trials; item 0 sits at position 0 half the time.
+  auto& c = m.counts();
+  c = {150, 75, 75, 75, 150, 75, 75, 75, 150};
+  const PositionTest t = position_test(m);
+  EXPECT_EQ(t.fit.df, 4);
+  EXPECT_DOUBLE_EQ(t.fit.statistic, 3 * 2500.0 / 100 + 6 * 625.0 / 100);
+  EXPECT_EQ(t.max_item, 0);
+  EXPECT_EQ(t.max_position, 0);
+  EXPECT_NEAR(t.max_residual, 50 / std::sqrt(300 * (1.0 / 3) * (2.0 / 3)), 1e-12);
+}
+
+TEST(Stats, SummaryExtremes) {
+  RankHistogram h(3);
+  h.counts() = {5, 9, 1, 7, 7, 3};
+  const RankSummary s = summarize(h, 2);
+  EXPECT_DOUBLE_EQ(s.max_min_ratio, 9.0);
+  EXPECT_EQ(s.identity_count, 5u);
+  ASSERT_EQ(s.most.size(), 2u);
+  EXPECT_EQ(s.most[0].first, 1u);
+  EXPECT_EQ(s.most[1].first, 3u);  // ties break by rank
+  EXPECT_EQ(s.least[0].first, 2u);
+}
+
+}  // namespace
+}  // namespace melange

@@ -3,6 +3,9 @@
 #include "melange/error.hpp"
 #include "melange/internal/backend_registry.hpp"
 
+#if defined(MELANGE_HAVE_SIMD)
+#include "melange/simd/avx2_backend.hpp"
+#endif
 #if defined(MELANGE_HAVE_CUDA)
 #include "melange/cuda/device.hpp"
 #endif
@@ -25,23 +28,65 @@ std::optional<BackendKind> parse_backend(std::string_view name) {
 }
 
 std::vector<BackendInfo> backend_inventory() {
+#if defined(MELANGE_HAVE_SIMD)
+  const bool avx2_compiled = true, avx2_available = simd::avx2_available();
+#else
+  const bool avx2_compiled = false, avx2_available = false;
+#endif
 #if defined(MELANGE_HAVE_CUDA)
   const bool cuda_compiled = true, cuda_available = cuda::device_count() > 0;
 #else
   const bool cuda_compiled = false, cuda_available = false;
 #endif
   return {BackendInfo{BackendKind::scalar, true, true},
-          BackendInfo{BackendKind::avx2, false, false},
+          BackendInfo{BackendKind::avx2, avx2_compiled, avx2_available},
           BackendInfo{BackendKind::cuda, cuda_compiled, cuda_available}};
 }
 
 namespace internal {
+namespace {
 
-BackendChoice choose_backend(const Job&, std::optional<BackendKind> requested) {
-  if (requested && *requested != BackendKind::scalar)
-    throw Error("backend " + std::string(backend_name(*requested)) +
-                " is not available in this build: use --backend scalar");
-  return BackendChoice{make_scalar_backend(), ""};
+std::unique_ptr<Backend> make_backend(BackendKind k) {
+  switch (k) {
+    case BackendKind::scalar: return make_scalar_backend();
+#if defined(MELANGE_HAVE_SIMD)
+    case BackendKind::avx2: return simd::make_avx2_backend();
+#endif
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+BackendChoice choose_backend(const Job& job, std::optional<BackendKind> requested) {
+  const auto inventory = backend_inventory();
+  auto info = [&](BackendKind k) { return inventory[static_cast<int>(k)]; };
+  if (requested) {
+    const BackendInfo b = info(*requested);
+    const std::string name(backend_name(*requested));
+    if (!b.compiled)
+      throw Error("backend " + name + " is not built into this melange: use --backend scalar");
+    if (!b.available)
+      throw Error(*requested == BackendKind::cuda ? "no CUDA device: use --backend avx2"
+                                                  : "this CPU has no AVX2: use --backend scalar");
+    auto backend = make_backend(*requested);
+    if (backend->supports(job)) return BackendChoice{std::move(backend), ""};
+    return BackendChoice{make_scalar_backend(),
+                         std::string(algorithm_name(job.algorithm)) + " is not vectorized by " +
+                             name + "; it ran on the scalar path"};
+  }
+  // auto: the fastest available backend that has a kernel for the job.
+  std::string note;
+  for (BackendKind k : {BackendKind::cuda, BackendKind::avx2}) {
+    if (!info(k).available) continue;
+    auto backend = make_backend(k);
+    if (!backend) continue;
+    if (backend->supports(job)) return BackendChoice{std::move(backend), ""};
+    if (note.empty())
+      note = std::string(algorithm_name(job.algorithm)) + " is not vectorized by " +
+             std::string(backend_name(k)) + "; it ran on the scalar path";
+  }
+  return BackendChoice{make_scalar_backend(), note};
 }
 
 }  // namespace internal

@@ -1,0 +1,41 @@
+// Shuffles per second: each algorithm x n x backend, one thread, as audits
+// (rank histogram for n <= 8, position matrix above).
+#include <benchmark/benchmark.h>
+
+#include "melange/engine.hpp"
+
+namespace {
+
+void BM_Audit(benchmark::State& state) {
+  melange::Job job;
+  job.algorithm = static_cast<melange::Algorithm>(state.range(0));
+  job.n = static_cast<int>(state.range(1));
+  job.rank_histogram = job.n <= 8;
+  job.position_matrix = job.n > 8;
+  job.trials = job.n <= 8 ? 1u << 22 : 1u << 18;
+  melange::RunOptions options;
+  options.backend = static_cast<melange::BackendKind>(state.range(2));
+  options.threads = 1;
+  std::uint64_t first = 0;
+  melange::BackendKind used{};
+  for (auto _ : state) {
+    job.first = first;
+    const melange::RunResult r = melange::run(job, options);
+    used = r.backend;
+    benchmark::DoNotOptimize(r.tally.trials);
+    first += job.trials;
+  }
+  state.SetItemsProcessed(state.iterations() * job.trials);
+  state.SetLabel(std::string(melange::algorithm_name(job.algorithm)) + " n=" +
+                 std::to_string(job.n) + " " + std::string(melange::backend_name(used)));
+}
+
+void Args(benchmark::internal::Benchmark* b) {
+  for (long algo = 0; algo < 5; ++algo)
+    for (long n : {4, 8, 13, 52}) {
+      for (long backend : {0, 1}) b->Args({algo, n, backend});
+    }
+}
+BENCHMARK(BM_Audit)->Apply(Args)->Unit(benchmark::kMillisecond);
+
+}  // namespace

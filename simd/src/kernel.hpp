@@ -1,0 +1,394 @@
+// The vector kernel body, written once for any lane width: one trial per lane,
+// Philox4x32-10 and the bounded draw computed across lanes, the permutation
+// kept in a register (four bits an item) for small n, or applied per lane in
+// memory for larger n. A batch in which any lane would reject a word is
+// re-run on the scalar reference path, so the words consumed are always the
+// contract's. Included only by the per-architecture .cpp files.
+#pragma once
+
+#include <algorithm>
+#include <type_traits>
+#include <cstdint>
+#include <vector>
+
+#include "kernel_entry.hpp"
+#include "melange/backend.hpp"
+#include "melange/rank.hpp"
+#include "melange/stream.hpp"
+#include "tuning.hpp"
+
+namespace melange::simd::internal {
+
+// The per-batch pieces must inline into the trial loop: a call boundary sends
+// the vectors through memory.
+#define MELANGE_LANE_INLINE [[gnu::always_inline]] inline
+#define MELANGE_LANE_LAMBDA __attribute__((always_inline))
+
+template <class Arch>
+struct Kernel {
+  using L = Lanes<Arch>;
+  using u32 = typename L::u32;
+  static constexpr int kLanes = static_cast<int>(u32::size);
+
+  // Philox4x32-10 on kLanes counters at once; c holds (ctr0..ctr3) per lane.
+  // The rounds run on the even and the odd lanes separately, one lane per
+  // 64-bit slot, where a widening multiply gives hi and lo without blends;
+  // the high halves carry leftovers that no later step reads.
+  MELANGE_LANE_INLINE static void philox(const Plan& p, u32 c[4]) {
+    const u32 m0(philox::kM0), m1(philox::kM1);
+    u32 even[4] = {c[0], c[1], c[2], c[3]};
+    u32 odd[4] = {L::high_halves(c[0]), L::high_halves(c[1]), L::high_halves(c[2]),
+                  L::high_halves(c[3])};
+    auto round = [&](u32 (&x)[4], const u32& k0, const u32& k1) MELANGE_LANE_LAMBDA {
+      const u32 p0 = L::even_products(x[0], m0), p1 = L::even_products(x[2], m1);
+      x[0] = L::high_halves(p1) ^ x[1] ^ k0;
+      x[1] = p1;
+      x[2] = L::high_halves(p0) ^ x[3] ^ k1;
+      x[3] = p0;
+    };
+    for (int r = 0; r < philox::kRounds; ++r) {
+      const u32 k0(p.round_keys[r].v[0]), k1(p.round_keys[r].v[1]);
+      round(even, k0, k1);
+      round(odd, k0, k1);
+    }
+    for (int w = 0; w < 4; ++w) c[w] = L::interleave(even[w], odd[w]);
+  }
+
+  // Stream ids first, first+1, ... of the batch's lanes, split into counter
+  // words 2 and 3, computed in registers (a scalar loop stored to memory and
+  // reloaded as a vector stalls on store forwarding).
+  MELANGE_LANE_INLINE static void lane_streams(std::uint64_t first, u32& lo, u32& hi) {
+    alignas(64) static constexpr std::uint32_t kIota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                            8, 9, 10, 11, 12, 13, 14, 15};
+    static_assert(kLanes <= 16);
+    const u32 base_lo(static_cast<std::uint32_t>(first));
+    lo = base_lo + u32::load_aligned(kIota);
+    hi = u32(static_cast<std::uint32_t>(first >> 32)) - L::less(lo, base_lo);  // carry
+  }
+
+  // Calls f(k, word) for the first `count` words of every lane's stream, a
+  // Philox block at a time. The block's four words are named one by one so
+  // that they stay in registers.
+  template <class F>
+  MELANGE_LANE_INLINE static void for_each_word(const Plan& p, std::uint64_t first, std::size_t count, F&& f) {
+    u32 stream_lo, stream_hi;
+    lane_streams(first, stream_lo, stream_hi);
+    for (std::size_t k = 0, block = 0; k < count; k += 4, ++block) {
+      u32 c[4] = {u32(static_cast<std::uint32_t>(block)),
+                  u32(static_cast<std::uint32_t>(std::uint64_t{block} >> 32)), stream_lo, stream_hi};
+      philox(p, c);
+      const std::size_t left = count - k;
+      f(k, c[0]);
+      if (left > 1) f(k + 1, c[1]);
+      if (left > 2) f(k + 2, c[2]);
+      if (left > 3) f(k + 3, c[3]);
+    }
+  }
+
+  // One bounded draw per lane; lanes that would reject a word set `reject`.
+  template <Method M>
+  MELANGE_LANE_INLINE static u32 draw(const Plan& p, const DrawPlan& d, u32 x, u32& reject) {
+    const int shift = 32 - p.spec.bits;
+    if constexpr (M == Method::lemire || M == Method::multiply) {
+      // With y = x >> shift: (y s) >> bits == mulhi(x & mask, s), and the low
+      // half of (x & mask) s is (y s mod 2^bits) << shift.
+      u32 hi, lo;
+      L::mulhilo(x & u32(p.high_mask), u32(d.s), hi, lo);
+      if constexpr (M == Method::lemire)
+        if (d.threshold) reject = reject | L::less(lo, u32(d.threshold));
+      return hi;
+    } else {
+      const u32 y = x >> shift;
+      if constexpr (M == Method::rejection)
+        if (d.threshold) reject = reject | L::less(y, u32(d.threshold));
+      const u32 t = L::mulhi(y, u32(d.divisor.m));
+      const u32 q = (t + ((y - t) >> d.divisor.sh1)) >> d.divisor.sh2;
+      return y - L::mullo(q, u32(d.s));
+    }
+  }
+
+  // Lane-private counters: a rank histogram per lane and a position matrix
+  // accumulated in registers, flushed into the 64-bit tally.
+  struct Counters {
+    int n;
+    std::uint64_t bins;
+    std::vector<std::uint32_t> ranks;  // [lane][bin]
+    std::vector<u32> positions;        // [item][position], one count per lane
+    std::uint64_t batches = 0;
+
+    Counters(const Plan& p, bool want_ranks, bool want_positions)
+        : n(p.n), bins(want_ranks ? factorial(p.n) : 0), ranks(bins * kLanes, 0),
+          positions(want_positions ? static_cast<std::size_t>(p.n) * p.n : 0, u32(0u)) {}
+
+    void flush(Tally& tally) {
+      if (bins)
+        for (std::uint64_t b = 0; b < bins; ++b) {
+          std::uint64_t sum = 0;
+          for (int l = 0; l < kLanes; ++l) sum += ranks[l * bins + b];
+          if (sum) tally.ranks.add(b, sum);
+        }
+      std::fill(ranks.begin(), ranks.end(), 0u);
+      for (std::size_t c = 0; c < positions.size(); ++c) {
+        alignas(64) std::uint32_t lane[kLanes];
+        positions[c].store_aligned(lane);
+        for (int l = 0; l < kLanes; ++l) tally.positions.counts()[c] += lane[l];
+        positions[c] = u32(0u);
+      }
+      batches = 0;
+    }
+  };
+
+  // Items 0..n-1 packed four bits each: the identity permutation.
+  static std::uint32_t packed_identity(int n) {
+    std::uint32_t v = 0;
+    for (int k = 0; k < n; ++k) v |= static_cast<std::uint32_t>(k) << (4 * k);
+    return v;
+  }
+
+  // Runs the draws and swaps of one batch with the permutation in a register.
+  // Returns the packed permutations and sets `reject`.
+  template <Method M, int N>
+  MELANGE_LANE_INLINE static u32 packed_batch(const Plan& p, std::uint64_t first, u32& reject) {
+    u32 perm(packed_identity(N));
+    const u32 nibble(15u);
+    // Fisher-Yates and Sattolo draw N - 1 times, the naive swap N times.
+    const std::size_t draws = p.algorithm == Algorithm::naive_swap ? N : N - 1;
+    for_each_word(p, first, draws, [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+      const DrawPlan& d = p.draws[k];
+      const u32 j4 = draw<M>(p, d, word, reject) << 2;
+      const int i4 = static_cast<int>(d.i) * 4;
+      const u32 x = ((perm >> i4) ^ L::shift_right(perm, j4)) & nibble;
+      perm = perm ^ (x << i4) ^ L::shift_left(x, j4);
+    });
+    return perm;
+  }
+
+  // Lehmer rank of packed permutations: sum over i < j of [p_j < p_i] (n-1-i)!.
+  template <int N>
+  MELANGE_LANE_INLINE static u32 packed_rank(u32 perm) {
+    u32 item[N];
+    for (int k = 0; k < N; ++k) item[k] = (perm >> (4 * k)) & u32(15u);
+    u32 rank(0u);
+    for (int i = 0; i < N - 1; ++i) {
+      const u32 weight(static_cast<std::uint32_t>(factorial(N - 1 - i)));
+      for (int j = i + 1; j < N; ++j) rank = rank + (L::greater_small(item[i], item[j]) & weight);
+    }
+    return rank;
+  }
+
+  // Runs the draws and swaps of one batch on per-lane item arrays
+  // (n > kPackedItems): items[lane * n + position]. Lanes are swapped in turn
+  // within each draw, so that eight independent chains overlap.
+  template <Method M>
+  MELANGE_LANE_INLINE static void wide_batch(const Plan& p, std::uint64_t first, u32& reject, std::uint16_t* items) {
+    const std::size_t n = static_cast<std::size_t>(p.n);
+    for (int l = 0; l < kLanes; ++l) iota_items(items + l * n, p.n);
+    alignas(64) std::uint32_t j[kLanes];
+    for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+      const DrawPlan& d = p.draws[k];
+      draw<M>(p, d, word, reject).store_aligned(j);
+      for (int l = 0; l < kLanes; ++l) std::swap(items[l * n + d.i], items[l * n + j[l]]);
+    });
+  }
+
+  // Position counts of the wide path, [position][item] so that the address
+  // steps by n from one position to the next; flushed into the 64-bit matrix.
+  struct WideCounters {
+    int n;
+    std::vector<std::uint32_t> by_position;
+    std::uint64_t batches = 0;
+    WideCounters(int n_, bool want) : n(n_), by_position(want ? static_cast<std::size_t>(n_) * n_ : 0, 0) {}
+    void add(const std::uint16_t* a) {
+      std::uint32_t* row = by_position.data();
+      for (int pos = 0; pos < n; ++pos, row += n) ++row[a[pos]];
+    }
+    void flush(Tally& tally) {
+      for (int pos = 0; pos < n; ++pos)
+        for (int item = 0; item < n; ++item)
+          tally.positions.counts()[static_cast<std::size_t>(item) * n + pos] +=
+              by_position[static_cast<std::size_t>(pos) * n + item];
+      std::fill(by_position.begin(), by_position.end(), 0u);
+      batches = 0;
+    }
+  };
+
+  // Small n: the permutation stays in a register; counts go to lane-private
+  // counters. Returns the number of batches that ran clean.
+  template <Method M, int N>
+  static std::uint64_t tally_packed(const Plan& p, std::uint64_t begin, std::uint64_t full,
+                                    Tally& tally, const Backend& reference) {
+    const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
+    Counters c(p, want_ranks, want_positions);
+    std::uint64_t clean = 0;
+    for (std::uint64_t t = begin; t < full; t += kLanes) {
+      u32 reject(0u);
+      const u32 perm = packed_batch<M, N>(p, t, reject);
+      if (p.may_reject && L::any(reject)) {
+        reference.run_range(p.job, t, t + kLanes, tally);
+        continue;
+      }
+      ++clean;
+      if (want_ranks) {
+        alignas(64) std::uint32_t r[kLanes];
+        packed_rank<N>(perm).store_aligned(r);
+        for (int l = 0; l < kLanes; ++l) ++c.ranks[l * c.bins + r[l]];
+      }
+      if (want_positions)
+        for (int pos = 0; pos < N; ++pos) {
+          const u32 item = (perm >> (4 * pos)) & u32(15u);
+          for (int v = 0; v < N; ++v) {
+            u32& cell = c.positions[static_cast<std::size_t>(v) * N + pos];
+            cell = cell - L::equal(item, u32(static_cast<std::uint32_t>(v)));
+          }
+        }
+      if (++c.batches == kFlushBatches) c.flush(tally);
+    }
+    c.flush(tally);
+    return clean;
+  }
+
+  // Larger n: per-lane item arrays in memory.
+  template <Method M>
+  static std::uint64_t tally_wide(const Plan& p, std::uint64_t begin, std::uint64_t full,
+                                  Tally& tally, const Backend& reference) {
+    const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
+    std::vector<std::uint16_t> items(static_cast<std::size_t>(p.n) * kLanes);
+    WideCounters c(p.n, want_positions);
+    std::uint64_t clean = 0;
+    for (std::uint64_t t = begin; t < full; t += kLanes) {
+      u32 reject(0u);
+      wide_batch<M>(p, t, reject, items.data());
+      if (p.may_reject && L::any(reject)) {
+        reference.run_range(p.job, t, t + kLanes, tally);
+        continue;
+      }
+      ++clean;
+      for (int l = 0; l < kLanes; ++l) {
+        const std::uint16_t* a = items.data() + l * static_cast<std::size_t>(p.n);
+        if (want_ranks) tally.ranks.add(lehmer_rank(a, p.n));
+        if (want_positions) c.add(a);
+      }
+      if (++c.batches == kFlushBatches) c.flush(tally);
+    }
+    if (want_positions) c.flush(tally);
+    return clean;
+  }
+
+  // Calls f(std::integral_constant<int, N>{}) for the job's n, 2 <= n <= kPackedItems.
+  template <class F>
+  static auto with_packed_n(int n, F&& f) {
+    static_assert(kPackedItems == 8);
+    switch (n) {
+      case 2: return f(std::integral_constant<int, 2>{});
+      case 3: return f(std::integral_constant<int, 3>{});
+      case 4: return f(std::integral_constant<int, 4>{});
+      case 5: return f(std::integral_constant<int, 5>{});
+      case 6: return f(std::integral_constant<int, 6>{});
+      case 7: return f(std::integral_constant<int, 7>{});
+      default: return f(std::integral_constant<int, 8>{});
+    }
+  }
+
+  template <Method M>
+  static void tally_range(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& tally) {
+    const std::unique_ptr<Backend> reference = make_scalar_backend();
+    const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
+    const std::uint64_t clean =
+        p.n <= kPackedItems
+            ? with_packed_n(p.n, [&](auto n) { return tally_packed<M, n()>(p, begin, full, tally, *reference); })
+            : tally_wide<M>(p, begin, full, tally, *reference);
+    tally.trials += clean * kLanes;
+    tally.words += clean * kLanes * p.draws.size();
+    if (full < end) reference->run_range(p.job, full, end, tally);
+  }
+
+  template <Method M>
+  static void sample_range(const Plan& p, std::uint64_t begin, std::uint64_t end,
+                           std::uint16_t* out) {
+    const std::unique_ptr<Backend> reference = make_scalar_backend();
+    const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
+    const auto n = static_cast<std::size_t>(p.n);
+    for (std::uint64_t t = begin; t < full; t += kLanes) {
+      std::uint16_t* row = out + (t - begin) * n;
+      u32 reject(0u);
+      if (p.n <= kPackedItems) {
+        alignas(64) std::uint32_t perm[kLanes];
+        with_packed_n(p.n, [&](auto n) { packed_batch<M, n()>(p, t, reject).store_aligned(perm); });
+        if (!(p.may_reject && L::any(reject)))
+          for (int l = 0; l < kLanes; ++l)
+            for (std::size_t k = 0; k < n; ++k)
+              row[l * n + k] = static_cast<std::uint16_t>((perm[l] >> (4 * k)) & 15u);
+      } else {
+        wide_batch<M>(p, t, reject, row);  // lanes' rows are the output rows
+      }
+      if (p.may_reject && L::any(reject)) reference->sample_range(p.job, t, t + kLanes, row);
+    }
+    if (full < end) reference->sample_range(p.job, full, end, out + (full - begin) * n);
+  }
+
+  static void tally(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& t) {
+    switch (p.spec.method) {
+      case Method::lemire: return tally_range<Method::lemire>(p, begin, end, t);
+      case Method::modulo: return tally_range<Method::modulo>(p, begin, end, t);
+      case Method::rejection: return tally_range<Method::rejection>(p, begin, end, t);
+      case Method::multiply: return tally_range<Method::multiply>(p, begin, end, t);
+    }
+  }
+
+  static void sample(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
+    switch (p.spec.method) {
+      case Method::lemire: return sample_range<Method::lemire>(p, begin, end, out);
+      case Method::modulo: return sample_range<Method::modulo>(p, begin, end, out);
+      case Method::rejection: return sample_range<Method::rejection>(p, begin, end, out);
+      case Method::multiply: return sample_range<Method::multiply>(p, begin, end, out);
+    }
+  }
+
+  // Raw words, for the benchmarks and the lane tests.
+  static void words(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
+                    int words_per_stream, std::uint32_t* out) {
+    Job job;
+    job.seed = seed;
+    const Plan p = make_plan(job);
+    const std::uint64_t full = streams / kLanes * kLanes;
+    for (std::uint64_t s = 0; s < full; s += kLanes)
+      for_each_word(p, first + s, static_cast<std::size_t>(words_per_stream),
+                    [&](std::size_t k, const u32& word) {
+                      alignas(64) std::uint32_t lane[kLanes];
+                      word.store_aligned(lane);
+                      for (int l = 0; l < kLanes; ++l) out[(s + l) * words_per_stream + k] = lane[l];
+                    });
+    for (std::uint64_t s = full; s < streams; ++s) {
+      PhiloxStream st(seed, first + s);
+      for (int k = 0; k < words_per_stream; ++k) out[s * words_per_stream + k] = st.next();
+    }
+  }
+
+  static std::uint32_t checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams) {
+    Job job;
+    job.seed = seed;
+    const Plan p = make_plan(job);
+    u32 acc(0u);
+    const std::uint64_t full = streams / kLanes * kLanes;
+    for (std::uint64_t s = 0; s < full; s += kLanes) {
+      u32 c[4] = {u32(0u), u32(0u), u32(0u), u32(0u)};
+      lane_streams(first + s, c[2], c[3]);
+      philox(p, c);
+      acc = acc ^ c[0] ^ c[1] ^ c[2] ^ c[3];
+    }
+    alignas(64) std::uint32_t lane[kLanes];
+    acc.store_aligned(lane);
+    std::uint32_t x = 0;
+    for (int l = 0; l < kLanes; ++l) x ^= lane[l];
+    for (std::uint64_t s = full; s < streams; ++s) {
+      const PhiloxCounter b = philox4x32_10(stream_counter(first + s, 0), stream_key(seed));
+      x ^= b.v[0] ^ b.v[1] ^ b.v[2] ^ b.v[3];
+    }
+    return x;
+  }
+};
+
+}  // namespace melange::simd::internal
+
+#undef MELANGE_LANE_INLINE
+#undef MELANGE_LANE_LAMBDA

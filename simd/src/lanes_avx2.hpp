@@ -1,0 +1,63 @@
+// The few lane operations xsimd 8.1 lacks for 32-bit integers on AVX2:
+// multiply-high (over _mm256_mul_epu32 on the even and odd lanes), unsigned
+// compare, and per-lane variable shifts. Include only where -mavx2 is on.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <xsimd/xsimd.hpp>
+
+namespace melange::simd::internal {
+
+template <class Arch>
+struct Lanes;
+
+template <>
+struct Lanes<xsimd::avx2> {
+  using u32 = xsimd::batch<std::uint32_t, xsimd::avx2>;
+
+  // Full 32 x 32 -> 64-bit products, split into high and low halves.
+  static void mulhilo(u32 a, u32 b, u32& hi, u32& lo) {
+    const __m256i even = _mm256_mul_epu32(a, b);
+    const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
+    lo = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+    hi = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
+  }
+
+  static u32 mulhi(u32 a, u32 b) {
+    const __m256i even = _mm256_mul_epu32(a, b);
+    const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
+    return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
+  }
+
+  // The 64-bit-slot view Philox runs in: each 64-bit slot carries one lane's
+  // value in its low half; whatever sits in the high half is ignored.
+  // even_products(a, m): full products a * m of lanes 0, 2, 4, 6, one per slot.
+  static u32 even_products(u32 a, u32 m) { return _mm256_mul_epu32(a, m); }
+  // Moves lanes 1, 3, 5, 7 (and a slot's high half in general) into the low halves.
+  static u32 high_halves(u32 a) { return _mm256_srli_epi64(a, 32); }
+  // Lanes 0, 2, 4, 6 from `even`'s low halves, lanes 1, 3, 5, 7 from `odd`'s.
+  static u32 interleave(u32 even, u32 odd) {
+    return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+  }
+
+  static u32 mullo(u32 a, u32 b) { return _mm256_mullo_epi32(a, b); }
+
+  // All ones where a < b as unsigned 32-bit values.
+  static u32 less(u32 a, u32 b) {
+    const __m256i flip = _mm256_set1_epi32(static_cast<int>(0x80000000u));
+    return _mm256_cmpgt_epi32(_mm256_xor_si256(b, flip), _mm256_xor_si256(a, flip));
+  }
+
+  // All ones where a > b; both below 2^31.
+  static u32 greater_small(u32 a, u32 b) { return _mm256_cmpgt_epi32(a, b); }
+  static u32 equal(u32 a, u32 b) { return _mm256_cmpeq_epi32(a, b); }
+
+  static u32 shift_left(u32 a, u32 counts) { return _mm256_sllv_epi32(a, counts); }
+  static u32 shift_right(u32 a, u32 counts) { return _mm256_srlv_epi32(a, counts); }
+
+  static bool any(u32 mask) { return !_mm256_testz_si256(mask, mask); }
+};
+
+}  // namespace melange::simd::internal

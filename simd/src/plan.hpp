@@ -1,0 +1,46 @@
+// Everything the vector kernels need to know about a job, worked out once on
+// the host: the key schedule and, for every draw of a trial, its range and
+// the constants that let a lane draw from it without division.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "melange/job.hpp"
+#include "melange/philox.hpp"
+
+namespace melange::simd::internal {
+
+// Unsigned division of 32-bit values by a constant (Granlund and Montgomery,
+// "Division by invariant integers using multiplication", 1994, figure 4.1):
+// q = (t + ((y - t) >> sh1)) >> sh2 with t = mulhi(m, y).
+struct Divisor {
+  std::uint32_t m = 1;
+  int sh1 = 0, sh2 = 0;
+  explicit Divisor(std::uint32_t d = 1);
+};
+
+struct DrawPlan {
+  std::uint32_t s;         // range
+  std::uint32_t i;         // the position this draw swaps with a[j]
+  std::uint32_t threshold; // lemire: t << (32 - bits); rejection: t
+  Divisor divisor;         // for modulo and rejection
+};
+
+struct Plan {
+  Job job;  // for the lanes that finish on the scalar path
+  Algorithm algorithm;
+  BoundedSpec spec;
+  int n;
+  std::uint64_t seed;
+  PhiloxKey round_keys[philox::kRounds];
+  std::uint32_t high_mask;  // keeps a word's top `bits` bits
+  bool may_reject;          // lemire or rejection with some t > 0
+  std::vector<DrawPlan> draws;
+};
+
+// True when the vector kernels cover the job (otherwise use the scalar path).
+bool vectorizable(const Job& job);
+Plan make_plan(const Job& job);
+
+}  // namespace melange::simd::internal

@@ -1,0 +1,14 @@
+// Tuning constants of the vector kernels, in one place.
+#pragma once
+
+#include <cstdint>
+
+namespace melange::simd::internal {
+
+// Up to this many items a permutation lives in one 32-bit lane, four bits an item.
+inline constexpr int kPackedItems = 8;
+// Lane-private 32-bit counters are flushed into the 64-bit tallies after this
+// many batches, long before any of them can overflow.
+inline constexpr std::uint64_t kFlushBatches = std::uint64_t{1} << 24;
+
+}  // namespace melange::simd::internal

@@ -13,12 +13,13 @@
 #include "melange/rank.hpp"
 #include "output.hpp"
 #include "parse.hpp"
+#include "artifacts.hpp"
 #include "report.hpp"
 
 namespace melange::cli {
 namespace {
 
-int run_exact(const JobArgs& a) {
+int run_exact(const JobArgs& a, const std::string& svg) {
   const Algorithm algo = parse_algorithm_arg(a.algo);
   const BoundedSpec spec = parse_spec_args(a);
   const double trials = static_cast<double>(parse_count(a.trials, "--trials", ~std::uint64_t{0}));
@@ -26,6 +27,7 @@ int run_exact(const JobArgs& a) {
   const ExactDistribution d = exact_distribution(algo, a.n, spec, thread_count(a));
   const Json j = exact_json(d, trials);
   emit_json(a.json, j);
+  if (!svg.empty()) write_output(svg, exact_svg(d));
   if (a.json == "-") return 0;
 
   std::ostringstream o;
@@ -61,7 +63,9 @@ void add_exact_command(CLI::App& app, Action& action) {
   add_job_options(cmd, *a, JobOptionSet{.trials = false, .first = false, .threads = true, .backend = false});
   cmd->add_option("--trials", a->trials, "trials for the expected chi-square")->capture_default_str();
   cmd->add_option("--json", a->json, "write the result as JSON to FILE ('-': JSON on stdout only)");
-  cmd->callback([a, &action] { action = [a] { return run_exact(*a); }; });
+  auto svg = std::make_shared<std::string>();
+  cmd->add_option("--svg", *svg, "write the probabilities against uniform as a chart to FILE");
+  cmd->callback([a, svg, &action] { action = [a, svg] { return run_exact(*a, *svg); }; });
 }
 
 }  // namespace melange::cli

@@ -16,5 +16,6 @@ void add_audit_command(CLI::App& app, Action& action);
 void add_exact_command(CLI::App& app, Action& action);
 void add_sample_command(CLI::App& app, Action& action);
 void add_reach_command(CLI::App& app, Action& action);
+void add_reproduce_command(CLI::App& app, Action& action);
 
 }  // namespace melange::cli

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   melange::cli::add_exact_command(app, action);
   melange::cli::add_sample_command(app, action);
   melange::cli::add_reach_command(app, action);
+  melange::cli::add_reproduce_command(app, action);
   melange::cli::add_version_command(app, action);
 
   try {

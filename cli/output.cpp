@@ -59,4 +59,12 @@ std::string hex32(std::uint32_t w) {
   return buf;
 }
 
+std::string report_page(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw Error("cannot create report folder '" + dir + "': " + ec.message());
+  return (std::filesystem::path(dir) / "index.html").string();
+}
+
 }  // namespace melange::cli

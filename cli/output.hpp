@@ -20,4 +20,7 @@ void emit_json(const std::string& path, const nlohmann::ordered_json& doc);
 
 std::string hex32(std::uint32_t w);
 
+// DIR/index.html, creating DIR when needed.
+std::string report_page(const std::string& dir);
+
 }  // namespace melange::cli

@@ -34,14 +34,13 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
   return dir;
 }
 
-// `args` is a shell-quoted argument string appended to the executable.
-inline CliResult run_cli(const std::string& args, const std::string& env = "") {
+// Runs a shell command line with stdin from /dev/null, capturing both streams.
+inline CliResult run_shell(const std::string& command) {
   static int counter = 0;
   const auto dir = std::filesystem::temp_directory_path();
   const auto tag = std::to_string(::getpid()) + "-" + std::to_string(counter++);
   const auto out = dir / ("melange-cli-out-" + tag), err = dir / ("melange-cli-err-" + tag);
-  const std::string cmd = env + " " MELANGE_CLI " " + args + " >" + out.string() + " 2>" +
-                          err.string() + " </dev/null";
+  const std::string cmd = "(" + command + ") >" + out.string() + " 2>" + err.string() + " </dev/null";
   const int raw = std::system(cmd.c_str());
   CliResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
@@ -51,6 +50,9 @@ inline CliResult run_cli(const std::string& args, const std::string& env = "") {
   std::filesystem::remove(err);
   return r;
 }
+
+// `args` is a shell-quoted argument string appended to the executable.
+inline CliResult run_cli(const std::string& args) { return run_shell(MELANGE_CLI " " + args); }
 
 inline int count_lines(const std::string& s) {
   int n = 0;

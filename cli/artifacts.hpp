@@ -1,0 +1,30 @@
+// Files a person opens: SVG charts, CSV tables and the HTML report of an
+// audit, and the SVG of an exact distribution.
+#pragma once
+
+#include <string>
+
+#include "melange/audit.hpp"
+#include "melange/engine.hpp"
+#include "melange/exact.hpp"
+
+namespace melange::cli {
+
+struct AuditView {
+  const Job& job;
+  const RunResult& run;
+  const AuditReport& report;
+  const ExactDistribution* model;  // null: uniform reference
+  std::string model_arg;           // as given to --model ("" for uniform)
+};
+
+// "melange audit ..." with every parameter spelled out, seed included.
+std::string audit_command(const AuditView& v);
+std::string audit_svg(const AuditView& v);
+std::string audit_rank_csv(const AuditView& v);      // rank,label,count,expected,residual
+std::string audit_position_csv(const AuditView& v);  // item,position,count,expected,residual
+std::string audit_html(const AuditView& v);
+
+std::string exact_svg(const ExactDistribution& d);
+
+}  // namespace melange::cli

@@ -1,0 +1,30 @@
+// A one-line progress display on stderr, for terminals only: done/total,
+// rate and time left, shown once a run has taken about a second, and cleared
+// at the end. Silent when stderr is not a TTY or the user asked for quiet.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace melange::cli {
+
+class ProgressLine {
+ public:
+  ProgressLine(std::string what, bool quiet);
+  ~ProgressLine();
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  bool enabled() const { return enabled_; }
+  void update(std::uint64_t done, std::uint64_t total);
+  void clear();
+
+ private:
+  std::string what_;
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace melange::cli

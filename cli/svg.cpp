@@ -1,0 +1,252 @@
+#include "svg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <sstream>
+
+namespace melange::cli {
+namespace {
+
+constexpr double kWidth = 960, kHeight = 460;
+constexpr double kLeft = 80, kRight = 30, kTop = 70, kBottom = 80;
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+std::string tick_text(double v) {
+  char buf[32];
+  if (v != 0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e6))
+    std::snprintf(buf, sizeof buf, "%.2g", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// A "nice" step for about `count` ticks over [0, top].
+double nice_step(double top, int count) {
+  const double raw = top / count;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (raw <= m * p) return m * p;
+  return 10 * p;
+}
+
+void header(std::ostringstream& o, double w, double h, const std::string& title,
+            const std::string& subtitle) {
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(w) << "\" height=\"" << num(h)
+    << "\" viewBox=\"0 0 " << num(w) << " " << num(h) << "\" font-family=\"sans-serif\">\n"
+    << "<title>" << xml_escape(title) << "</title>\n"
+    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    << "<text x=\"" << num(w / 2) << "\" y=\"26\" text-anchor=\"middle\" font-size=\"17\" "
+       "font-weight=\"bold\">"
+    << xml_escape(title) << "</text>\n"
+    << "<text x=\"" << num(w / 2) << "\" y=\"48\" text-anchor=\"middle\" font-size=\"13\" "
+       "fill=\"#444\">"
+    << xml_escape(subtitle) << "</text>\n";
+}
+
+// White at zero, shading to red for positive and blue for negative; z in [-1, 1].
+std::string diverging(double z) {
+  z = std::clamp(z, -1.0, 1.0);
+  const int red[3] = {0xd7, 0x30, 0x27}, blue[3] = {0x45, 0x75, 0xb4};
+  const int* target = z >= 0 ? red : blue;
+  const double t = std::fabs(z);
+  int rgb[3];
+  for (int k = 0; k < 3; ++k) rgb[k] = static_cast<int>(std::lround(255 + t * (target[k] - 255)));
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+  return buf;
+}
+
+}  // namespace
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string rank_chart_svg(const RankChart& c) {
+  std::ostringstream o;
+  header(o, kWidth, kHeight, c.title, c.subtitle);
+  const std::size_t bins = c.values.size();
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  std::vector<std::size_t> order(bins);
+  std::iota(order.begin(), order.end(), 0);
+  if (c.sorted_curve)
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return c.values[a] > c.values[b]; });
+  double top = 0;
+  for (std::size_t i = 0; i < bins; ++i) {
+    top = std::max(top, c.values[i]);
+    const double s = c.sigma.empty() ? 0 : c.sigma[i];
+    top = std::max(top, c.expected[i] + 3 * s);
+  }
+  if (top <= 0) top = 1;
+  const double step = nice_step(top * 1.05, 5);
+  top = std::ceil(top * 1.05 / step) * step;
+  auto y = [&](double v) { return kTop + plot_h * (1 - v / top); };
+  const double bar_w = plot_w / std::max<std::size_t>(bins, 1);
+  auto x = [&](std::size_t i) { return kLeft + bar_w * static_cast<double>(i); };
+
+  // Axes and grid.
+  for (double v = 0; v <= top + step / 2; v += step)
+    o << "<line x1=\"" << num(kLeft) << "\" x2=\"" << num(kLeft + plot_w) << "\" y1=\"" << num(y(v))
+      << "\" y2=\"" << num(y(v)) << "\" stroke=\"#e5e5e5\"/>\n<text x=\"" << num(kLeft - 6)
+      << "\" y=\"" << num(y(v) + 4) << "\" text-anchor=\"end\" font-size=\"11\">" << tick_text(v)
+      << "</text>\n";
+  o << "<text x=\"18\" y=\"" << num(kTop + plot_h / 2) << "\" font-size=\"12\" text-anchor=\"middle\" "
+    << "transform=\"rotate(-90 18 " << num(kTop + plot_h / 2) << ")\">" << xml_escape(c.y_label)
+    << "</text>\n";
+
+  // The +-3 sigma band and the expected line, per bin (they follow the model).
+  if (!c.sigma.empty()) {
+    o << "<g fill=\"#9ecae1\" fill-opacity=\"0.45\">\n";
+    for (std::size_t i = 0; i < bins; ++i) {
+      const std::size_t r = order[i];
+      const double lo = std::max(0.0, c.expected[r] - 3 * c.sigma[r]), hi = c.expected[r] + 3 * c.sigma[r];
+      o << "<rect x=\"" << num(x(i)) << "\" y=\"" << num(y(hi)) << "\" width=\"" << num(bar_w)
+        << "\" height=\"" << num(std::max(0.5, y(lo) - y(hi))) << "\"/>\n";
+    }
+    o << "</g>\n";
+  }
+  if (c.sorted_curve) {
+    o << "<polyline fill=\"none\" stroke=\"#08519c\" stroke-width=\"1.5\" points=\"";
+    const std::size_t stride = std::max<std::size_t>(1, bins / 2000);  // keep files small
+    for (std::size_t i = 0; i < bins; i += stride)
+      o << num(x(i) + bar_w / 2) << "," << num(y(c.values[order[i]])) << " ";
+    o << num(x(bins - 1) + bar_w / 2) << "," << num(y(c.values[order[bins - 1]])) << "\"/>\n";
+  } else {
+    o << "<g fill=\"#3182bd\">\n";
+    for (std::size_t i = 0; i < bins; ++i)
+      o << "<rect x=\"" << num(x(i) + bar_w * 0.1) << "\" y=\"" << num(y(c.values[i]))
+        << "\" width=\"" << num(bar_w * 0.8) << "\" height=\"" << num(y(0) - y(c.values[i]))
+        << "\"><title>" << xml_escape(c.labels.empty() ? std::to_string(i) : c.labels[i]) << ": "
+        << tick_text(c.values[i]) << "</title></rect>\n";
+    o << "</g>\n";
+  }
+  o << "<g stroke=\"#d62728\" stroke-width=\"2\">\n";
+  for (std::size_t i = 0; i < bins; ++i) {
+    const std::size_t r = order[i];
+    o << "<line x1=\"" << num(x(i)) << "\" x2=\"" << num(x(i) + bar_w) << "\" y1=\""
+      << num(y(c.expected[r])) << "\" y2=\"" << num(y(c.expected[r])) << "\"/>\n";
+  }
+  o << "</g>\n";
+  o << "<line x1=\"" << num(kLeft) << "\" x2=\"" << num(kLeft + plot_w) << "\" y1=\"" << num(y(0))
+    << "\" y2=\"" << num(y(0)) << "\" stroke=\"black\"/>\n";
+
+  // Labels under the bars when they fit; otherwise say what the x axis is.
+  if (!c.sorted_curve && !c.labels.empty() && bins <= 120) {
+    const double font = bins <= 30 ? 11 : 8;
+    for (std::size_t i = 0; i < bins; ++i) {
+      const double cx = x(i) + bar_w / 2, cy = y(0) + 8;
+      o << "<text x=\"" << num(cx) << "\" y=\"" << num(cy) << "\" font-size=\"" << num(font)
+        << "\" font-family=\"monospace\" text-anchor=\"end\" transform=\"rotate(-90 " << num(cx)
+        << " " << num(cy) << ")\">" << xml_escape(c.labels[i]) << "</text>\n";
+    }
+  } else {
+    o << "<text x=\"" << num(kLeft + plot_w / 2) << "\" y=\"" << num(kHeight - 40)
+      << "\" text-anchor=\"middle\" font-size=\"12\">"
+      << (c.sorted_curve ? "orders, most to least frequent" : "orders by Lehmer rank") << "</text>\n";
+  }
+  // Legend.
+  const double ly = kHeight - 18;
+  o << "<rect x=\"" << num(kLeft) << "\" y=\"" << num(ly - 9) << "\" width=\"14\" height=\"10\" fill=\""
+    << (c.sorted_curve ? "#08519c" : "#3182bd") << "\"/><text x=\"" << num(kLeft + 20) << "\" y=\""
+    << num(ly) << "\" font-size=\"12\">observed</text>\n"
+    << "<line x1=\"" << num(kLeft + 110) << "\" x2=\"" << num(kLeft + 130) << "\" y1=\"" << num(ly - 4)
+    << "\" y2=\"" << num(ly - 4) << "\" stroke=\"#d62728\" stroke-width=\"2\"/><text x=\""
+    << num(kLeft + 136) << "\" y=\"" << num(ly) << "\" font-size=\"12\">expected</text>\n";
+  if (!c.sigma.empty())
+    o << "<rect x=\"" << num(kLeft + 220) << "\" y=\"" << num(ly - 9)
+      << "\" width=\"14\" height=\"10\" fill=\"#9ecae1\"/><text x=\"" << num(kLeft + 240) << "\" y=\""
+      << num(ly) << "\" font-size=\"12\">expected \u00b1 3\u03c3</text>\n";
+  o << "</svg>\n";
+  return o.str();
+}
+
+std::string heatmap_svg(const Heatmap& m) {
+  const int n = m.n;
+  const double cell = std::clamp(560.0 / n, 6.0, 48.0);
+  const double grid = cell * n, left = 90, top = 80;
+  const double w = std::max(kWidth, left + grid + 140), h = top + grid + 70;
+  std::ostringstream o;
+  header(o, w, h, m.title, m.subtitle);
+  double zmax = 3;
+  for (double z : m.residuals)
+    if (std::isfinite(z)) zmax = std::max(zmax, std::fabs(z));
+  for (int item = 0; item < n; ++item)
+    for (int pos = 0; pos < n; ++pos) {
+      const double z = m.residuals[static_cast<std::size_t>(item) * n + pos];
+      o << "<rect x=\"" << num(left + pos * cell) << "\" y=\"" << num(top + item * cell)
+        << "\" width=\"" << num(cell) << "\" height=\"" << num(cell) << "\" fill=\""
+        << diverging(std::isfinite(z) ? z / zmax : (z > 0 ? 1 : -1)) << "\"><title>item "
+        << xml_escape(m.item_labels[item]) << " at position " << pos << ": z = " << num(z)
+        << "</title></rect>\n";
+    }
+  o << "<rect x=\"" << num(left) << "\" y=\"" << num(top) << "\" width=\"" << num(grid)
+    << "\" height=\"" << num(grid) << "\" fill=\"none\" stroke=\"#333\"/>\n";
+  const int label_every = n <= 26 ? 1 : (n + 12) / 13;
+  const double font = std::min(12.0, std::max(8.0, cell * 0.8));
+  for (int k = 0; k < n; k += label_every) {
+    o << "<text x=\"" << num(left - 6) << "\" y=\"" << num(top + (k + 0.5) * cell + font / 3)
+      << "\" text-anchor=\"end\" font-size=\"" << num(font) << "\">" << xml_escape(m.item_labels[k])
+      << "</text>\n<text x=\"" << num(left + (k + 0.5) * cell) << "\" y=\"" << num(top - 6)
+      << "\" text-anchor=\"middle\" font-size=\"" << num(font) << "\">" << k << "</text>\n";
+  }
+  o << "<text x=\"" << num(left + grid / 2) << "\" y=\"" << num(top + grid + 24)
+    << "\" text-anchor=\"middle\" font-size=\"12\">position</text>\n<text x=\"20\" y=\""
+    << num(top + grid / 2) << "\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 20 "
+    << num(top + grid / 2) << ")\">item</text>\n";
+  // Colour scale legend.
+  const double lx = left + grid + 40, lh = std::min(grid, 240.0);
+  const int steps = 40;
+  for (int s = 0; s < steps; ++s) {
+    const double z = 1 - 2.0 * s / (steps - 1);
+    o << "<rect x=\"" << num(lx) << "\" y=\"" << num(top + lh * s / steps) << "\" width=\"18\" height=\""
+      << num(lh / steps + 0.5) << "\" fill=\"" << diverging(z) << "\"/>\n";
+  }
+  o << "<rect x=\"" << num(lx) << "\" y=\"" << num(top) << "\" width=\"18\" height=\"" << num(lh)
+    << "\" fill=\"none\" stroke=\"#333\"/>\n";
+  for (double f : {1.0, 0.5, 0.0, -0.5, -1.0})
+    o << "<text x=\"" << num(lx + 24) << "\" y=\"" << num(top + lh * (1 - f) / 2 + 4)
+      << "\" font-size=\"11\">" << num(f * zmax) << "</text>\n";
+  o << "<text x=\"" << num(lx) << "\" y=\"" << num(top + lh + 20)
+    << "\" font-size=\"11\">standardized</text><text x=\"" << num(lx) << "\" y=\"" << num(top + lh + 34)
+    << "\" font-size=\"11\">residual z</text>\n</svg>\n";
+  return o.str();
+}
+
+std::string stack_svg(const std::vector<std::string>& charts) {
+  if (charts.size() == 1) return charts[0];
+  // Nest each chart as an <svg> element at its own offset.
+  double y = 0, w = 0;
+  std::ostringstream body;
+  for (const std::string& c : charts) {
+    double cw = 0, ch = 0;
+    std::sscanf(c.c_str(), "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lf\" height=\"%lf\"", &cw, &ch);
+    body << "<svg x=\"0\" y=\"" << num(y) << "\"" << c.substr(c.find(" width="));
+    y += ch;
+    w = std::max(w, cw);
+  }
+  std::ostringstream o;
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(w) << "\" height=\"" << num(y)
+    << "\" viewBox=\"0 0 " << num(w) << " " << num(y) << "\">\n" << body.str() << "</svg>\n";
+  return o.str();
+}
+
+}  // namespace melange::cli

@@ -89,6 +89,13 @@ TEST(ExitCodes, EachOneDocumented) {
   const auto runtime = run_cli("audit --n 4 --trials 1e3 --json /nonexistent-melange-dir/x.json");
   EXPECT_EQ(runtime.status, 1) << runtime.err;
   EXPECT_EQ(count_lines(runtime.err), 1);
+  // Asking for a GPU where there is none: one line, status 1.
+  const auto version = nlohmann::json::parse(run_cli("version --json -").out);
+  if (!version["backends"][2]["available"].get<bool>()) {
+    const auto gpu = run_cli("audit --n 4 --trials 1e3 --backend cuda");
+    EXPECT_EQ(gpu.status, 1);
+    EXPECT_EQ(gpu.err, "melange: no CUDA device: use --backend avx2\n");
+  }
   const auto help = run_cli("audit --help");
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("3 with --fail-on-bias"), std::string::npos) << "exit codes in --help";

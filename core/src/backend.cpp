@@ -52,6 +52,9 @@ std::unique_ptr<Backend> make_backend(BackendKind k) {
 #if defined(MELANGE_HAVE_SIMD)
     case BackendKind::avx2: return simd::make_avx2_backend();
 #endif
+#if defined(MELANGE_HAVE_CUDA)
+    case BackendKind::cuda: return cuda::make_backend();
+#endif
     default: return nullptr;
   }
 }

@@ -20,10 +20,10 @@ constexpr std::uint64_t kChunkTrials = std::uint64_t{1} << 18;
 // Runs body(chunk_begin, chunk_end, worker) over [first, first + count) on
 // `threads` workers pulling chunks, reporting progress from this thread.
 template <class Body>
-void parallel_chunks(std::uint64_t first, std::uint64_t count, int threads,
+void parallel_chunks(std::uint64_t first, std::uint64_t count, int threads, std::uint64_t chunk,
                      const std::function<void(std::uint64_t, std::uint64_t)>& progress,
                      Body&& body) {
-  const std::uint64_t chunks = (count + kChunkTrials - 1) / kChunkTrials;
+  const std::uint64_t chunks = count / chunk + (count % chunk != 0);
   std::atomic<std::uint64_t> next{0}, done{0};
   std::atomic<int> running{threads};
   std::exception_ptr failure;
@@ -31,8 +31,8 @@ void parallel_chunks(std::uint64_t first, std::uint64_t count, int threads,
   auto worker = [&](int w) {
     try {
       for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
-        const std::uint64_t b = first + c * kChunkTrials;
-        const std::uint64_t e = first + std::min(count, (c + 1) * kChunkTrials);
+        const std::uint64_t b = first + c * chunk;
+        const std::uint64_t e = first + (c + 1 == chunks ? count : (c + 1) * chunk);
         body(b, e, w);
         done.fetch_add(e - b, std::memory_order_relaxed);
       }
@@ -61,6 +61,10 @@ void parallel_chunks(std::uint64_t first, std::uint64_t count, int threads,
   if (progress) progress(count, count);
 }
 
+std::uint64_t chunk_for(const Backend& b) {
+  return b.preferred_chunk() ? b.preferred_chunk() : kChunkTrials;
+}
+
 void check_threads(int threads) {
   if (threads < 1) throw UsageError("--threads must be at least 1, got " + std::to_string(threads));
 }
@@ -71,14 +75,15 @@ RunResult run(const Job& job, const RunOptions& options) {
   validate(job);
   check_threads(options.threads);
   internal::BackendChoice choice = internal::choose_backend(job, options.backend);
-  std::vector<Tally> tallies(options.threads);
+  const int workers = std::min(options.threads, choice.backend->max_workers());
+  std::vector<Tally> tallies(workers);
   for (auto& t : tallies) t = Tally::for_job(job);
-  parallel_chunks(job.first, job.trials, options.threads, options.progress,
+  parallel_chunks(job.first, job.trials, workers, chunk_for(*choice.backend), options.progress,
                   [&](std::uint64_t b, std::uint64_t e, int w) {
                     choice.backend->run_range(job, b, e, tallies[w]);
                   });
-  for (int w = 1; w < options.threads; ++w) tallies[0].merge(tallies[w]);
-  return RunResult{std::move(tallies[0]), choice.backend->kind(), choice.note, options.threads};
+  for (int w = 1; w < workers; ++w) tallies[0].merge(tallies[w]);
+  return RunResult{std::move(tallies[0]), choice.backend->kind(), choice.note, workers};
 }
 
 std::vector<std::uint16_t> sample(const Job& job, const RunOptions& options) {
@@ -86,7 +91,8 @@ std::vector<std::uint16_t> sample(const Job& job, const RunOptions& options) {
   check_threads(options.threads);
   internal::BackendChoice choice = internal::choose_backend(job, options.backend);
   std::vector<std::uint16_t> out(job.trials * static_cast<std::size_t>(job.n));
-  parallel_chunks(job.first, job.trials, options.threads, options.progress,
+  const int workers = std::min(options.threads, choice.backend->max_workers());
+  parallel_chunks(job.first, job.trials, workers, chunk_for(*choice.backend), options.progress,
                   [&](std::uint64_t b, std::uint64_t e, int) {
                     choice.backend->sample_range(job, b, e, out.data() + (b - job.first) * job.n);
                   });

@@ -18,7 +18,33 @@ __global__ void stream_words_kernel(PhiloxKey key, std::uint64_t stream, std::ui
   for (int w = 0; w < 4; ++w) out[4 * b + w] = words.v[w];
 }
 
+__global__ void philox_checksum_kernel(PhiloxKey key, std::uint64_t first, std::uint64_t streams,
+                                       int blocks, unsigned* out) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  unsigned x = 0;
+  for (std::uint64_t s = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; s < streams;
+       s += stride)
+    for (int b = 0; b < blocks; ++b) {
+      const PhiloxCounter w = philox4x32_10(stream_counter(first + s, b), key);
+      x ^= w.v[0] ^ w.v[1] ^ w.v[2] ^ w.v[3];
+    }
+  for (int offset = 16; offset > 0; offset /= 2) x ^= __shfl_down_sync(0xffffffffu, x, offset);
+  if ((threadIdx.x & 31) == 0) atomicXor(out, x);
+}
+
 }  // namespace
+
+std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams, int blocks) {
+  if (device_count() == 0) throw Error("no CUDA device: use the CPU stream instead");
+  cudaDeviceProp prop{};
+  internal::check(cudaGetDeviceProperties(&prop, 0), "device properties");
+  thrust::device_vector<unsigned> out(1, 0u);
+  philox_checksum_kernel<<<prop.multiProcessorCount * 8, 256>>>(stream_key(seed), first, streams, blocks,
+                                                               thrust::raw_pointer_cast(out.data()));
+  internal::check(cudaGetLastError(), "philox_checksum launch");
+  internal::check(cudaDeviceSynchronize(), "philox_checksum");
+  return out[0];
+}
 
 std::vector<std::uint32_t> stream_words(std::uint64_t seed, std::uint64_t stream,
                                         std::uint64_t count) {

@@ -38,6 +38,10 @@ class Backend {
   // Writes permutations of trials [begin, end), n items each, into out.
   virtual void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                             std::uint16_t* out) const = 0;
+  // Trials per run_range call the engine should hand out (0: its default).
+  virtual std::uint64_t preferred_chunk() const { return 0; }
+  // How many engine threads may call this backend at once.
+  virtual int max_workers() const { return 1 << 10; }
 };
 
 std::unique_ptr<Backend> make_scalar_backend();

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "melange/backend.hpp"
 
 namespace melange::cuda {
 
@@ -15,5 +18,18 @@ std::string device_name(int device = 0);
 // (one thread per block of four words). Throws melange::Error without a device.
 std::vector<std::uint32_t> stream_words(std::uint64_t seed, std::uint64_t stream,
                                         std::uint64_t count);
+
+// The Philox ceiling on the GPU: XOR of the first `blocks` blocks of streams
+// first .. first + streams - 1, one thread per stream, nothing stored.
+std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
+                              int blocks);
+
+// The same words from cuRAND's device API: curand_init(seed, stream, 0, &s)
+// and `count` calls of curand(&s). Throws melange::Error without a device.
+std::vector<std::uint32_t> curand_words(std::uint64_t seed, std::uint64_t stream,
+                                        std::uint64_t count);
+
+// The CUDA backend on device 0, or nullptr when there is no device.
+std::unique_ptr<Backend> make_backend();
 
 }  // namespace melange::cuda

@@ -1,0 +1,21 @@
+// Tuning constants of the CUDA backend, in one place.
+#pragma once
+
+#include <cstdint>
+
+namespace melange::cuda::tuning {
+
+inline constexpr int kThreadsPerBlock = 256;
+inline constexpr int kWarpsPerBlock = kThreadsPerBlock / 32;
+inline constexpr int kBlocksPerSm = 8;
+// Shared memory one block may use for its counters (bytes).
+inline constexpr std::uint64_t kSharedBudget = 40 * 1024;
+// Trials per launch: block counters are 32-bit, and a launch gives each block
+// far fewer than 2^32 trials. Indices inside a launch stay below 2^32.
+inline constexpr std::uint64_t kLaunchTrials = std::uint64_t{1} << 32;
+// Trials per run_range call, the unit of progress reports.
+inline constexpr std::uint64_t kRangeTrials = std::uint64_t{1} << 36;
+// Permutations per sampling launch (bounded so the device buffer stays small).
+inline constexpr std::uint64_t kSampleTrials = std::uint64_t{1} << 24;
+
+}  // namespace melange::cuda::tuning

@@ -1,0 +1,124 @@
+// The CUDA backend without a GPU: its thread-level code compiled as host code
+// against the scalar reference, its Thrust merge on Thrust's CPU system, and
+// its launch planning over trillion-trial ranges.
+#include <gtest/gtest.h>
+#include <thrust/execution_policy.h>
+#include <thrust/host_vector.h>
+
+#include <numeric>
+#include <random>
+
+#include "melange/cuda/launch_plan.hpp"
+#include "melange/cuda/trial.hpp"
+#include "melange/engine.hpp"
+
+namespace melange {
+namespace {
+
+// What the block level does on the GPU, done plainly.
+struct HostSink {
+  Tally& tally;
+  int n;
+  void rank(std::uint64_t r) { tally.ranks.add(r); }
+  void position(int item, int p) { ++tally.positions.counts()[static_cast<std::size_t>(item) * n + p]; }
+  void words(std::uint64_t w) { tally.words += w; }
+};
+
+template <Algorithm A>
+Tally run_on_host(const Job& job) {
+  Tally t = Tally::for_job(job);
+  HostSink sink{t, job.n};
+  const cuda::DeviceJob dj = cuda::device_job(job);
+  for (std::uint64_t i = 0; i < job.trials; ++i) cuda::run_trial<A>(dj, job.first + i, sink);
+  t.trials = job.trials;
+  return t;
+}
+
+Tally run_on_host(const Job& job) {
+  switch (job.algorithm) {
+    case Algorithm::fisher_yates: return run_on_host<Algorithm::fisher_yates>(job);
+    case Algorithm::naive_swap: return run_on_host<Algorithm::naive_swap>(job);
+    case Algorithm::sattolo: return run_on_host<Algorithm::sattolo>(job);
+    case Algorithm::sort_binary_insertion: return run_on_host<Algorithm::sort_binary_insertion>(job);
+    case Algorithm::sort_v8_timsort: return run_on_host<Algorithm::sort_v8_timsort>(job);
+  }
+  return {};
+}
+
+TEST(CudaThreadCode, EqualsTheScalarReference) {
+  int compared = 0;
+  for (Algorithm a : kAllAlgorithms)
+    for (int n : {4, 5, 8, 52})
+      for (BoundedSpec spec : {BoundedSpec{}, BoundedSpec{Method::modulo, 8}, BoundedSpec{Method::rejection, 7}}) {
+        if (max_draw_range(a, n) > (1u << spec.bits)) continue;
+        Job job;
+        job.algorithm = a;
+        job.n = n;
+        job.spec = spec;
+        job.seed = 0x5eed0000 + n;
+        job.first = (std::uint64_t{1} << 32) - 1000;  // crosses 2^32
+        job.trials = 3001;
+        job.rank_histogram = n <= 8;
+        job.position_matrix = true;
+        RunOptions scalar;
+        scalar.backend = BackendKind::scalar;
+        ASSERT_TRUE(run_on_host(job) == run(job, scalar).tally)
+            << algorithm_name(a) << " n=" << n << " " << method_name(spec.method);
+        ++compared;
+      }
+  EXPECT_GT(compared, 40);
+}
+
+TEST(CudaThreadCode, SampleTrialEqualsTheScalarPermutation) {
+  Job job;
+  job.algorithm = Algorithm::sort_v8_timsort;
+  job.n = 13;
+  job.trials = 100;
+  job.first = 77;
+  const auto ref = sample(job);
+  const cuda::DeviceJob dj = cuda::device_job(job);
+  std::vector<std::uint16_t> got(job.trials * job.n);
+  for (std::uint64_t i = 0; i < job.trials; ++i)
+    cuda::sample_trial<Algorithm::sort_v8_timsort>(dj, job.first + i, &got[i * job.n]);
+  EXPECT_EQ(got, ref);
+}
+
+TEST(CudaMerge, PartialsMergeOnThrustsCpuSystem) {
+  const std::uint64_t bins = 24, blocks = 1056;
+  std::mt19937 gen(3);
+  thrust::host_vector<std::uint32_t> partials(bins * blocks);
+  std::vector<std::uint64_t> want(bins, 0);
+  for (std::uint64_t b = 0; b < bins; ++b)
+    for (std::uint64_t k = 0; k < blocks; ++k) {
+      // Large counts: the sums must leave 32 bits without wrapping.
+      const std::uint32_t v = gen() | 0x80000000u;
+      partials[b * blocks + k] = v;
+      want[b] += v;
+    }
+  thrust::host_vector<std::uint64_t> sums(bins);
+  cuda::merge_partials(thrust::host, partials.begin(), bins, blocks, sums.begin());
+  for (std::uint64_t b = 0; b < bins; ++b) EXPECT_EQ(sums[b], want[b]) << "bin " << b;
+}
+
+TEST(CudaLaunchPlan, ATrillionTrialsInLaunchesOfAtMost2To32) {
+  const std::uint64_t first = (std::uint64_t{1} << 40) - 5, trials = 1'000'000'000'000ull;
+  const auto plan = cuda::plan_launches(first, trials, std::uint64_t{1} << 32);
+  ASSERT_EQ(plan.size(), (trials + (std::uint64_t{1} << 32) - 1) >> 32);
+  std::uint64_t next = first, total = 0;
+  for (const auto& l : plan) {
+    ASSERT_EQ(l.first, next);
+    ASSERT_GE(l.count, 1u);
+    ASSERT_LE(l.count, std::uint64_t{1} << 32);
+    next += l.count;
+    total += l.count;
+  }
+  EXPECT_EQ(total, trials);
+  // At the top of the 64-bit trial space.
+  const auto top = cuda::plan_launches(~std::uint64_t{0} - 10, 10, 4);
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_EQ(top.back().first + top.back().count, ~std::uint64_t{0});
+  EXPECT_TRUE(cuda::plan_launches(5, 0, 4).empty());
+}
+
+}  // namespace
+}  // namespace melange

@@ -22,7 +22,8 @@ int run_sample(const JobArgs& a) {
   RunOptions options;
   options.threads = thread_count(a);
   options.backend = backend_arg(a);
-  const std::vector<std::uint16_t> perms = sample(job, options);
+  const SampleResult result = sample(job, options);
+  const std::vector<std::uint16_t>& perms = result.permutations;
 
   const auto n = static_cast<std::size_t>(job.n);
   if (!a.json.empty()) {
@@ -34,6 +35,8 @@ int run_sample(const JobArgs& a) {
     j["n"] = job.n;
     j["first"] = job.first;
     j["count"] = job.trials;
+    j["backend"] = backend_name(result.backend);
+    if (!result.note.empty()) j["backend_note"] = result.note;
     Json rows = Json::array();
     for (std::size_t t = 0; t < job.trials; ++t)
       rows.push_back(std::vector<std::uint16_t>(perms.begin() + t * n, perms.begin() + (t + 1) * n));
@@ -42,7 +45,9 @@ int run_sample(const JobArgs& a) {
   }
   if (a.json == "-") return 0;
   std::string out = "# melange sample: " + describe(job) + ", trials " + std::to_string(job.first) +
-                    ".." + std::to_string(job.first + job.trials - 1) + "\n";
+                    ".." + std::to_string(job.first + job.trials - 1) + ", backend " +
+                    std::string(backend_name(result.backend)) +
+                    (result.note.empty() ? "" : " (" + result.note + ")") + "\n";
   for (std::size_t t = 0; t < job.trials; ++t) {
     for (std::size_t i = 0; i < n; ++i) {
       out += std::to_string(perms[t * n + i]);

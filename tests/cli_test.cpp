@@ -188,6 +188,15 @@ TEST(CliSample, LinesOfItemIndices) {
   }());
 }
 
+TEST(CliSample, JsonNamesTheBackend) {
+  const auto r = run_cli("sample --algo sort-binary-insertion --n 4 --count 3 --backend scalar --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["backend"], "scalar");
+  EXPECT_EQ(j["permutations"].size(), 3u);
+  EXPECT_EQ(j["permutations"][0].size(), 4u);
+}
+
 TEST(CliReach, FiftyTwoCardsAndA128BitState) {
   const auto r = run_cli("reach --n 52 --state-bits 128 --json -");
   ASSERT_EQ(r.status, 0) << r.err;

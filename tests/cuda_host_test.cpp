@@ -75,7 +75,7 @@ TEST(CudaThreadCode, SampleTrialEqualsTheScalarPermutation) {
   job.n = 13;
   job.trials = 100;
   job.first = 77;
-  const auto ref = sample(job);
+  const auto ref = sample(job).permutations;
   const cuda::DeviceJob dj = cuda::device_job(job);
   std::vector<std::uint16_t> got(job.trials * job.n);
   for (std::uint64_t i = 0; i < job.trials; ++i)

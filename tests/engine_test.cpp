@@ -63,7 +63,7 @@ TEST(Engine, AnySplitOfTheTrialRangeMergesToTheSameTally) {
 
 TEST(Engine, SampleGivesTheReferencePermutationOfEachTrial) {
   const Job job = make(Algorithm::sort_v8_timsort, 9, 1000, 5, 1ull << 40);
-  const std::vector<std::uint16_t> perms = sample(job, threads(2));
+  const std::vector<std::uint16_t> perms = sample(job, threads(2)).permutations;
   ASSERT_EQ(perms.size(), 9000u);
   for (std::uint64_t t = 0; t < job.trials; ++t) {
     std::uint16_t a[9];
@@ -76,7 +76,7 @@ TEST(Engine, SampleGivesTheReferencePermutationOfEachTrial) {
 
 TEST(Engine, SampleAndAuditAgree) {
   Job job = make(Algorithm::fisher_yates, 5, 20'000, 3, 77);
-  const auto perms = sample(job);
+  const auto perms = sample(job).permutations;
   RankHistogram h(5);
   for (std::uint64_t t = 0; t < job.trials; ++t) h.add(lehmer_rank(&perms[t * 5], 5));
   EXPECT_EQ(h, run(job).tally.ranks);

@@ -86,7 +86,7 @@ RunResult run(const Job& job, const RunOptions& options) {
   return RunResult{std::move(tallies[0]), choice.backend->kind(), choice.note, workers};
 }
 
-std::vector<std::uint16_t> sample(const Job& job, const RunOptions& options) {
+SampleResult sample(const Job& job, const RunOptions& options) {
   validate_draws(job);
   check_threads(options.threads);
   internal::BackendChoice choice = internal::choose_backend(job, options.backend);
@@ -96,7 +96,7 @@ std::vector<std::uint16_t> sample(const Job& job, const RunOptions& options) {
                   [&](std::uint64_t b, std::uint64_t e, int) {
                     choice.backend->sample_range(job, b, e, out.data() + (b - job.first) * job.n);
                   });
-  return out;
+  return SampleResult{std::move(out), choice.backend->kind(), choice.note, workers};
 }
 
 }  // namespace melange

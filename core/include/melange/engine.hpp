@@ -28,7 +28,14 @@ struct RunResult {
 
 RunResult run(const Job& job, const RunOptions& options = {});
 
-// Permutations of trials [first, first + count): count * n items, row-major.
-std::vector<std::uint16_t> sample(const Job& job, const RunOptions& options = {});
+struct SampleResult {
+  std::vector<std::uint16_t> permutations;  // trials * n items, row-major: trial, then position
+  BackendKind backend;
+  std::string note;
+  int threads;
+};
+
+// The permutations of trials [first, first + trials).
+SampleResult sample(const Job& job, const RunOptions& options = {});
 
 }  // namespace melange

@@ -9,6 +9,7 @@
 #include "melange/error.hpp"
 #include "output.hpp"
 #include "parse.hpp"
+#include "report.hpp"
 
 namespace melange::cli {
 namespace {
@@ -28,12 +29,7 @@ int run_sample(const JobArgs& a) {
   const auto n = static_cast<std::size_t>(job.n);
   if (!a.json.empty()) {
     Json j = json_header("sample");
-    j["seed"] = job.seed;
-    j["algorithm"] = algorithm_name(job.algorithm);
-    j["method"] = method_name(job.spec.method);
-    j["bits"] = job.spec.bits;
-    j["n"] = job.n;
-    j["first"] = job.first;
+    add_job_fields(j, job);
     j["count"] = job.trials;
     j["backend"] = backend_name(result.backend);
     if (!result.note.empty()) j["backend_note"] = result.note;

@@ -38,6 +38,16 @@ std::string line_for(const std::string& title, const GoodnessOfFit& g, double p_
 
 }  // namespace
 
+void add_job_fields(Json& j, const Job& job) {
+  j["seed"] = job.seed;
+  j["algorithm"] = algorithm_name(job.algorithm);
+  j["method"] = method_name(job.spec.method);
+  j["bits"] = job.spec.bits;
+  j["n"] = job.n;
+  j["trials"] = job.trials;
+  j["first"] = job.first;
+}
+
 Json exact_json(const ExactDistribution& d, double trials) {
   Json j = json_header("exact");
   j["algorithm"] = algorithm_name(d.algorithm);
@@ -108,13 +118,7 @@ ExactDistribution exact_from_json(const Json& j) {
 
 Json audit_json(const Job& job, const RunResult& run, const AuditReport& report) {
   Json j = json_header("audit");
-  j["seed"] = job.seed;
-  j["algorithm"] = algorithm_name(job.algorithm);
-  j["method"] = method_name(job.spec.method);
-  j["bits"] = job.spec.bits;
-  j["n"] = job.n;
-  j["trials"] = job.trials;
-  j["first"] = job.first;
+  add_job_fields(j, job);
   j["threads"] = run.threads;
   j["backend"] = backend_name(run.backend);
   if (!run.note.empty()) j["backend_note"] = run.note;

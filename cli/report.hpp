@@ -13,6 +13,9 @@
 namespace melange::cli {
 
 
+// The fields that name a job: seed, algorithm, method, bits, n, first, trials.
+void add_job_fields(Json& j, const Job& job);
+
 Json exact_json(const ExactDistribution& d, double trials);
 // Reads a model written by `melange exact --json`; checks it is a distribution.
 ExactDistribution exact_from_json(const Json& j);

@@ -36,6 +36,27 @@ double log_gamma_q_continued_fraction(double a, double x) {
   return -x + a * std::log(x) - std::lgamma(a) + std::log(h);
 }
 
+// One bin's share of the Pearson and G statistics.
+void add_bin(GoodnessOfFit& g, double observed, double expected) {
+  g.min_expected = std::min(g.min_expected, expected);
+  g.statistic += (observed - expected) * (observed - expected) / expected;
+  if (observed > 0) g.g_statistic += 2 * observed * std::log(observed / expected);
+}
+
+// Tails and critical value once the statistics and df are in.
+void finish(GoodnessOfFit& g, double alpha) {
+  if (g.impossible > 0) g.statistic = g.g_statistic = kInf;
+  if (g.df > 0) {
+    g.p_value = chi2_upper(g.statistic, g.df);
+    g.p_lower = chi2_lower(g.statistic, g.df);
+    g.log10_p = log10_chi2_upper(g.statistic, g.df);
+    g.critical = chi2_critical(g.df, alpha);
+    g.g_p_value = chi2_upper(g.g_statistic, g.df);
+  } else {
+    g.p_lower = 0;
+  }
+}
+
 }  // namespace
 
 std::string_view verdict_name(Verdict v) {
@@ -94,22 +115,10 @@ GoodnessOfFit chi_square(const std::vector<std::uint64_t>& observed,
       continue;
     }
     ++support;
-    const double e = trials * probabilities[i] / total_p;
-    g.min_expected = std::min(g.min_expected, e);
-    g.statistic += (o - e) * (o - e) / e;
-    if (o > 0) g.g_statistic += 2 * o * std::log(o / e);
+    add_bin(g, o, trials * probabilities[i] / total_p);
   }
   g.df = support > 0 ? static_cast<double>(support - 1) : 0;
-  if (g.impossible > 0) g.statistic = g.g_statistic = kInf;
-  if (g.df > 0) {
-    g.p_value = chi2_upper(g.statistic, g.df);
-    g.p_lower = chi2_lower(g.statistic, g.df);
-    g.log10_p = log10_chi2_upper(g.statistic, g.df);
-    g.critical = chi2_critical(g.df, alpha);
-    g.g_p_value = chi2_upper(g.g_statistic, g.df);
-  } else {
-    g.p_lower = 0;
-  }
+  finish(g, alpha);
   return g;
 }
 
@@ -164,20 +173,10 @@ PositionTest position_test(const PositionMatrix& m, const std::vector<double>& e
       g.impossible += m.counts()[i];
       continue;
     }
-    const double e = trials * p;
-    g.min_expected = std::min(g.min_expected, e);
-    g.statistic += (o - e) * (o - e) / e;
-    if (o > 0) g.g_statistic += 2 * o * std::log(o / e);
+    add_bin(g, o, trials * p);
   }
-  if (g.impossible > 0) g.statistic = g.g_statistic = kInf;
   g.df = static_cast<double>(n - 1) * (n - 1);
-  if (g.df > 0) {
-    g.p_value = chi2_upper(g.statistic, g.df);
-    g.p_lower = chi2_lower(g.statistic, g.df);
-    g.log10_p = log10_chi2_upper(g.statistic, g.df);
-    g.critical = chi2_critical(g.df, alpha);
-    g.g_p_value = chi2_upper(g.g_statistic, g.df);
-  }
+  finish(g, alpha);
   const std::vector<double> z = position_residuals(m, expected);
   for (std::size_t i = 0; i < z.size(); ++i)
     if (std::fabs(z[i]) > std::fabs(t.max_residual)) {

@@ -92,11 +92,10 @@ struct Kernel {
     if constexpr (M == Method::lemire || M == Method::multiply) {
       // With y = x >> shift: (y s) >> bits == mulhi(x & mask, s), and the low
       // half of (x & mask) s is (y s mod 2^bits) << shift.
-      u32 hi, lo;
-      L::mulhilo(x & u32(p.high_mask), u32(d.s), hi, lo);
+      const u32 y = x & u32(p.high_mask), s(d.s);
       if constexpr (M == Method::lemire)
-        if (d.threshold) reject = reject | L::less(lo, u32(d.threshold));
-      return hi;
+        if (d.threshold) reject = reject | L::less(L::mullo(y, s), u32(d.threshold));
+      return L::mulhi(y, s);
     } else {
       const u32 y = x >> shift;
       if constexpr (M == Method::rejection)

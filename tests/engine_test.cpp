@@ -156,6 +156,16 @@ TEST(Engine, RankTestNeedsFiveExpectedPerBin) {
   EXPECT_TRUE(r.verdict.has_value());
 }
 
+TEST(Engine, NothingToTestForASingleItem) {
+  Job job = make(Algorithm::fisher_yates, 1, 1000);
+  job.position_matrix = true;
+  const AuditReport r = analyze(job, run(job).tally);
+  EXPECT_FALSE(r.verdict.has_value()) << "one order cannot be biased, nor too uniform";
+  EXPECT_FALSE(r.rank.has_value());
+  EXPECT_FALSE(r.position.has_value());
+  EXPECT_EQ(r.notes.size(), 2u);
+}
+
 TEST(Engine, BadJobsAreUsageErrors) {
   EXPECT_THROW(run(make(Algorithm::fisher_yates, 0, 10)), UsageError);
   EXPECT_THROW(run(make(Algorithm::fisher_yates, 4, 0)), UsageError);

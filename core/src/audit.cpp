@@ -47,6 +47,14 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     report.position = TestResult{"position", report.position_detail->fit};
   }
 
+  // With one order (n = 1) or one possible order under the model, there is
+  // nothing to test: drop tests with no degrees of freedom.
+  for (std::optional<TestResult>* t : {&report.rank, &report.position})
+    if (*t && (*t)->fit.df == 0) {
+      report.notes.push_back((*t)->name + " test skipped: no degrees of freedom (a single possible outcome)");
+      t->reset();
+    }
+
   std::vector<TestResult*> tests;
   if (report.rank) tests.push_back(&*report.rank);
   if (report.position) tests.push_back(&*report.position);

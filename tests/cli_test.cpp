@@ -85,15 +85,6 @@ INSTANTIATE_TEST_SUITE_P(
                       "bounded --range 4294967297", "bounded --range 10 --method fast",
                       "bounded --range 10 --count 1000000001", "bounded", "nosuchcommand"));
 
-}  // namespace
-}  // namespace melange
-
-namespace melange {
-namespace {
-
-using testing::run_cli;
-using testing::scratch_dir;
-
 TEST(CliAudit, JsonHasTheDocumentedKeys) {
   const auto r = run_cli("audit --algo sort-binary-insertion --n 4 --trials 1e5 --seed 9 --position --json -");
   ASSERT_EQ(r.status, 0) << r.err;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 #include <cstdint>
 #include <vector>
@@ -179,14 +180,17 @@ struct Kernel {
   // (n > kPackedItems): items[lane * n + position]. Lanes are swapped in turn
   // within each draw, so that eight independent chains overlap.
   template <Method M>
-  MELANGE_LANE_INLINE static void wide_batch(const Plan& p, std::uint64_t first, u32& reject, std::uint16_t* items) {
+  MELANGE_LANE_INLINE static void wide_batch(const Plan& p, std::uint64_t first, u32& reject,
+                                             std::uint16_t* items, const std::uint16_t* identity) {
     const std::size_t n = static_cast<std::size_t>(p.n);
-    for (int l = 0; l < kLanes; ++l) iota_items(items + l * n, p.n);
+    for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
     alignas(64) std::uint32_t j[kLanes];
     for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
       const DrawPlan& d = p.draws[k];
       draw<M>(p, d, word, reject).store_aligned(j);
-      for (int l = 0; l < kLanes; ++l) std::swap(items[l * n + d.i], items[l * n + j[l]]);
+      std::uint16_t* a = items;
+#pragma GCC unroll 8
+      for (int l = 0; l < kLanes; ++l, a += n) std::swap(a[d.i], a[j[l]]);
     });
   }
 
@@ -199,6 +203,7 @@ struct Kernel {
     WideCounters(int n_, bool want) : n(n_), by_position(want ? static_cast<std::size_t>(n_) * n_ : 0, 0) {}
     void add(const std::uint16_t* a) {
       std::uint32_t* row = by_position.data();
+#pragma GCC unroll 4
       for (int pos = 0; pos < n; ++pos, row += n) ++row[a[pos]];
     }
     void flush(Tally& tally) {
@@ -251,12 +256,13 @@ struct Kernel {
   static std::uint64_t tally_wide(const Plan& p, std::uint64_t begin, std::uint64_t full,
                                   Tally& tally, const Backend& reference) {
     const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
-    std::vector<std::uint16_t> items(static_cast<std::size_t>(p.n) * kLanes);
+    std::vector<std::uint16_t> items(static_cast<std::size_t>(p.n) * kLanes), identity(p.n);
+    iota_items(identity.data(), p.n);
     WideCounters c(p.n, want_positions);
     std::uint64_t clean = 0;
     for (std::uint64_t t = begin; t < full; t += kLanes) {
       u32 reject(0u);
-      wide_batch<M>(p, t, reject, items.data());
+      wide_batch<M>(p, t, reject, items.data(), identity.data());
       if (p.may_reject && L::any(reject)) {
         reference.run_range(p.job, t, t + kLanes, tally);
         continue;
@@ -307,6 +313,8 @@ struct Kernel {
     const std::unique_ptr<Backend> reference = make_scalar_backend();
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
     const auto n = static_cast<std::size_t>(p.n);
+    std::vector<std::uint16_t> identity(n);
+    iota_items(identity.data(), p.n);
     for (std::uint64_t t = begin; t < full; t += kLanes) {
       std::uint16_t* row = out + (t - begin) * n;
       u32 reject(0u);
@@ -318,7 +326,7 @@ struct Kernel {
             for (std::size_t k = 0; k < n; ++k)
               row[l * n + k] = static_cast<std::uint16_t>((perm[l] >> (4 * k)) & 15u);
       } else {
-        wide_batch<M>(p, t, reject, row);  // lanes' rows are the output rows
+        wide_batch<M>(p, t, reject, row, identity.data());  // lanes' rows are the output rows
       }
       if (p.may_reject && L::any(reject)) reference->sample_range(p.job, t, t + kLanes, row);
     }

@@ -61,6 +61,13 @@ std::unique_ptr<Backend> make_backend(BackendKind k) {
 
 }  // namespace
 
+// Why the job did not run where it was headed.
+std::string fallback_note(const Job& job, BackendKind skipped, BackendKind used) {
+  return std::string(algorithm_name(job.algorithm)) + " at n = " + std::to_string(job.n) + " has no " +
+         std::string(backend_name(skipped)) + " kernel; it ran on the " +
+         std::string(backend_name(used)) + " path";
+}
+
 BackendChoice choose_backend(const Job& job, std::optional<BackendKind> requested) {
   const auto inventory = backend_inventory();
   auto info = [&](BackendKind k) { return inventory[static_cast<int>(k)]; };
@@ -75,21 +82,20 @@ BackendChoice choose_backend(const Job& job, std::optional<BackendKind> requeste
     auto backend = make_backend(*requested);
     if (backend->supports(job)) return BackendChoice{std::move(backend), ""};
     return BackendChoice{make_scalar_backend(),
-                         std::string(algorithm_name(job.algorithm)) + " is not vectorized by " +
-                             name + "; it ran on the scalar path"};
+                         fallback_note(job, *requested, BackendKind::scalar)};
   }
   // auto: the fastest available backend that has a kernel for the job.
-  std::string note;
+  std::optional<BackendKind> skipped;
   for (BackendKind k : {BackendKind::cuda, BackendKind::avx2}) {
     if (!info(k).available) continue;
     auto backend = make_backend(k);
     if (!backend) continue;
-    if (backend->supports(job)) return BackendChoice{std::move(backend), ""};
-    if (note.empty())
-      note = std::string(algorithm_name(job.algorithm)) + " is not vectorized by " +
-             std::string(backend_name(k)) + "; it ran on the scalar path";
+    if (backend->supports(job))
+      return BackendChoice{std::move(backend), skipped ? fallback_note(job, *skipped, k) : ""};
+    if (!skipped) skipped = k;
   }
-  return BackendChoice{make_scalar_backend(), note};
+  return BackendChoice{make_scalar_backend(),
+                       skipped ? fallback_note(job, *skipped, BackendKind::scalar) : ""};
 }
 
 }  // namespace internal

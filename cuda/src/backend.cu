@@ -5,6 +5,7 @@
 //           atomics when the bins do not fit).
 //   device: launches of at most 2^32 trials, partials merged with Thrust,
 //           64-bit totals kept on the device and copied back once.
+#include <cub/warp/warp_reduce.cuh>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/fill.h>
@@ -111,9 +112,10 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
        i += stride)
     run_trial<A>(job, first + i, sink);
 
-  // Words: reduce within the warp, one atomic per warp.
-  unsigned long long w = sink.words_total;
-  for (int offset = 16; offset > 0; offset /= 2) w += __shfl_down_sync(0xffffffffu, w, offset);
+  // Words: summed within each warp (CUB), one atomic per warp.
+  using WarpSum = cub::WarpReduce<unsigned long long>;
+  __shared__ typename WarpSum::TempStorage warp_sum[tuning::kWarpsPerBlock];
+  const unsigned long long w = WarpSum(warp_sum[threadIdx.x / 32]).Sum(sink.words_total);
   if ((threadIdx.x & 31) == 0) atomicAdd(out.words, w);
 
   __syncthreads();

@@ -17,14 +17,7 @@ template <>
 struct Lanes<xsimd::avx2> {
   using u32 = xsimd::batch<std::uint32_t, xsimd::avx2>;
 
-  // Full 32 x 32 -> 64-bit products, split into high and low halves.
-  static void mulhilo(u32 a, u32 b, u32& hi, u32& lo) {
-    const __m256i even = _mm256_mul_epu32(a, b);
-    const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
-    lo = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
-    hi = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
-  }
-
+  // High halves of the 32 x 32 -> 64-bit products, lane by lane.
   static u32 mulhi(u32 a, u32 b) {
     const __m256i even = _mm256_mul_epu32(a, b);
     const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));

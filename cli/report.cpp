@@ -38,22 +38,28 @@ std::string line_for(const std::string& title, const GoodnessOfFit& g, double p_
 
 }  // namespace
 
+namespace {
+
+// What defines a shuffle, sampled or exact.
+void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n) {
+  j["algorithm"] = algorithm_name(a);
+  j["method"] = method_name(spec.method);
+  j["bits"] = spec.bits;
+  j["n"] = n;
+}
+
+}  // namespace
+
 void add_job_fields(Json& j, const Job& job) {
   j["seed"] = job.seed;
-  j["algorithm"] = algorithm_name(job.algorithm);
-  j["method"] = method_name(job.spec.method);
-  j["bits"] = job.spec.bits;
-  j["n"] = job.n;
+  add_shuffle_fields(j, job.algorithm, job.spec, job.n);
   j["trials"] = job.trials;
   j["first"] = job.first;
 }
 
 Json exact_json(const ExactDistribution& d, double trials) {
   Json j = json_header("exact");
-  j["algorithm"] = algorithm_name(d.algorithm);
-  j["method"] = method_name(d.spec.method);
-  j["bits"] = d.spec.bits;
-  j["n"] = d.n;
+  add_shuffle_fields(j, d.algorithm, d.spec, d.n);
   j["paths"] = d.paths;
   j["equally_likely_paths"] = d.equally_likely;
   j["mean_draws"] = static_cast<double>(d.mean_draws);

@@ -44,7 +44,7 @@ std::string fit_row(const std::string& name, const TestResult& t) {
   o << "<tr><td>" << name << "</td><td>" << fixed(t.fit.statistic, 2) << "</td><td>"
     << fixed(t.fit.df, 0) << "</td><td>" << p_text(t.fit.p_value, t.fit.log10_p) << "</td><td>"
     << fixed(t.fit.log10_p, 2) << "</td><td>" << fixed(t.fit.critical, 2) << "</td><td>"
-    << fixed(t.fit.g_statistic, 2) << "</td><td>" << p_text(t.p_holm, t.fit.log10_p)
+    << fixed(t.fit.g_statistic, 2) << "</td><td>" << p_text(t.p_holm, t.log10_p_holm)
     << "</td><td class=\"v" << verdict_name(t.verdict) << "\">" << verdict_name(t.verdict)
     << "</td></tr>\n";
   return o.str();
@@ -160,7 +160,7 @@ std::string audit_html(const AuditView& v) {
   }
   o << "</table>\n<p>Reproduce with:</p>\n<pre><code>" << xml_escape(audit_command(v))
     << "</code></pre>\n<h2>Statistics</h2>\n<table>\n<tr><th>test</th><th>chi\u00b2</th><th>df</th>"
-       "<th>p</th><th>log10 p</th><th>critical (\u03b1 0.05)</th><th>G</th><th>Holm p</th>"
+       "<th>p</th><th>log10 p</th><th>critical (\u03b1 " << general(v.report.alpha, 3) << ")</th><th>G</th><th>Holm p</th>"
        "<th>verdict</th></tr>\n";
   if (v.report.rank) o << fit_row("rank (" + std::to_string(v.run.tally.ranks.bins()) + " orders)", *v.report.rank);
   if (v.report.position) o << fit_row("item \u00d7 position", *v.report.position);

@@ -23,13 +23,14 @@ Json fit_json(const GoodnessOfFit& g) {
               {"min_expected", number(g.min_expected)}, {"impossible", g.impossible}};
 }
 
-std::string line_for(const std::string& title, const GoodnessOfFit& g, double p_holm,
-                     Verdict v, double alpha) {
+std::string line_for(const std::string& title, const TestResult& t, double alpha) {
+  const GoodnessOfFit& g = t.fit;
+  const Verdict v = t.verdict;
   std::ostringstream o;
   o << title << ": chi2 " << fixed(g.statistic, 1) << ", df " << fixed(g.df, 0) << ", p "
     << p_text(g.p_value, g.log10_p);
   o << ", critical " << fixed(g.critical, 2) << " at alpha " << general(alpha, 3) << ", G "
-    << fixed(g.g_statistic, 1) << ", Holm p " << p_text(p_holm, g.log10_p) << " -> "
+    << fixed(g.g_statistic, 1) << ", Holm p " << p_text(t.p_holm, t.log10_p_holm) << " -> "
     << verdict_name(v);
   if (g.p_value > 0.5 && v != Verdict::pass) o << " (too uniform)";
   if (g.impossible) o << "; " << g.impossible << " trials in orders the reference forbids";
@@ -146,6 +147,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report)
   if (report.rank) {
     stats = fit_json(report.rank->fit);
     stats["p_holm"] = report.rank->p_holm;
+    stats["log10_p_holm"] = number(report.rank->log10_p_holm);
     stats["rank_verdict"] = verdict_name(report.rank->verdict);
   } else {
     stats["chi2"] = nullptr;
@@ -168,6 +170,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report)
   if (report.position) {
     Json pos = fit_json(report.position->fit);
     pos["p_holm"] = report.position->p_holm;
+    pos["log10_p_holm"] = number(report.position->log10_p_holm);
     pos["verdict"] = verdict_name(report.position->verdict);
     pos["max_residual"] = number(report.position_detail->max_residual);
     pos["max_residual_item"] = report.position_detail->max_item;
@@ -211,16 +214,13 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
   }
   o << "  " << (uses_coins(job.algorithm) ? "comparator calls" : "stream words")
     << " per trial " << fixed(report.mean_words, 4) << "\n\n";
-  const AuditOptions defaults;
   if (report.rank)
-    o << "  " << line_for("rank test (" + std::to_string(h.bins()) + " orders)", report.rank->fit,
-                          report.rank->p_holm, report.rank->verdict, defaults.alpha)
+    o << "  " << line_for("rank test (" + std::to_string(h.bins()) + " orders)", *report.rank, report.alpha)
       << "\n";
   if (report.position) {
     const PositionTest& p = *report.position_detail;
     o << "  " << line_for("position test (" + std::to_string(job.n) + "x" + std::to_string(job.n) + ")",
-                          report.position->fit, report.position->p_holm, report.position->verdict,
-                          defaults.alpha)
+                          *report.position, report.alpha)
       << "\n    largest standardized residual " << fixed(p.max_residual, 2) << " (item "
       << p.max_item << " at position " << p.max_position << ")\n";
   }

@@ -70,6 +70,18 @@ TEST(Stats, HolmStepDown) {
   EXPECT_DOUBLE_EQ(holm_adjust({0.7, 0.6})[0], 1.0);
 }
 
+TEST(Stats, HolmInLogSpaceAgreesAndSurvivesUnderflow) {
+  const std::vector<double> p = {0.01, 0.04, 0.03, 0.5};
+  std::vector<double> logs;
+  for (double x : p) logs.push_back(std::log10(x));
+  const auto adj = holm_adjust(p), log_adj = holm_adjust_log10(logs);
+  for (std::size_t i = 0; i < p.size(); ++i) EXPECT_NEAR(log_adj[i], std::log10(adj[i]), 1e-12);
+  // 10^-5000 underflows; Holm doubles it (+log10 2) and leaves the other alone.
+  const auto tiny = holm_adjust_log10({-5000.0, -3.0});
+  EXPECT_NEAR(tiny[0], -5000.0 + std::log10(2.0), 1e-9);
+  EXPECT_DOUBLE_EQ(tiny[1], -3.0);
+}
+
 TEST(Stats, PowerAnalysis) {
   // sort-binary-insertion n = 4: 8 orders at 1/16, 16 at 1/32; delta = 1/8.
   std::vector<double> truth(24, 1.0 / 32), uniform(24, 1.0 / 24);

@@ -19,6 +19,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
                      ", the audit for n = " + std::to_string(job.n));
   AuditReport report;
   report.reference = options.model ? "exact model" : "uniform";
+  report.alpha = options.alpha;
   report.mean_words = tally.trials ? static_cast<double>(tally.words) / tally.trials : 0;
 
   if (!tally.ranks.empty()) {
@@ -58,12 +59,13 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
   std::vector<TestResult*> tests;
   if (report.rank) tests.push_back(&*report.rank);
   if (report.position) tests.push_back(&*report.position);
-  std::vector<double> p;
-  for (auto* t : tests) p.push_back(t->fit.p_value);
-  const std::vector<double> adjusted = holm_adjust(p);
+  std::vector<double> log10_p;
+  for (auto* t : tests) log10_p.push_back(t->fit.log10_p);
+  const std::vector<double> adjusted = holm_adjust_log10(log10_p);
   for (std::size_t i = 0; i < tests.size(); ++i) {
     TestResult& t = *tests[i];
-    t.p_holm = adjusted[i];
+    t.log10_p_holm = adjusted[i];
+    t.p_holm = std::pow(10.0, adjusted[i]);
     // Holm guards the small tail; a "too uniform" p near 1 is graded as it is.
     t.verdict = grade(t.fit.p_value > 0.5 ? t.fit.p_value : t.p_holm, options.thresholds);
     if (!report.verdict || t.verdict > *report.verdict) report.verdict = t.verdict;

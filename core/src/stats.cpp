@@ -201,6 +201,22 @@ std::vector<double> holm_adjust(const std::vector<double>& p) {
   return adj;
 }
 
+std::vector<double> holm_adjust_log10(const std::vector<double>& log10_p) {
+  const std::size_t m = log10_p.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return log10_p[a] < log10_p[b]; });
+  std::vector<double> adj(m);
+  double running = -kInf;
+  for (std::size_t k = 0; k < m; ++k) {
+    const double scaled = log10_p[order[k]] + std::log10(static_cast<double>(m - k));
+    running = std::max(running, std::min(0.0, scaled));
+    adj[order[k]] = running;
+  }
+  return adj;
+}
+
 double noncentrality_per_trial(const std::vector<double>& truth, const std::vector<double>& null) {
   double delta = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) {

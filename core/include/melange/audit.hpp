@@ -25,11 +25,13 @@ struct TestResult {
   std::string name;        // "rank" or "position"
   GoodnessOfFit fit;
   double p_holm = 1;       // after Holm's correction across this audit's tests
+  double log10_p_holm = 0; // its log10, finite where p_holm underflows
   Verdict verdict = Verdict::pass;
 };
 
 struct AuditReport {
   std::string reference;                  // "uniform" or "exact model"
+  double alpha = 0.05;                    // level of the critical values
   std::optional<RankSummary> summary;     // when a rank histogram was made
   std::optional<TestResult> rank;         // when made and the expected counts allow it
   std::optional<TestResult> position;     // when a position matrix was made

@@ -69,6 +69,8 @@ std::vector<double> position_residuals(const PositionMatrix& m,
 
 // Holm's step-down adjustment of a family of p-values (same order as given).
 std::vector<double> holm_adjust(const std::vector<double>& p);
+// The same on log10 p-values, exact where the p-values underflow a double.
+std::vector<double> holm_adjust_log10(const std::vector<double>& log10_p);
 
 // Power analysis against a model: with per-bin true probabilities `truth`
 // and hypothesised `null`, the noncentrality per trial is

@@ -130,6 +130,17 @@ TEST(CliAudit, ModelFromExactFile) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CliAudit, RankHistogramMemoryCapIsConfigurable) {
+  // 8! bins take 322,560 bytes, 7! bins 40,320.
+  const auto over = run_cli("audit --n 8 --trials 1e3 --memory-cap 100000");
+  EXPECT_EQ(over.status, 2);
+  EXPECT_NE(over.err.find("histogram limit n <= 7"), std::string::npos) << over.err;
+  EXPECT_NE(over.err.find("--position"), std::string::npos) << "suggests the position matrix";
+  EXPECT_EQ(run_cli("audit --n 7 --trials 1e3 --memory-cap 100000").status, 0);
+  EXPECT_EQ(run_cli("audit --n 8 --trials 1e3 --memory-cap 100000 --position").status, 0)
+      << "with --position the rank histogram is left out";
+}
+
 TEST(CliExact, JsonDistribution) {
   const auto r = run_cli("exact --algo naive-swap --n 3 --json -");
   ASSERT_EQ(r.status, 0) << r.err;

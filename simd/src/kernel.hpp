@@ -89,7 +89,7 @@ struct Kernel {
   // One bounded draw per lane; lanes that would reject a word set `reject`.
   template <Method M>
   MELANGE_LANE_INLINE static u32 draw(const Plan& p, const DrawPlan& d, u32 x, u32& reject) {
-    const int shift = 32 - p.spec.bits;
+    const int shift = 32 - p.job.spec.bits;
     if constexpr (M == Method::lemire || M == Method::multiply) {
       // With y = x >> shift: (y s) >> bits == mulhi(x & mask, s), and the low
       // half of (x & mask) s is (y s mod 2^bits) << shift.
@@ -117,8 +117,8 @@ struct Kernel {
     std::uint64_t batches = 0;
 
     Counters(const Plan& p, bool want_ranks, bool want_positions)
-        : n(p.n), bins(want_ranks ? factorial(p.n) : 0), ranks(bins * kLanes, 0),
-          positions(want_positions ? static_cast<std::size_t>(p.n) * p.n : 0, u32(0u)) {}
+        : n(p.job.n), bins(want_ranks ? factorial(p.job.n) : 0), ranks(bins * kLanes, 0),
+          positions(want_positions ? static_cast<std::size_t>(p.job.n) * p.job.n : 0, u32(0u)) {}
 
     void flush(Tally& tally) {
       if (bins)
@@ -152,7 +152,7 @@ struct Kernel {
     u32 perm(packed_identity(N));
     const u32 nibble(15u);
     // Fisher-Yates and Sattolo draw N - 1 times, the naive swap N times.
-    const std::size_t draws = p.algorithm == Algorithm::naive_swap ? N : N - 1;
+    const std::size_t draws = p.job.algorithm == Algorithm::naive_swap ? N : N - 1;
     for_each_word(p, first, draws, [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
       const DrawPlan& d = p.draws[k];
       const u32 j4 = draw<M>(p, d, word, reject) << 2;
@@ -182,7 +182,7 @@ struct Kernel {
   template <Method M>
   MELANGE_LANE_INLINE static void wide_batch(const Plan& p, std::uint64_t first, u32& reject,
                                              std::uint16_t* items, const std::uint16_t* identity) {
-    const std::size_t n = static_cast<std::size_t>(p.n);
+    const std::size_t n = static_cast<std::size_t>(p.job.n);
     for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
     alignas(64) std::uint32_t j[kLanes];
     for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
@@ -256,9 +256,9 @@ struct Kernel {
   static std::uint64_t tally_wide(const Plan& p, std::uint64_t begin, std::uint64_t full,
                                   Tally& tally, const Backend& reference) {
     const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
-    std::vector<std::uint16_t> items(static_cast<std::size_t>(p.n) * kLanes), identity(p.n);
-    iota_items(identity.data(), p.n);
-    WideCounters c(p.n, want_positions);
+    std::vector<std::uint16_t> items(static_cast<std::size_t>(p.job.n) * kLanes), identity(p.job.n);
+    iota_items(identity.data(), p.job.n);
+    WideCounters c(p.job.n, want_positions);
     std::uint64_t clean = 0;
     for (std::uint64_t t = begin; t < full; t += kLanes) {
       u32 reject(0u);
@@ -269,8 +269,8 @@ struct Kernel {
       }
       ++clean;
       for (int l = 0; l < kLanes; ++l) {
-        const std::uint16_t* a = items.data() + l * static_cast<std::size_t>(p.n);
-        if (want_ranks) tally.ranks.add(lehmer_rank(a, p.n));
+        const std::uint16_t* a = items.data() + l * static_cast<std::size_t>(p.job.n);
+        if (want_ranks) tally.ranks.add(lehmer_rank(a, p.job.n));
         if (want_positions) c.add(a);
       }
       if (++c.batches == kFlushBatches) c.flush(tally);
@@ -299,8 +299,8 @@ struct Kernel {
     const std::unique_ptr<Backend> reference = make_scalar_backend();
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
     const std::uint64_t clean =
-        p.n <= kPackedItems
-            ? with_packed_n(p.n, [&](auto n) { return tally_packed<M, n()>(p, begin, full, tally, *reference); })
+        p.job.n <= kPackedItems
+            ? with_packed_n(p.job.n, [&](auto n) { return tally_packed<M, n()>(p, begin, full, tally, *reference); })
             : tally_wide<M>(p, begin, full, tally, *reference);
     tally.trials += clean * kLanes;
     tally.words += clean * kLanes * p.draws.size();
@@ -312,15 +312,15 @@ struct Kernel {
                            std::uint16_t* out) {
     const std::unique_ptr<Backend> reference = make_scalar_backend();
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
-    const auto n = static_cast<std::size_t>(p.n);
+    const auto n = static_cast<std::size_t>(p.job.n);
     std::vector<std::uint16_t> identity(n);
-    iota_items(identity.data(), p.n);
+    iota_items(identity.data(), p.job.n);
     for (std::uint64_t t = begin; t < full; t += kLanes) {
       std::uint16_t* row = out + (t - begin) * n;
       u32 reject(0u);
-      if (p.n <= kPackedItems) {
+      if (p.job.n <= kPackedItems) {
         alignas(64) std::uint32_t perm[kLanes];
-        with_packed_n(p.n, [&](auto n) { packed_batch<M, n()>(p, t, reject).store_aligned(perm); });
+        with_packed_n(p.job.n, [&](auto n) { packed_batch<M, n()>(p, t, reject).store_aligned(perm); });
         if (!(p.may_reject && L::any(reject)))
           for (int l = 0; l < kLanes; ++l)
             for (std::size_t k = 0; k < n; ++k)
@@ -334,7 +334,7 @@ struct Kernel {
   }
 
   static void tally(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& t) {
-    switch (p.spec.method) {
+    switch (p.job.spec.method) {
       case Method::lemire: return tally_range<Method::lemire>(p, begin, end, t);
       case Method::modulo: return tally_range<Method::modulo>(p, begin, end, t);
       case Method::rejection: return tally_range<Method::rejection>(p, begin, end, t);
@@ -343,7 +343,7 @@ struct Kernel {
   }
 
   static void sample(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
-    switch (p.spec.method) {
+    switch (p.job.spec.method) {
       case Method::lemire: return sample_range<Method::lemire>(p, begin, end, out);
       case Method::modulo: return sample_range<Method::modulo>(p, begin, end, out);
       case Method::rejection: return sample_range<Method::rejection>(p, begin, end, out);

@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "melange/stream.hpp"
+
 namespace melange::simd::internal {
 
 Divisor::Divisor(std::uint32_t d) {
@@ -21,11 +23,7 @@ bool vectorizable(const Job& job) {
 Plan make_plan(const Job& job) {
   Plan p{};
   p.job = job;
-  p.algorithm = job.algorithm;
-  p.spec = job.spec;
-  p.n = job.n;
-  p.seed = job.seed;
-  PhiloxKey k{{static_cast<std::uint32_t>(job.seed), static_cast<std::uint32_t>(job.seed >> 32)}};
+  PhiloxKey k = stream_key(job.seed);
   for (int r = 0; r < philox::kRounds; ++r) {
     p.round_keys[r] = k;
     k = philox::bump(k);

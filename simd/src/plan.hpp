@@ -28,11 +28,7 @@ struct DrawPlan {
 };
 
 struct Plan {
-  Job job;  // for the lanes that finish on the scalar path
-  Algorithm algorithm;
-  BoundedSpec spec;
-  int n;
-  std::uint64_t seed;
+  Job job;  // the job itself, also for the batches that re-run on the scalar path
   PhiloxKey round_keys[philox::kRounds];
   std::uint32_t high_mask;  // keeps a word's top `bits` bits
   bool may_reject;          // lemire or rejection with some t > 0

@@ -52,6 +52,8 @@ int run_audit(const AuditArgs& a) {
   RunOptions options;
   options.threads = thread_count(a.job);
   options.backend = backend_arg(a.job);
+  // run() and analyze() check these too; checking here fails a bad request
+  // before the exact model or the trials are computed.
   validate(job);
 
   std::unique_ptr<ExactDistribution> model;

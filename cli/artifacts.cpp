@@ -1,6 +1,8 @@
 #include "artifacts.hpp"
 
 #include <cmath>
+#include <algorithm>
+#include <numeric>
 #include <sstream>
 
 #include "format.hpp"
@@ -39,6 +41,87 @@ std::vector<double> position_expected(const AuditView& v) {
   return v.model ? v.model->position_probabilities() : std::vector<double>{};
 }
 
+// The x slots a chart draws: every one for bars, or at most kChartPoints
+// spread evenly over the sorted curve, first and last included.
+std::vector<std::uint64_t> chart_slots(std::uint64_t bins, bool sorted_curve) {
+  std::vector<std::uint64_t> slots;
+  const std::uint64_t points = sorted_curve ? std::min<std::uint64_t>(bins, kChartPoints) : bins;
+  for (std::uint64_t k = 0; k < points; ++k)
+    slots.push_back(points == 1 ? 0
+                                : static_cast<std::uint64_t>(std::llround(
+                                      static_cast<double>(k) * static_cast<double>(bins - 1) /
+                                      static_cast<double>(points - 1))));
+  return slots;
+}
+
+std::string thinning_note(std::size_t drawn, std::uint64_t bins) {
+  return drawn < bins ? "drawn through " + grouped(drawn) + " of the " + grouped(bins) + " orders" : "";
+}
+
+// Counts in descending order, read at ascending places `slots`, without
+// sorting (or copying) the n! counts: a histogram of the count values is
+// walked from the top. When the counts spread over more values than
+// kCountBuckets, buckets are wider than one and a point is its bucket's middle.
+std::vector<double> sorted_counts_at(const std::vector<std::uint64_t>& counts,
+                                     const std::vector<std::uint64_t>& slots, std::uint64_t& width) {
+  constexpr std::uint64_t kCountBuckets = std::uint64_t{1} << 22;
+  const auto [lo_it, hi_it] = std::minmax_element(counts.begin(), counts.end());
+  const std::uint64_t lo = *lo_it, span = *hi_it - lo + 1;
+  width = span <= kCountBuckets ? 1 : (span + kCountBuckets - 1) / kCountBuckets;
+  std::vector<std::uint64_t> freq(span / width + 1, 0);
+  for (std::uint64_t c : counts) ++freq[(c - lo) / width];
+  std::vector<double> out;
+  std::uint64_t seen = 0;  // counts above the current bucket
+  std::size_t next = 0;
+  for (std::uint64_t b = freq.size(); b-- > 0 && next < slots.size();) {
+    seen += freq[b];
+    const double value = static_cast<double>(lo + b * width) + (width - 1) / 2.0;
+    while (next < slots.size() && slots[next] < seen) {
+      out.push_back(value);
+      ++next;
+    }
+  }
+  return out;
+}
+
+// The rank chart's points: a bar per order when `labels` names them all,
+// otherwise the sorted curve at chart_slots(). `p(rank)` is the reference.
+template <class Reference>
+RankChart rank_chart_points(const std::vector<std::uint64_t>& counts, double trials, Reference p,
+                            const std::vector<std::string>& labels, bool has_model) {
+  RankChart c;
+  c.bins = counts.size();
+  c.sorted_curve = labels.empty();
+  const std::vector<std::uint64_t> slots = chart_slots(c.bins, c.sorted_curve);
+  auto add = [&](std::uint64_t slot, double value, std::uint64_t rank) {
+    c.at.push_back(static_cast<double>(slot));
+    c.values.push_back(value);
+    c.expected.push_back(trials * p(rank));
+    c.sigma.push_back(std::sqrt(trials * p(rank) * (1 - p(rank))));
+  };
+  if (!c.sorted_curve) {
+    for (std::uint64_t r = 0; r < c.bins; ++r) add(r, static_cast<double>(counts[r]), r);
+    c.labels = labels;
+  } else if (has_model) {
+    // A model (n <= the exact walk's limit) pairs each sorted place with its
+    // order's own expectation, so the orders are sorted by count.
+    std::vector<std::uint32_t> order(c.bins);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return counts[a] > counts[b]; });
+    for (std::uint64_t slot : slots) add(slot, static_cast<double>(counts[order[slot]]), order[slot]);
+  } else {
+    // Uniform: every order expects the same, so only the sorted counts matter.
+    std::uint64_t width = 1;
+    const std::vector<double> values = sorted_counts_at(counts, slots, width);
+    for (std::size_t k = 0; k < slots.size(); ++k) add(slots[k], values[k], 0);
+    if (width > 1) c.note = "counts binned " + grouped(width) + " wide";
+  }
+  const std::string thin = thinning_note(slots.size(), c.bins);
+  if (!thin.empty()) c.note = c.note.empty() ? thin : thin + ", " + c.note;
+  return c;
+}
+
 std::string fit_row(const std::string& name, const TestResult& t) {
   std::ostringstream o;
   o << "<tr><td>" << name << "</td><td>" << fixed(t.fit.statistic, 2) << "</td><td>"
@@ -68,19 +151,13 @@ std::string audit_svg(const AuditView& v) {
   const auto& h = v.run.tally.ranks;
   const std::string title = std::string(algorithm_name(v.job.algorithm)) + ": orders";
   if (!h.empty()) {
-    RankChart c;
+    RankChart c = rank_chart_points(
+        h.counts(), static_cast<double>(v.job.trials),
+        [&](std::uint64_t r) { return reference_probability(v.job.n, v.model, r); },
+        v.job.n <= 5 ? rank_labels(v.job.n) : std::vector<std::string>{}, v.model != nullptr);
     c.title = title + " (" + v.report.reference + " reference)";
     c.subtitle = subtitle(v);
     c.y_label = "count";
-    const std::vector<double> ref = reference_probabilities(v.job.n, v.model);
-    const double trials = static_cast<double>(v.job.trials);
-    for (std::uint64_t r = 0; r < h.bins(); ++r) {
-      c.values.push_back(static_cast<double>(h.counts()[r]));
-      c.expected.push_back(trials * ref[r]);
-      c.sigma.push_back(std::sqrt(trials * ref[r] * (1 - ref[r])));
-    }
-    c.sorted_curve = v.job.n > 5;
-    if (!c.sorted_curve) c.labels = rank_labels(v.job.n);
     charts.push_back(rank_chart_svg(c));
   }
   if (!v.run.tally.positions.empty()) {
@@ -95,21 +172,25 @@ std::string audit_svg(const AuditView& v) {
   return stack_svg(charts);
 }
 
-std::string audit_rank_csv(const AuditView& v) {
-  std::ostringstream o;
-  o << "rank,label,count,expected,residual\n";
+void audit_rank_csv(const AuditView& v, std::ostream& to) {
+  to << "rank,label,count,expected,residual\n";
   const auto& h = v.run.tally.ranks;
-  const std::vector<double> ref = reference_probabilities(v.job.n, v.model);
+  std::string out;
   for (std::uint64_t r = 0; r < h.bins(); ++r) {
-    const double e = static_cast<double>(v.job.trials) * ref[r];
+    const double e = static_cast<double>(v.job.trials) * reference_probability(v.job.n, v.model, r);
     const double c = static_cast<double>(h.counts()[r]);
-    o << r << "," << rank_label(r, v.job.n) << "," << h.counts()[r] << "," << general(e, 10) << ","
-      << (e > 0 ? general((c - e) / std::sqrt(e), 8) : std::string(c > 0 ? "inf" : "0")) << "\n";
+    out += std::to_string(r) + "," + rank_label(r, v.job.n) + "," + std::to_string(h.counts()[r]) + "," +
+           general(e, 10) + "," +
+           (e > 0 ? general((c - e) / std::sqrt(e), 8) : std::string(c > 0 ? "inf" : "0")) + "\n";
+    if (out.size() > (1u << 20)) {  // streamed: memory stays flat at any n
+      to << out;
+      out.clear();
+    }
   }
-  return o.str();
+  to << out;
 }
 
-std::string audit_position_csv(const AuditView& v) {
+void audit_position_csv(const AuditView& v, std::ostream& to) {
   std::ostringstream o;
   o << "item,position,count,expected,residual\n";
   const auto& m = v.run.tally.positions;
@@ -117,14 +198,16 @@ std::string audit_position_csv(const AuditView& v) {
   const std::vector<double> z = position_residuals(m, expected);
   const double trials = static_cast<double>(m.trials());
   const int n = m.n();
-  for (int item = 0; item < n; ++item)
+  for (int item = 0; item < n; ++item) {
     for (int pos = 0; pos < n; ++pos) {
       const std::size_t i = static_cast<std::size_t>(item) * n + pos;
       const double p = expected.empty() ? 1.0 / n : expected[i];
       o << item << "," << pos << "," << m.counts()[i] << "," << general(trials * p, 10) << ","
         << general(z[i], 8) << "\n";
     }
-  return o.str();
+    to << o.str();
+    o.str("");
+  }
 }
 
 std::string audit_html(const AuditView& v) {
@@ -179,15 +262,29 @@ std::string audit_html(const AuditView& v) {
 }
 
 std::string exact_svg(const ExactDistribution& d) {
+  const std::vector<double> p = d.probabilities();
+  const double uniform = 1.0 / static_cast<double>(p.size());
+  // The chart of probabilities is the chart of counts with one trial.
   RankChart c;
+  c.bins = p.size();
+  c.sorted_curve = d.n > 5;
+  std::vector<std::uint64_t> order(p.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (c.sorted_curve)
+    std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return p[a] > p[b]; });
+  const std::vector<std::uint64_t> slots = chart_slots(p.size(), c.sorted_curve);
+  const std::vector<std::string> labels = c.sorted_curve ? std::vector<std::string>{} : rank_labels(d.n);
+  for (std::uint64_t slot : slots) {
+    c.at.push_back(static_cast<double>(slot));
+    c.values.push_back(p[order[slot]]);
+    c.expected.push_back(uniform);
+    if (!labels.empty()) c.labels.push_back(labels[slot]);
+  }
+  c.note = thinning_note(slots.size(), p.size());
   c.title = std::string(algorithm_name(d.algorithm)) + ": exact distribution against uniform";
   c.subtitle = std::string(method_name(d.spec.method)) + "/" + std::to_string(d.spec.bits) +
                "-bit, n = " + std::to_string(d.n) + ", " + grouped(d.paths) + " paths";
   c.y_label = "probability";
-  c.values = d.probabilities();
-  c.expected.assign(c.values.size(), 1.0 / static_cast<double>(c.values.size()));
-  c.sorted_curve = d.n > 5;
-  if (!c.sorted_curve) c.labels = rank_labels(d.n);
   return rank_chart_svg(c);
 }
 

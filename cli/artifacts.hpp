@@ -2,6 +2,7 @@
 // audit, and the SVG of an exact distribution.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "melange/audit.hpp"
@@ -21,8 +22,9 @@ struct AuditView {
 // "melange audit ..." with every parameter spelled out, seed included.
 std::string audit_command(const AuditView& v);
 std::string audit_svg(const AuditView& v);
-std::string audit_rank_csv(const AuditView& v);      // rank,label,count,expected,residual
-std::string audit_position_csv(const AuditView& v);  // item,position,count,expected,residual
+// The CSV tables, streamed: memory stays flat whatever n! is.
+void audit_rank_csv(const AuditView& v, std::ostream& to);      // rank,label,count,expected,residual
+void audit_position_csv(const AuditView& v, std::ostream& to);  // item,position,count,expected,residual
 std::string audit_html(const AuditView& v);
 
 std::string exact_svg(const ExactDistribution& d);

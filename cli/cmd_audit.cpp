@@ -1,4 +1,5 @@
 // `melange audit`: run a job, tally it, test it, grade it.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "melange/audit.hpp"
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
+#include "melange/rank.hpp"
 #include "output.hpp"
 #include "parse.hpp"
 #include "artifacts.hpp"
@@ -22,7 +24,7 @@ struct AuditArgs {
   bool position = false;
   bool no_rank = false;
   std::string model;  // "exact" or a file written by `melange exact --json`
-  std::string memory_cap = "1073741824";
+  std::string memory_cap = std::to_string(kDefaultMemoryCap);
   double weak = 0.005, fail = 1e-6, alpha = 0.05;
   std::string svg, csv, report_dir;
   bool fail_on_bias = false, quiet = false;
@@ -33,47 +35,89 @@ constexpr int kExitBiased = 3;
 // With both tallies, the rank table goes to FILE and the matrix to FILE's
 // name with "-position" before the extension.
 std::string position_csv_path(const std::string& csv, bool has_ranks) {
-  if (!has_ranks) return csv;
+  if (!has_ranks || csv.empty()) return csv;
   const auto dot = csv.rfind('.');
   const auto slash = csv.rfind('/');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return csv + "-position";
   return csv.substr(0, dot) + "-position" + csv.substr(dot);
 }
 
+// Bytes kept back from --memory-cap for what is not a tally: the output
+// buffers (charts and pages are a few MB at most, tables stream) and the
+// program itself; a quarter of a small cap.
+std::uint64_t output_reserve(std::uint64_t cap) { return std::min(std::uint64_t{64} << 20, cap / 4); }
+
+// Reads a model written by `melange exact --json`; any fault is the caller's.
+std::unique_ptr<ExactDistribution> read_model(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw UsageError("--model '" + path + "' is not a file; give 'exact' or a file written by "
+                     "'melange exact --json'");
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read --model file '" + path + "'");
+  Json j;
+  try {
+    j = Json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError("--model file '" + path + "' is not JSON; write it with 'melange exact --json'");
+  }
+  return std::make_unique<ExactDistribution>(exact_from_json(j));
+}
+
 int run_audit(const AuditArgs& a) {
+  // Every check comes before any work: the job, the thresholds, the model
+  // file, the memory plan and every output.
   Job job = make_job(a.job);
   job.position_matrix = a.position;
-  job.rank_memory_cap = parse_count(a.memory_cap, "--memory-cap", ~std::uint64_t{0});
-  // With --position, n beyond the rank histogram's reach simply skips it.
-  job.rank_histogram =
-      !a.no_rank && !(a.position && job.n > max_rank_items(job.rank_memory_cap));
+  const std::uint64_t cap = parse_count(a.memory_cap, "--memory-cap", ~std::uint64_t{0});
+  const std::uint64_t reserve = output_reserve(cap);
+  job.rank_histogram = !a.no_rank && !(a.position && job.n > kMaxRankItems);
   if (!(a.fail > 0 && a.fail <= a.weak && a.weak < 0.5))
     throw UsageError("thresholds need 0 < --fail <= --weak < 0.5");
-  RunOptions options;
-  options.threads = thread_count(a.job);
-  options.backend = backend_arg(a.job);
-  // run() and analyze() check these too; checking here fails a bad request
-  // before the exact model or the trials are computed.
+  if (!(a.alpha > 0 && a.alpha < 1))
+    throw UsageError("--alpha must lie strictly between 0 and 1, such as 0.05");
   validate(job);
 
   std::unique_ptr<ExactDistribution> model;
-  if (a.model == "exact") {
-    model = std::make_unique<ExactDistribution>(
-        exact_distribution(job.algorithm, job.n, job.spec, options.threads));
-  } else if (!a.model.empty()) {
-    std::ifstream in(a.model);
-    if (!in) throw UsageError("cannot read --model file '" + a.model + "'");
-    Json j;
-    try {
-      j = Json::parse(in);
-    } catch (const nlohmann::json::exception&) {
-      throw UsageError("--model file '" + a.model + "' is not JSON");
-    }
-    model = std::make_unique<ExactDistribution>(exact_from_json(j));
-  }
+  if (!a.model.empty() && a.model != "exact") model = read_model(a.model);
   if (model && model->n != job.n)
     throw UsageError("--model is for n = " + std::to_string(model->n) + " but the audit has n = " +
                      std::to_string(job.n) + "; make the model with the same --n");
+  if (a.model == "exact" && job.n > max_exact_items(job.algorithm))
+    throw UsageError("--model exact walks " + std::string(algorithm_name(job.algorithm)) +
+                     " only up to n = " + std::to_string(max_exact_items(job.algorithm)) +
+                     "; audit against uniform or a model file");
+
+  RunOptions options;
+  options.threads = thread_count(a.job);
+  options.backend = backend_arg(a.job);
+  // A model holds n! exact probabilities: count them, at a generous 256
+  // bytes each, against the cap too.
+  const std::uint64_t model_bytes = a.model.empty() ? 0 : factorial(job.n) * 256;
+  if (model_bytes + reserve >= cap)
+    throw UsageError("the model for n = " + std::to_string(job.n) + " does not fit --memory-cap");
+  options.memory_cap = cap - reserve - model_bytes;
+  // With --position, a rank histogram beyond the cap simply skips it.
+  if (job.rank_histogram && job.position_matrix) {
+    try {
+      plan_workers(job, options);
+    } catch (const UsageError&) {
+      job.rank_histogram = false;
+    }
+  }
+  plan_workers(job, options);  // throws when one tally cannot fit
+
+  Outputs outputs;
+  outputs.declare("--json", a.job.json);
+  outputs.declare("--svg", a.svg);
+  const std::string position_csv = position_csv_path(a.csv, job.rank_histogram);
+  if (job.rank_histogram) outputs.declare("--csv", a.csv);
+  if (job.position_matrix) outputs.declare(job.rank_histogram ? "--csv (position matrix)" : "--csv", position_csv);
+  const std::string page = outputs.declare_report("--report", a.report_dir);
+
+  if (a.model == "exact")
+    model = std::make_unique<ExactDistribution>(
+        exact_distribution(job.algorithm, job.n, job.spec, options.threads));
 
   ProgressLine progress("audit", a.quiet);
   if (progress.enabled())
@@ -87,15 +131,15 @@ int run_audit(const AuditArgs& a) {
   const AuditReport report = analyze(job, run.tally, audit);
 
   const AuditView view{job, run, report, model.get(), a.model};
-  emit_json(a.job.json, audit_json(job, run, report));
-  if (!a.svg.empty()) write_output(a.svg, audit_svg(view));
+  if (!a.job.json.empty()) write_audit_json(outputs.open(a.job.json), job, run, report);
+  if (!a.svg.empty()) outputs.write(a.svg, audit_svg(view));
   if (!a.csv.empty()) {
-    if (job.rank_histogram) write_output(a.csv, audit_rank_csv(view));
-    if (job.position_matrix)
-      write_output(position_csv_path(a.csv, job.rank_histogram), audit_position_csv(view));
+    if (job.rank_histogram) audit_rank_csv(view, outputs.open(a.csv));
+    if (job.position_matrix) audit_position_csv(view, outputs.open(position_csv));
   }
-  if (!a.report_dir.empty()) write_output(report_page(a.report_dir), audit_html(view));
-  if (a.job.json != "-") std::cout << audit_text(job, run, report, model.get()) << std::flush;
+  if (!page.empty()) outputs.write(page, audit_html(view));
+  if (a.job.json != "-") std::cout << audit_text(job, run, report, model.get());
+  outputs.commit();
   return a.fail_on_bias && report.verdict == Verdict::fail ? kExitBiased : 0;
 }
 
@@ -111,7 +155,9 @@ void add_audit_command(CLI::App& app, Action& action) {
   cmd->add_option("--model", a->model,
                   "test against 'exact' (the algorithm's exact distribution) or a FILE written by "
                   "'melange exact --json', instead of uniform");
-  cmd->add_option("--memory-cap", a->memory_cap, "bytes the n! rank bins may take")
+  cmd->add_option("--memory-cap", a->memory_cap,
+                  "bytes the whole run may hold: every thread's tallies, the model and the outputs "
+                  "(fewer threads run when theirs would not fit)")
       ->capture_default_str();
   cmd->add_option("--weak", a->weak, "p below this (or above 1 - it) is WEAK")->capture_default_str();
   cmd->add_option("--fail", a->fail, "p below this (or above 1 - it) is FAIL")->capture_default_str();

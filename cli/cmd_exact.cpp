@@ -14,21 +14,34 @@
 #include "output.hpp"
 #include "parse.hpp"
 #include "artifacts.hpp"
+#include "progress.hpp"
 #include "report.hpp"
 
 namespace melange::cli {
 namespace {
 
-int run_exact(const JobArgs& a, const std::string& svg) {
+int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
   const Algorithm algo = parse_algorithm_arg(a.algo);
   const BoundedSpec spec = parse_spec_args(a);
   const double trials = static_cast<double>(parse_count(a.trials, "--trials", ~std::uint64_t{0}));
   if (trials < 1) throw UsageError("--trials must be at least 1");
-  const ExactDistribution d = exact_distribution(algo, a.n, spec, thread_count(a));
+  const int threads = thread_count(a);
+  Outputs outputs;
+  outputs.declare("--json", a.json);
+  outputs.declare("--svg", svg);
+  ProgressLine progress("exact", quiet, "subtrees");
+  std::function<void(std::uint64_t, std::uint64_t)> report;
+  if (progress.enabled())
+    report = [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
+  const ExactDistribution d = exact_distribution(algo, a.n, spec, threads, report);
+  progress.clear();
   const Json j = exact_json(d, trials);
-  emit_json(a.json, j);
-  if (!svg.empty()) write_output(svg, exact_svg(d));
-  if (a.json == "-") return 0;
+  if (!a.json.empty()) write_json(outputs.open(a.json), j);
+  if (!svg.empty()) outputs.write(svg, exact_svg(d));
+  if (a.json == "-") {
+    outputs.commit();
+    return 0;
+  }
 
   std::ostringstream o;
   o << "melange exact: " << algorithm_name(algo) << ", n " << a.n << ", "
@@ -50,7 +63,8 @@ int run_exact(const JobArgs& a, const std::string& svg) {
     << (j["trials_to_detect"].is_null() ? "never (exactly uniform)"
                                         : grouped(j["trials_to_detect"].get<std::uint64_t>()))
     << "\n";
-  std::cout << o.str() << std::flush;
+  std::cout << o.str();
+  outputs.commit();
   return 0;
 }
 
@@ -60,12 +74,21 @@ void add_exact_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<JobArgs>();
   auto* cmd = app.add_subcommand(
       "exact", "Exact distribution of an algorithm by walking every random outcome");
-  add_job_options(cmd, *a, JobOptionSet{.trials = false, .first = false, .threads = true, .backend = false});
+  add_job_options(cmd, *a,
+                  JobOptionSet{.trials = false, .seed = false, .first = false, .threads = true, .backend = false});
   cmd->add_option("--trials", a->trials, "trials for the expected chi-square")->capture_default_str();
   cmd->add_option("--json", a->json, "write the result as JSON to FILE ('-': JSON on stdout only)");
   auto svg = std::make_shared<std::string>();
   cmd->add_option("--svg", *svg, "write the probabilities against uniform as a chart to FILE");
-  cmd->callback([a, svg, &action] { action = [a, svg] { return run_exact(*a, *svg); }; });
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_flag("--quiet", *quiet, "no progress line on the terminal");
+  // Walking every path draws no random word: a seed would be silently
+  // ignored, so it is refused with the reason.
+  auto seed = std::make_shared<std::string>();
+  cmd->add_option("--seed", *seed, "not taken: exact uses no random words")->check(CLI::Validator(
+      [](std::string&) { return std::string("exact walks every random path and uses no seed; leave it out"); },
+      "", "NOSEED"));
+  cmd->callback([a, svg, quiet, &action] { action = [a, svg, quiet] { return run_exact(*a, *svg, *quiet); }; });
 }
 
 }  // namespace melange::cli

@@ -2,10 +2,12 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "command.hpp"
 #include "format.hpp"
+#include "melange/error.hpp"
 #include "melange/reach.hpp"
 #include "output.hpp"
 
@@ -13,11 +15,22 @@ namespace melange::cli {
 namespace {
 
 struct ReachArgs {
-  int n = 52, bits = 128, deal = 0;
+  int n = 52, bits = 128;
+  std::optional<int> deal;
   std::string json;
 };
 
+// A count as digits while a double holds it exactly, else as a power of ten.
+std::string count_text(double v) {
+  return v < 9007199254740992.0 ? grouped(static_cast<std::uint64_t>(v)) : general(v, 4);
+}
+
 int run_reach(const ReachArgs& a) {
+  if (a.deal && (*a.deal < 1 || *a.deal > a.n))
+    throw UsageError("--deal must be a card count from 1 to --n (" + std::to_string(a.n) + "), got " +
+                     std::to_string(*a.deal));
+  Outputs outputs;
+  outputs.declare("--json", a.json);
   const Reach r = reach(a.n, a.bits);
   Json j = json_header("reach");
   j["n"] = r.n;
@@ -33,16 +46,17 @@ int run_reach(const ReachArgs& a) {
     << "\n  every order reachable: " << (r.reaches_every_order ? "yes" : "no")
     << "\n  reachable fraction at most: " << general(r.fraction, 3) << " (10^"
     << fixed(r.log10_fraction, 2) << ")\n";
-  if (a.deal > 0) {
-    const Deal d = deal(a.n, a.deal, a.bits);
+  if (a.deal) {
+    const Deal d = deal(a.n, *a.deal, a.bits);
     j["deal"] = {{"k", d.k}, {"ordered_deals", d.ordered}, {"hands", d.hands},
                  {"states_per_deal", d.states_per_deal}};
-    o << "  " << d.k << "-card deals: " << grouped(static_cast<std::uint64_t>(d.ordered))
-      << " ordered, " << grouped(static_cast<std::uint64_t>(d.hands)) << " hands, about "
+    o << "  " << d.k << "-card deals: " << count_text(d.ordered) << " ordered, "
+      << count_text(d.hands) << " hands, about "
       << general(d.states_per_deal, 3) << " generator states behind each ordered deal\n";
   }
-  emit_json(a.json, j);
-  if (a.json != "-") std::cout << o.str() << std::flush;
+  if (!a.json.empty()) write_json(outputs.open(a.json), j);
+  if (a.json != "-") std::cout << o.str();
+  outputs.commit();
   return 0;
 }
 

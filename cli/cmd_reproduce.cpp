@@ -328,7 +328,11 @@ int run_reproduce(const ReproduceArgs& a) {
   const std::uint64_t runs = a.quick ? 100'000 : 1'000'000;
   JobArgs threads_arg;
   threads_arg.threads = a.threads;
-  Reproduction r(seed, runs, thread_count(threads_arg), a.quiet);
+  const int threads = thread_count(threads_arg);
+  Outputs outputs;
+  outputs.declare("--json", a.json);
+  const std::string page = outputs.declare_report("--report", a.report_dir);
+  Reproduction r(seed, runs, threads, a.quiet);
   r.all();
 
   if (!a.json.empty()) {
@@ -342,10 +346,11 @@ int run_reproduce(const ReproduceArgs& a) {
                           {"measured", c.measured}, {"agrees", c.agrees}, {"note", c.note}});
     j["claims"] = rows;
     j["all_agree"] = std::all_of(r.claims.begin(), r.claims.end(), [](const Claim& c) { return c.agrees; });
-    emit_json(a.json, j);
+    write_json(outputs.open(a.json), j);
   }
-  if (!a.report_dir.empty()) write_output(report_page(a.report_dir), table_html(r, seed, runs));
-  if (a.json != "-") std::cout << table_text(r.claims, seed, runs) << std::flush;
+  if (!page.empty()) outputs.write(page, table_html(r, seed, runs));
+  if (a.json != "-") std::cout << table_text(r.claims, seed, runs);
+  outputs.commit();
   const bool all = std::all_of(r.claims.begin(), r.claims.end(), [](const Claim& c) { return c.agrees; });
   return all ? 0 : kExitDisagrees;
 }

@@ -15,46 +15,88 @@ namespace melange::cli {
 namespace {
 
 constexpr std::uint64_t kMaxSampleItemsOut = 1'000'000'000;  // items one call may print
+// Permutations asked of the library at a time: memory stays at this many
+// rows whatever --count is.
+constexpr std::uint64_t kPieceItems = std::uint64_t{1} << 20;
 
 int run_sample(const JobArgs& a) {
   Job job = make_job(a, "--count");
-  if (job.trials * static_cast<std::uint64_t>(std::max(job.n, 1)) > kMaxSampleItemsOut)
+  if (job.trials == 0) throw UsageError("--count must be at least 1");
+  if (job.n >= 1 && job.trials > kMaxSampleItemsOut / static_cast<std::uint64_t>(job.n))
     throw UsageError("--count x --n must stay within 1e9 items; sample in pieces with --first");
+  if (job.trials - 1 > ~std::uint64_t{0} - job.first)
+    throw UsageError("--first + --count - 1 is past the last trial index, 2^64 - 1");
+  validate_draws(job);
   RunOptions options;
   options.threads = thread_count(a);
   options.backend = backend_arg(a);
-  const SampleResult result = sample(job, options);
-  const std::vector<std::uint16_t>& perms = result.permutations;
+  Outputs outputs;
+  outputs.declare("--json", a.json);
 
-  const auto n = static_cast<std::size_t>(job.n);
+  const auto n = static_cast<std::uint64_t>(job.n);
+  const std::uint64_t piece = std::max<std::uint64_t>(1, kPieceItems / n);
+  std::string backend = "?", note;
+  // Runs the job in pieces of `piece` trials, handing each to `emit`.
+  auto for_each_piece = [&](auto&& emit) {
+    for (std::uint64_t done = 0; done < job.trials;) {
+      Job part = job;
+      part.first = job.first + done;
+      part.trials = std::min(piece, job.trials - done);
+      const SampleResult r = sample(part, options);
+      backend = std::string(backend_name(r.backend));
+      note = r.note;
+      emit(part, r.permutations);
+      done += part.trials;
+    }
+  };
+
   if (!a.json.empty()) {
     Json j = json_header("sample");
     add_job_fields(j, job);
     j["count"] = job.trials;
-    j["backend"] = backend_name(result.backend);
-    if (!result.note.empty()) j["backend_note"] = result.note;
-    Json rows = Json::array();
-    for (std::size_t t = 0; t < job.trials; ++t)
-      rows.push_back(std::vector<std::uint16_t>(perms.begin() + t * n, perms.begin() + (t + 1) * n));
-    j["permutations"] = rows;
-    emit_json(a.json, j);
+    // The backend is known after the first piece; the header is written
+    // first, so it is the one auto picks, asked now.
+    const SampleResult probe = sample([&] { Job p = job; p.trials = 1; return p; }(), options);
+    j["backend"] = backend_name(probe.backend);
+    if (!probe.note.empty()) j["backend_note"] = probe.note;
+    j["permutations"] = nullptr;  // streamed below
+    write_json(outputs.open(a.json), j, "permutations", [&](std::ostream& to, const std::string& indent) {
+      std::string out;
+      std::uint64_t written = 0;
+      for_each_piece([&](const Job& part, const std::vector<std::uint16_t>& perms) {
+        for (std::uint64_t t = 0; t < part.trials; ++t, ++written) {
+          out += indent + "[\n";
+          for (std::uint64_t i = 0; i < n; ++i) {
+            out += indent + "  " + std::to_string(perms[t * n + i]);
+            out += i + 1 < n ? ",\n" : "\n";
+          }
+          out += indent + "]";
+          if (written + 1 < job.trials) out += ",\n";
+        }
+        to << out;
+        out.clear();
+      });
+    });
   }
-  if (a.json == "-") return 0;
-  std::string out = "# melange sample: " + describe(job) + ", trials " + std::to_string(job.first) +
-                    ".." + std::to_string(job.first + job.trials - 1) + ", backend " +
-                    std::string(backend_name(result.backend)) +
-                    (result.note.empty() ? "" : " (" + result.note + ")") + "\n";
-  for (std::size_t t = 0; t < job.trials; ++t) {
-    for (std::size_t i = 0; i < n; ++i) {
-      out += std::to_string(perms[t * n + i]);
-      out += i + 1 < n ? ' ' : '\n';
-    }
-    if (out.size() > (1u << 20)) {
+  if (a.json != "-") {
+    bool header = false;
+    for_each_piece([&](const Job& part, const std::vector<std::uint16_t>& perms) {
+      std::string out;
+      if (!header) {
+        out = "# melange sample: " + describe(job) + ", trials " + std::to_string(job.first) + ".." +
+              std::to_string(job.first + (job.trials - 1)) + ", backend " + backend +
+              (note.empty() ? "" : " (" + note + ")") + "\n";
+        header = true;
+      }
+      for (std::uint64_t t = 0; t < part.trials; ++t)
+        for (std::uint64_t i = 0; i < n; ++i) {
+          out += std::to_string(perms[t * n + i]);
+          out += i + 1 < n ? ' ' : '\n';
+        }
       std::cout << out;
-      out.clear();
-    }
+    });
   }
-  std::cout << out << std::flush;
+  outputs.commit();
   return 0;
 }
 

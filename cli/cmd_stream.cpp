@@ -1,7 +1,6 @@
 // `melange words` and `melange bounded`: the stream contract made visible.
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,45 +32,66 @@ void add_stream_options(CLI::App* cmd, StreamArgs& a) {
   cmd->add_option("--json", a.json, "also write the result as JSON to FILE ('-': JSON on stdout only)");
 }
 
-// Prints a '#' header line, then the values kPerLine to a line.
+// Prints a '#' header line, then the values kPerLine to a line, in pieces.
 template <class Format>
-void print_rows(std::uint64_t count, const std::string& header, Format&& item) {
-  std::ostringstream out;
-  out << header << "\n";
+void print_rows(std::ostream& to, std::uint64_t count, const std::string& header, Format&& item) {
+  std::string out = header + "\n";
   for (std::uint64_t i = 0; i < count; ++i) {
-    out << item(i) << ((i + 1) % kPerLine == 0 || i + 1 == count ? "\n" : " ");
-    if (out.tellp() > (1 << 20)) {
-      std::cout << out.str();
-      out.str("");
+    out += item(i);
+    out += (i + 1) % kPerLine == 0 || i + 1 == count ? '\n' : ' ';
+    if (out.size() > (1u << 20)) {
+      to << out;
+      out.clear();
     }
   }
-  std::cout << out.str() << std::flush;
+  to << out;
 }
 
+// JSON array elements, one per line, as dump(2) writes them.
+template <class Format>
+void json_elements(std::ostream& to, std::uint64_t count, const std::string& indent, Format&& item) {
+  std::string out;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    out += indent;
+    out += item(i);
+    if (i + 1 < count) out += ",\n";
+    if (out.size() > (1u << 20)) {
+      to << out;
+      out.clear();
+    }
+  }
+  to << out;
+}
+
+// Values are made again for each output rather than held: a pure function of
+// (seed, stream), they cost less to recompute than 4 bytes each to keep.
 int run_words(const StreamArgs& a) {
   const std::uint64_t seed = parse_seed(a.seed);
   const std::uint64_t stream = parse_seed(a.stream, "--stream");
   const std::uint64_t count = parse_count(a.count, "--count", kMaxPrinted);
-  PhiloxStream s(seed, stream);
-  std::vector<std::uint32_t> v(count);
-  for (auto& x : v) x = s.next();
+  Outputs outputs;
+  outputs.declare("--json", a.json);
+  auto words = [&](auto&& emit) {
+    PhiloxStream s(seed, stream);
+    return [s, emit](std::uint64_t) mutable { return emit(s.next()); };
+  };
 
   if (!a.json.empty()) {
     auto doc = json_header("words");
     doc["seed"] = seed;
     doc["stream"] = stream;
     doc["count"] = count;
-    std::vector<std::string> hex;
-    hex.reserve(count);
-    for (auto x : v) hex.push_back(hex32(x));
-    doc["words"] = hex;
-    emit_json(a.json, doc);
+    doc["words"] = count ? Json(nullptr) : Json::array();  // null: streamed below
+    write_json(outputs.open(a.json), doc, "words", [&](std::ostream& to, const std::string& indent) {
+      json_elements(to, count, indent, words([](std::uint32_t w) { return "\"" + hex32(w) + "\""; }));
+    });
   }
   if (a.json != "-")
-    print_rows(count,
+    print_rows(std::cout, count,
                "# melange words: seed " + std::to_string(seed) + ", stream " +
                    std::to_string(stream) + ", count " + std::to_string(count),
-               [&](std::uint64_t i) { return hex32(v[i]); });
+               words([](std::uint32_t w) { return hex32(w); }));
+  outputs.commit();
   return 0;
 }
 
@@ -87,9 +107,19 @@ int run_bounded(const StreamArgs& a) {
                      "': use lemire, modulo, rejection or multiply");
   const BoundedSpec spec{*m, a.bits};
   validate_bounded(spec, s);
-  PhiloxStream words(seed, stream);
-  std::vector<std::uint32_t> v(count);
-  for (auto& x : v) x = melange::bounded(words, s, spec);
+  Outputs outputs;
+  outputs.declare("--json", a.json);
+  auto values = [&]() {
+    PhiloxStream words(seed, stream);
+    return [words, s, spec](std::uint64_t) mutable { return std::to_string(melange::bounded(words, s, spec)); };
+  };
+  // The header names the words consumed, known once every value is drawn.
+  std::uint64_t consumed = 0;
+  {
+    PhiloxStream words(seed, stream);
+    for (std::uint64_t i = 0; i < count; ++i) melange::bounded(words, s, spec);
+    consumed = words.words_consumed();
+  }
 
   if (!a.json.empty()) {
     auto doc = json_header("bounded");
@@ -99,18 +129,21 @@ int run_bounded(const StreamArgs& a) {
     doc["method"] = method_name(spec.method);
     doc["bits"] = spec.bits;
     doc["count"] = count;
-    doc["words_consumed"] = words.words_consumed();
-    doc["values"] = v;
-    emit_json(a.json, doc);
+    doc["words_consumed"] = consumed;
+    doc["values"] = count ? Json(nullptr) : Json::array();  // null: streamed below
+    write_json(outputs.open(a.json), doc, "values", [&](std::ostream& to, const std::string& indent) {
+      json_elements(to, count, indent, values());
+    });
   }
   if (a.json != "-")
-    print_rows(count,
+    print_rows(std::cout, count,
                "# melange bounded: seed " + std::to_string(seed) + ", stream " +
                    std::to_string(stream) + ", range " + std::to_string(s) + ", method " +
                    std::string(method_name(spec.method)) + ", bits " + std::to_string(a.bits) +
                    ", count " + std::to_string(count) + ", words consumed " +
-                   std::to_string(words.words_consumed()),
-               [&](std::uint64_t i) { return std::to_string(v[i]); });
+                   std::to_string(consumed),
+               values());
+  outputs.commit();
   return 0;
 }
 

@@ -15,12 +15,14 @@ void add_version_command(CLI::App& app, Action& action) {
   cmd->add_option("--json", *json, "write as JSON to FILE ('-' = stdout)");
   cmd->callback([json, &action] {
     action = [json] {
+      Outputs outputs;
+      outputs.declare("--json", *json);
       auto doc = json_header("version");
       doc["backends"] = nlohmann::ordered_json::array();
       for (const BackendInfo& b : backend_inventory())
         doc["backends"].push_back(
             {{"name", backend_name(b.kind)}, {"compiled", b.compiled}, {"available", b.available}});
-      emit_json(*json, doc);
+      if (!json->empty()) write_json(outputs.open(*json), doc);
       if (*json != "-") {
         std::cout << "melange " << kVersion << " (stream version " << kStreamVersion << ")\n";
         for (const BackendInfo& b : backend_inventory())
@@ -29,6 +31,7 @@ void add_version_command(CLI::App& app, Action& action) {
                                    : "not compiled")
                     << "\n";
       }
+      outputs.commit();
       return 0;
     };
   });

@@ -10,6 +10,14 @@ namespace melange::cli {
 
 using Action = std::function<int()>;
 
+// Refuses an empty value ("--seed ''"): an empty option is never the same as
+// one left out.
+inline CLI::Option* nonempty(CLI::Option* option) {
+  return option->check(CLI::Validator(
+      [](std::string& value) { return value.empty() ? std::string("needs a value, got ''") : std::string(); },
+      "", "NONEMPTY"));
+}
+
 void add_stream_commands(CLI::App& app, Action& action);   // words, bounded
 void add_version_command(CLI::App& app, Action& action);   // version
 void add_audit_command(CLI::App& app, Action& action);

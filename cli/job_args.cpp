@@ -15,7 +15,8 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
   if (which.trials)
     cmd->add_option("--trials", a.trials, "trials to run (1e6 notation works)")
         ->capture_default_str();
-  cmd->add_option("--seed", a.seed, "64-bit job seed, decimal or 0x hex (default: fixed, printed)");
+  if (which.seed)
+    cmd->add_option("--seed", a.seed, "64-bit job seed, decimal or 0x hex (default: fixed, printed)");
   if (which.first)
     cmd->add_option("--first", a.first, "global index of the first trial (trial t uses stream t)")
         ->capture_default_str();

@@ -25,7 +25,7 @@ struct JobArgs {
 
 // Adds --algo, --n, --seed, --method, --bits; the others only when asked.
 struct JobOptionSet {
-  bool trials = true, first = true, threads = true, backend = true;
+  bool trials = true, seed = true, first = true, threads = true, backend = true;
 };
 void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which = {});
 

@@ -2,6 +2,9 @@
 //
 // Exit status: 0 ran; 1 runtime error; 2 usage error; 3 --fail-on-bias and a
 // test failed.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstring>
 #include <iostream>
@@ -10,6 +13,8 @@
 #include "command.hpp"
 #include "melange/error.hpp"
 #include "melange/version.hpp"
+#include "output.hpp"
+#include "signals.hpp"
 
 namespace {
 
@@ -27,6 +32,17 @@ std::string help_hint(const CLI::App& app, int argc, char** argv) {
   return "run 'melange --help'";
 }
 
+// The first word that is not an option, when it names no command.
+const char* unknown_command(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] == '-') return nullptr;  // options first: let the parser speak
+    for (const CLI::App* sub : app.get_subcommands({}))
+      if (sub->get_name() == argv[i]) return nullptr;
+    return argv[i];
+  }
+  return nullptr;
+}
+
 std::string one_line(std::string s) {
   for (char& c : s)
     if (c == '\n') c = ' ';
@@ -37,10 +53,18 @@ std::string one_line(std::string s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  melange::cli::signals::install();
+  // Every command prints to standard output; with it closed, a file opened
+  // later could take its descriptor and receive the text.
+  if (::fcntl(STDOUT_FILENO, F_GETFD) == -1) {
+    std::cerr << "melange: standard output is closed; redirect it to a file or a pipe\n";
+    return kExitRuntime;
+  }
   CLI::App app{
       "melange: millions to trillions of independent small shuffles on Philox4x32-10 streams,\n"
       "turned into permutation histograms, exact distributions and statistical verdicts.\n\n"
-      "Exit status: 0 ran; 1 runtime error; 2 usage error; 3 --fail-on-bias and a test failed.",
+      "Exit status: 0 ran; 1 runtime error; 2 usage error; 3 --fail-on-bias and a test failed;\n"
+      "128 + N stopped by signal N (130: SIGINT).",
       "melange"};
   app.set_version_flag("--version", std::string("melange ") + melange::kVersion);
   app.require_subcommand(1);
@@ -54,6 +78,15 @@ int main(int argc, char** argv) {
   melange::cli::add_reach_command(app, action);
   melange::cli::add_reproduce_command(app, action);
   melange::cli::add_version_command(app, action);
+  // No option takes an empty value: "--seed ''" is an error, not the default.
+  for (CLI::App* sub : app.get_subcommands({}))
+    for (CLI::Option* option : sub->get_options())
+      if (option->get_type_size() != 0) melange::cli::nonempty(option);
+
+  if (const char* word = unknown_command(app, argc, argv)) {
+    std::cerr << "melange: unknown command '" << word << "'; run 'melange --help' for the list\n";
+    return kExitUsage;
+  }
 
   try {
     app.parse(argc, argv);
@@ -69,7 +102,9 @@ int main(int argc, char** argv) {
   }
 
   try {
-    return action ? action() : 0;
+    const int status = action ? action() : 0;
+    melange::cli::check_stdout();
+    return status;
   } catch (const melange::UsageError& e) {
     std::cerr << "melange: " << one_line(e.what()) << "; " << help_hint(app, argc, argv) << "\n";
     return kExitUsage;
@@ -78,6 +113,9 @@ int main(int argc, char** argv) {
     return kExitRuntime;
   } catch (const std::exception& e) {
     std::cerr << "melange: " << one_line(e.what()) << "\n";
+    return kExitRuntime;
+  } catch (...) {
+    std::cerr << "melange: internal error (unknown exception)\n";
     return kExitRuntime;
   }
 }

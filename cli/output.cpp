@@ -1,70 +1,263 @@
 #include "output.hpp"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
 
 #include "melange/error.hpp"
 #include "melange/stream.hpp"
 #include "melange/version.hpp"
+#include "signals.hpp"
 
 namespace melange::cli {
+namespace fs = std::filesystem;
 
-void write_output(const std::string& path, const std::string& content) {
+namespace {
+
+std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
+
+// The folder a new file at `p` would go in, as an absolute path.
+fs::path folder_of(const fs::path& p) {
+  const fs::path parent = fs::absolute(p).parent_path();
+  return parent.empty() ? fs::path("/") : parent;
+}
+
+bool under_system_folder(const std::string& path) {
+  return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
+}
+
+// The real file a path names, every symlink resolved, including a dangling
+// one's target (which is then created, leaving the link in place).
+fs::path resolve(const fs::path& p) {
+  fs::path at = fs::absolute(p);
+  std::error_code ec;
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(at, ec)); ++hops) {
+    const fs::path target = fs::read_symlink(at, ec);
+    if (ec) break;
+    at = target.is_absolute() ? target : at.parent_path() / target;
+  }
+  fs::path real = fs::weakly_canonical(at, ec);
+  return ec ? at.lexically_normal() : real;
+}
+
+std::string error_text(int err) { return err ? std::strerror(err) : "write failed"; }
+
+}  // namespace
+
+Outputs::Outputs() {
+  // umask can only be read by setting it; put it straight back.
+  umask_ = ::umask(0);
+  ::umask(umask_);
+}
+
+Outputs::~Outputs() {
+  for (Target& t : targets_) discard(t);
+}
+
+void Outputs::discard(Target& t) {
+  if (t.stream) t.stream->close();
+  if (!t.temp.empty()) {
+    ::unlink(t.temp.c_str());
+    t.temp.clear();
+  }
+  signals::unwatch_temp(t.signal_slot);
+  t.signal_slot = -1;
+}
+
+void Outputs::add(Target t) {
+  for (const Target& o : targets_) {
+    if (t.kind == Kind::standard_output && o.kind == Kind::standard_output)
+      throw UsageError("'-' (standard output) can serve one output only, but " + o.flag + " and " +
+                       t.flag + " both name it; write one of them to a file");
+    if (t.kind != Kind::standard_output && o.kind != Kind::standard_output && t.real == o.real)
+      throw UsageError(o.flag + " and " + t.flag + " both write " + in_quotes(t.path) +
+                       "; give each output its own file");
+  }
+  targets_.push_back(std::move(t));
+}
+
+void Outputs::declare(const std::string& flag, const std::string& path) {
+  if (path.empty()) return;
+  Target t;
+  t.flag = flag;
+  t.path = path;
   if (path == "-") {
-    std::cout << content << std::flush;
+    t.kind = Kind::standard_output;
+    add(std::move(t));
     return;
   }
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  if (fs::is_directory(target)) throw UsageError("output path '" + path + "' is a directory");
-  const fs::path tmp = target.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw Error("cannot write '" + path + "': check that its folder exists and is writable");
-    out << content;
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      throw Error("writing '" + path + "' failed (disk full?)");
-    }
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;  // follows symlinks
+  if (exists && S_ISDIR(st.st_mode))
+    throw UsageError(flag + " " + in_quotes(path) + " is a folder; name a file");
+  if (under_system_folder(path) || (exists && !S_ISREG(st.st_mode))) {
+    // /dev/null, /dev/stdout, a FIFO, a device: written in place, never replaced.
+    if (!exists) throw UsageError(flag + " " + in_quotes(path) + " does not exist");
+    if (::access(path.c_str(), W_OK) != 0)
+      throw UsageError(flag + " " + in_quotes(path) + " is not writable");
+    t.kind = Kind::direct;
+    t.real = resolve(path);
+    add(std::move(t));
+    return;
   }
+  t.kind = Kind::replace;
+  t.real = resolve(path);
+  if (t.real.filename().string().size() > NAME_MAX)
+    throw UsageError(flag + " " + in_quotes(path) + ": the file name is longer than " +
+                     std::to_string(NAME_MAX) + " characters");
+  if (exists) {
+    t.keep_mode = true;
+    t.mode = st.st_mode & 07777;
+  }
+  const fs::path folder = folder_of(t.real);
   std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw Error("cannot replace '" + path + "': " + ec.message());
+  if (!fs::is_directory(folder, ec))
+    throw UsageError(flag + " " + in_quotes(path) + ": the folder " + in_quotes(folder.string()) +
+                     " does not exist; create it first");
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    throw UsageError(flag + " " + in_quotes(path) + ": cannot write in the folder " +
+                     in_quotes(folder.string()) + "; choose a writable one");
+  add(std::move(t));
+}
+
+std::string Outputs::declare_report(const std::string& flag, const std::string& dir) {
+  if (dir.empty()) return "";
+  std::error_code ec;
+  const fs::path real = resolve(dir);
+  const auto status = fs::status(real, ec);
+  Target t;
+  t.flag = flag;
+  t.kind = Kind::replace;
+  if (fs::exists(status)) {
+    if (!fs::is_directory(status))
+      throw UsageError(flag + " " + in_quotes(dir) + " is a file; name a folder for the report");
+    if (::access(real.c_str(), W_OK | X_OK) != 0)
+      throw UsageError(flag + " " + in_quotes(dir) + ": cannot write in this folder; choose a writable one");
+    struct stat st {};
+    if (::stat((real / "index.html").c_str(), &st) == 0) {
+      if (!S_ISREG(st.st_mode))
+        throw UsageError(flag + " " + in_quotes(dir) + ": index.html there is not a regular file");
+      t.keep_mode = true;
+      t.mode = st.st_mode & 07777;
+    }
+  } else {
+    const fs::path parent = folder_of(real);
+    if (!fs::is_directory(parent, ec))
+      throw UsageError(flag + " " + in_quotes(dir) + ": the folder " + in_quotes(parent.string()) +
+                       " does not exist; create it first");
+    if (::access(parent.c_str(), W_OK | X_OK) != 0)
+      throw UsageError(flag + " " + in_quotes(dir) + ": cannot make a folder in " +
+                       in_quotes(parent.string()) + "; choose a writable place");
+    t.make_folder = true;
+  }
+  t.path = (fs::path(dir) / "index.html").string();
+  t.real = real / "index.html";
+  const std::string page = t.path;
+  add(std::move(t));
+  return page;
+}
+
+Outputs::Target& Outputs::find(const std::string& path) {
+  for (Target& t : targets_)
+    if (t.path == path) return t;
+  throw Error("internal: output " + in_quotes(path) + " was not declared");
+}
+
+std::ostream& Outputs::open(const std::string& path) {
+  Target& t = find(path);
+  if (t.kind == Kind::standard_output) return std::cout;
+  if (t.stream) return *t.stream;
+  if (t.kind == Kind::direct) {
+    t.stream = std::make_unique<std::ofstream>(t.path, std::ios::binary | std::ios::out);
+    if (!*t.stream) throw Error("cannot open " + in_quotes(t.path) + " for " + t.flag + ": " + error_text(errno));
+    return *t.stream;
+  }
+  const fs::path folder = folder_of(t.real);
+  if (t.make_folder) {
+    std::error_code ec;
+    fs::create_directory(folder, ec);
+    if (ec && !fs::is_directory(folder))
+      throw Error("cannot make the folder " + in_quotes(folder.string()) + ": " + ec.message());
+  }
+  // A short name, so that a target's name near the length limit still fits.
+  std::string name = (folder / ".melange-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0)
+    throw Error("cannot write a temporary file in " + in_quotes(folder.string()) + " for " + t.flag +
+                ": " + error_text(errno));
+  t.temp = name;
+  t.signal_slot = signals::watch_temp(t.temp.c_str());
+  // mkstemp makes 0600; the file gets the mode a new file would have, or the
+  // mode of the file it replaces.
+  ::fchmod(fd, t.keep_mode ? t.mode : (0666 & ~umask_));
+  ::close(fd);
+  t.stream = std::make_unique<std::ofstream>(t.temp, std::ios::binary | std::ios::trunc);
+  if (!*t.stream) throw Error("cannot write " + in_quotes(t.temp) + ": " + error_text(errno));
+  return *t.stream;
+}
+
+void Outputs::commit() {
+  check_stdout();
+  for (Target& t : targets_) {
+    if (!t.stream) continue;
+    errno = 0;
+    t.stream->flush();
+    t.stream->close();
+    if (t.stream->fail())
+      throw Error("writing " + in_quotes(t.path) + " (" + t.flag + ") failed: " + error_text(errno));
+  }
+  for (Target& t : targets_) {
+    if (t.temp.empty()) continue;
+    if (::rename(t.temp.c_str(), t.real.c_str()) != 0)
+      throw Error("cannot put " + in_quotes(t.path) + " (" + t.flag + ") in place: " + error_text(errno));
+    t.temp.clear();
+    signals::unwatch_temp(t.signal_slot);
+    t.signal_slot = -1;
   }
 }
 
-nlohmann::ordered_json json_header(const std::string& command) {
-  nlohmann::ordered_json j;
+void check_stdout() {
+  errno = 0;
+  std::cout.flush();
+  if (!std::cout) throw Error("writing to standard output failed: " + error_text(errno));
+}
+
+Json json_header(const std::string& command) {
+  Json j;
   j["melange_version"] = kVersion;
   j["stream_version"] = kStreamVersion;
   j["command"] = command;
   return j;
 }
 
-void emit_json(const std::string& path, const nlohmann::ordered_json& doc) {
-  if (!path.empty()) write_output(path, doc.dump(2) + "\n");
+void write_json(std::ostream& out, const Json& doc, const std::string& streamed_key,
+                const std::function<void(std::ostream&, const std::string&)>& write_elements) {
+  const std::string text = doc.dump(2);
+  const std::string marker = "\n  \"" + streamed_key + "\": null";
+  const auto at = streamed_key.empty() ? std::string::npos : text.find(marker);
+  if (at == std::string::npos) {
+    out << text << "\n";
+    return;
+  }
+  const auto value = at + marker.size() - 4;  // where "null" starts
+  out.write(text.data(), static_cast<std::streamsize>(value));
+  out << "[\n";
+  write_elements(out, "    ");
+  out << "\n  ]";
+  out.write(text.data() + value + 4, static_cast<std::streamsize>(text.size() - value - 4));
+  out << "\n";
 }
 
 std::string hex32(std::uint32_t w) {
   char buf[9];
   std::snprintf(buf, sizeof buf, "%08x", w);
   return buf;
-}
-
-std::string report_page(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw Error("cannot create report folder '" + dir + "': " + ec.message());
-  return (std::filesystem::path(dir) / "index.html").string();
 }
 
 }  // namespace melange::cli

@@ -1,26 +1,92 @@
-// Where results go: stdout, or files written whole (temporary file, then
-// rename) so that a failed run never leaves a half-written file.
+// Where results go (DESIGN.md section 9). A command declares every output
+// before it does any work, so that a bad one is refused at once; it writes
+// them after the work, and commits them together at the end:
+//
+// - a regular file, or a path that does not exist yet, is written to a short
+//   temporary file in the target's real folder (symlinks resolved: the link
+//   stays, its target is replaced), given the mode of the file it replaces,
+//   and renamed into place by commit();
+// - anything else (/dev/null, /dev/stdout, a FIFO, a device) is written
+//   directly, never replaced;
+// - "-" is standard output, and serves at most one output.
+//
+// Temporary files that are not committed are removed, on an error and on a
+// signal alike.
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace melange::cli {
 
 using Json = nlohmann::ordered_json;
 
-// Writes `content` to `path` atomically; "-" means stdout.
-void write_output(const std::string& path, const std::string& content);
+class Outputs {
+ public:
+  Outputs();
+  ~Outputs();
+  Outputs(const Outputs&) = delete;
+  Outputs& operator=(const Outputs&) = delete;
+
+  // Checks `path` as the target of option `flag` and remembers it: a folder,
+  // a missing or read-only folder, a name too long, or a path another output
+  // already has, throws UsageError. An empty `path` means the option was not
+  // given (the CLI refuses empty values while parsing) and declares nothing.
+  void declare(const std::string& flag, const std::string& path);
+  // --report DIR: DIR is a folder or can be made in an existing one; returns
+  // DIR/index.html, declared. The folder is made when the page is opened.
+  std::string declare_report(const std::string& flag, const std::string& dir);
+
+  // The stream to write a declared output to.
+  std::ostream& open(const std::string& path);
+  void write(const std::string& path, const std::string& content) { open(path) << content; }
+
+  // Flushes standard output and every file, and renames the temporary files
+  // into place; throws Error naming the output that could not be written.
+  void commit();
+
+ private:
+  enum class Kind { standard_output, replace, direct };
+  struct Target {
+    std::string flag, path;
+    Kind kind = Kind::replace;
+    std::filesystem::path real;       // the file that ends up written
+    bool make_folder = false;         // --report's folder, made at open()
+    bool keep_mode = false;           // replacing a file: give the new one its mode
+    mode_t mode = 0;
+    std::unique_ptr<std::ofstream> stream;
+    std::string temp;                 // temporary file, while not committed
+    int signal_slot = -1;
+  };
+  Target& find(const std::string& path);
+  void add(Target t);
+  void discard(Target& t);
+
+  std::vector<Target> targets_;
+  mode_t umask_ = 022;
+};
+
+// Flushes standard output; throws Error when something written to it was lost
+// (a full disk, a closed descriptor).
+void check_stdout();
 
 // The fields every JSON result starts with.
-nlohmann::ordered_json json_header(const std::string& command);
+Json json_header(const std::string& command);
 
-// Writes `doc` (pretty-printed) to `path` when it is not empty.
-void emit_json(const std::string& path, const nlohmann::ordered_json& doc);
+// Writes `doc` as dump(2) would, with the array at key `streamed_key` (a
+// top-level key whose value in `doc` is null) written element by element by
+// `write_elements(out, indent)`: nothing of its size is held in memory.
+void write_json(std::ostream& out, const Json& doc, const std::string& streamed_key = "",
+                const std::function<void(std::ostream&, const std::string&)>& write_elements = {});
 
 std::string hex32(std::uint32_t w);
-
-// DIR/index.html, creating DIR when needed.
-std::string report_page(const std::string& dir);
 
 }  // namespace melange::cli

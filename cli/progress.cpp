@@ -5,11 +5,12 @@
 #include <cstdio>
 
 #include "format.hpp"
+#include "signals.hpp"
 
 namespace melange::cli {
 
-ProgressLine::ProgressLine(std::string what, bool quiet)
-    : what_(std::move(what)), enabled_(!quiet && ::isatty(STDERR_FILENO) == 1),
+ProgressLine::ProgressLine(std::string what, bool quiet, std::string unit)
+    : what_(std::move(what)), unit_(std::move(unit)), enabled_(!quiet && ::isatty(STDERR_FILENO) == 1),
       start_(std::chrono::steady_clock::now()) {}
 
 ProgressLine::~ProgressLine() { clear(); }
@@ -21,11 +22,12 @@ void ProgressLine::update(std::uint64_t done, std::uint64_t total) {
   if (elapsed < 1.0 || done >= total) return;
   const double rate = done / elapsed;
   const double left = rate > 0 ? (total - done) / rate : 0;
-  std::fprintf(stderr, "\r\033[K%s %s / %s trials, %s/s, %s s left", what_.c_str(),
-               grouped(done).c_str(), grouped(total).c_str(), general(rate, 3).c_str(),
-               fixed(left, 0).c_str());
-  std::fflush(stderr);
   shown_ = true;
+  signals::progress_shown(true);
+  std::fprintf(stderr, "\r\033[K%s %s / %s %s, %s/s, %s s left", what_.c_str(),
+               grouped(done).c_str(), grouped(total).c_str(), unit_.c_str(),
+               general(rate, 3).c_str(), done > 0 ? fixed(left, 0).c_str() : "?");
+  std::fflush(stderr);
 }
 
 void ProgressLine::clear() {
@@ -33,6 +35,7 @@ void ProgressLine::clear() {
   std::fprintf(stderr, "\r\033[K");
   std::fflush(stderr);
   shown_ = false;
+  signals::progress_shown(false);
 }
 
 }  // namespace melange::cli

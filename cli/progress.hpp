@@ -11,7 +11,8 @@ namespace melange::cli {
 
 class ProgressLine {
  public:
-  ProgressLine(std::string what, bool quiet);
+  // `unit` names what is counted: "trials", "subtrees".
+  ProgressLine(std::string what, bool quiet, std::string unit = "trials");
   ~ProgressLine();
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
@@ -21,7 +22,7 @@ class ProgressLine {
   void clear();
 
  private:
-  std::string what_;
+  std::string what_, unit_;
   bool enabled_;
   bool shown_ = false;
   std::chrono::steady_clock::time_point start_;

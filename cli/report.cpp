@@ -129,10 +129,11 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report)
   j["threads"] = run.threads;
   j["backend"] = backend_name(run.backend);
   if (!run.note.empty()) j["backend_note"] = run.note;
+  if (!run.threads_note.empty()) j["threads_note"] = run.threads_note;
   j["reference"] = report.reference;
   j["words_consumed"] = run.tally.words;
   j["mean_words"] = report.mean_words;
-  if (!run.tally.ranks.empty()) j["histogram"] = run.tally.ranks.counts();
+  if (!run.tally.ranks.empty()) j["histogram"] = nullptr;  // n! counts: streamed by write_audit_json
   if (!run.tally.positions.empty()) {
     Json rows = Json::array();
     const int n = run.tally.positions.n();
@@ -182,6 +183,22 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report)
   return j;
 }
 
+void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, const AuditReport& report) {
+  const auto& counts = run.tally.ranks.counts();
+  write_json(to, audit_json(job, run, report), "histogram", [&](std::ostream& out, const std::string& indent) {
+    std::string text;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      text += indent + std::to_string(counts[r]);
+      if (r + 1 < counts.size()) text += ",\n";
+      if (text.size() > (1u << 20)) {
+        out << text;
+        text.clear();
+      }
+    }
+    out << text;
+  });
+}
+
 std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
                        const ExactDistribution* model) {
   std::ostringstream o;
@@ -189,11 +206,11 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
     << job.first << ", backend " << backend_name(run.backend) << ", " << run.threads
     << (run.threads == 1 ? " thread" : " threads") << ", reference " << report.reference << "\n";
   if (!run.note.empty()) o << "  note: " << run.note << "\n";
+  if (!run.threads_note.empty()) o << "  note: " << run.threads_note << "\n";
   const auto& h = run.tally.ranks;
   if (!h.empty()) {
-    const std::vector<double> ref = reference_probabilities(job.n, model);
     auto row = [&](std::uint64_t r) {
-      const double e = static_cast<double>(job.trials) * ref[r];
+      const double e = static_cast<double>(job.trials) * reference_probability(job.n, model, r);
       const double c = static_cast<double>(h.counts()[r]);
       o << "  " << pad(rank_label(r, job.n), std::max(6, job.n + 2)) << pad(std::to_string(r), 8)
         << pad(grouped(h.counts()[r]), 14, true) << pad(fixed(e, 1), 14, true)

@@ -20,7 +20,10 @@ Json exact_json(const ExactDistribution& d, double trials);
 // Reads a model written by `melange exact --json`; checks it is a distribution.
 ExactDistribution exact_from_json(const Json& j);
 
+// The audit's JSON document, with "histogram" null where the n! counts go.
 Json audit_json(const Job& job, const RunResult& run, const AuditReport& report);
+// The whole document, the histogram streamed into it.
+void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, const AuditReport& report);
 std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
                        const ExactDistribution* model);
 

@@ -83,15 +83,10 @@ std::string xml_escape(const std::string& s) {
 std::string rank_chart_svg(const RankChart& c) {
   std::ostringstream o;
   header(o, kWidth, kHeight, c.title, c.subtitle);
-  const std::size_t bins = c.values.size();
+  const std::size_t points = c.values.size();
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
-  std::vector<std::size_t> order(bins);
-  std::iota(order.begin(), order.end(), 0);
-  if (c.sorted_curve)
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return c.values[a] > c.values[b]; });
   double top = 0;
-  for (std::size_t i = 0; i < bins; ++i) {
+  for (std::size_t i = 0; i < points; ++i) {
     top = std::max(top, c.values[i]);
     const double s = c.sigma.empty() ? 0 : c.sigma[i];
     top = std::max(top, c.expected[i] + 3 * s);
@@ -100,8 +95,8 @@ std::string rank_chart_svg(const RankChart& c) {
   const double step = nice_step(top * 1.05, 5);
   top = std::ceil(top * 1.05 / step) * step;
   auto y = [&](double v) { return kTop + plot_h * (1 - v / top); };
-  const double bar_w = plot_w / std::max<std::size_t>(bins, 1);
-  auto x = [&](std::size_t i) { return kLeft + bar_w * static_cast<double>(i); };
+  const double bar_w = plot_w / static_cast<double>(std::max<std::uint64_t>(c.bins, 1));
+  auto x = [&](double slot) { return kLeft + bar_w * slot; };
 
   // Axes and grid.
   for (double v = 0; v <= top + step / 2; v += step)
@@ -113,47 +108,56 @@ std::string rank_chart_svg(const RankChart& c) {
     << "transform=\"rotate(-90 18 " << num(kTop + plot_h / 2) << ")\">" << xml_escape(c.y_label)
     << "</text>\n";
 
-  // The +-3 sigma band and the expected line, per bin (they follow the model).
-  if (!c.sigma.empty()) {
-    o << "<g fill=\"#9ecae1\" fill-opacity=\"0.45\">\n";
-    for (std::size_t i = 0; i < bins; ++i) {
-      const std::size_t r = order[i];
-      const double lo = std::max(0.0, c.expected[r] - 3 * c.sigma[r]), hi = c.expected[r] + 3 * c.sigma[r];
-      o << "<rect x=\"" << num(x(i)) << "\" y=\"" << num(y(hi)) << "\" width=\"" << num(bar_w)
-        << "\" height=\"" << num(std::max(0.5, y(lo) - y(hi))) << "\"/>\n";
-    }
-    o << "</g>\n";
-  }
   if (c.sorted_curve) {
-    o << "<polyline fill=\"none\" stroke=\"#08519c\" stroke-width=\"1.5\" points=\"";
-    const std::size_t stride = std::max<std::size_t>(1, bins / 2000);  // keep files small
-    for (std::size_t i = 0; i < bins; i += stride)
-      o << num(x(i) + bar_w / 2) << "," << num(y(c.values[order[i]])) << " ";
-    o << num(x(bins - 1) + bar_w / 2) << "," << num(y(c.values[order[bins - 1]])) << "\"/>\n";
+    // The band as one polygon and the lines as polylines through the points.
+    auto line = [&](const char* attrs, auto value) {
+      o << "<polyline fill=\"none\" " << attrs << " points=\"";
+      for (std::size_t i = 0; i < points; ++i)
+        o << num(x(c.at[i] + 0.5)) << "," << num(y(value(i))) << " ";
+      o << "\"/>\n";
+    };
+    if (!c.sigma.empty()) {
+      o << "<polygon fill=\"#9ecae1\" fill-opacity=\"0.45\" points=\"";
+      for (std::size_t i = 0; i < points; ++i)
+        o << num(x(c.at[i] + 0.5)) << "," << num(y(c.expected[i] + 3 * c.sigma[i])) << " ";
+      for (std::size_t i = points; i-- > 0;)
+        o << num(x(c.at[i] + 0.5)) << "," << num(y(std::max(0.0, c.expected[i] - 3 * c.sigma[i]))) << " ";
+      o << "\"/>\n";
+    }
+    // Observed last, on top of the reference it is read against.
+    line("stroke=\"#d62728\" stroke-width=\"2\"", [&](std::size_t i) { return c.expected[i]; });
+    line("stroke=\"#08519c\" stroke-width=\"1.5\"", [&](std::size_t i) { return c.values[i]; });
   } else {
+    // The +-3 sigma band and the expected line, per bin (they follow the model).
+    if (!c.sigma.empty()) {
+      o << "<g fill=\"#9ecae1\" fill-opacity=\"0.45\">\n";
+      for (std::size_t i = 0; i < points; ++i) {
+        const double lo = std::max(0.0, c.expected[i] - 3 * c.sigma[i]), hi = c.expected[i] + 3 * c.sigma[i];
+        o << "<rect x=\"" << num(x(c.at[i])) << "\" y=\"" << num(y(hi)) << "\" width=\"" << num(bar_w)
+          << "\" height=\"" << num(std::max(0.5, y(lo) - y(hi))) << "\"/>\n";
+      }
+      o << "</g>\n";
+    }
     o << "<g fill=\"#3182bd\">\n";
-    for (std::size_t i = 0; i < bins; ++i)
-      o << "<rect x=\"" << num(x(i) + bar_w * 0.1) << "\" y=\"" << num(y(c.values[i]))
+    for (std::size_t i = 0; i < points; ++i)
+      o << "<rect x=\"" << num(x(c.at[i]) + bar_w * 0.1) << "\" y=\"" << num(y(c.values[i]))
         << "\" width=\"" << num(bar_w * 0.8) << "\" height=\"" << num(y(0) - y(c.values[i]))
         << "\"><title>" << xml_escape(c.labels.empty() ? std::to_string(i) : c.labels[i]) << ": "
         << tick_text(c.values[i]) << "</title></rect>\n";
+    o << "</g>\n<g stroke=\"#d62728\" stroke-width=\"2\">\n";
+    for (std::size_t i = 0; i < points; ++i)
+      o << "<line x1=\"" << num(x(c.at[i])) << "\" x2=\"" << num(x(c.at[i]) + bar_w) << "\" y1=\""
+        << num(y(c.expected[i])) << "\" y2=\"" << num(y(c.expected[i])) << "\"/>\n";
     o << "</g>\n";
   }
-  o << "<g stroke=\"#d62728\" stroke-width=\"2\">\n";
-  for (std::size_t i = 0; i < bins; ++i) {
-    const std::size_t r = order[i];
-    o << "<line x1=\"" << num(x(i)) << "\" x2=\"" << num(x(i) + bar_w) << "\" y1=\""
-      << num(y(c.expected[r])) << "\" y2=\"" << num(y(c.expected[r])) << "\"/>\n";
-  }
-  o << "</g>\n";
   o << "<line x1=\"" << num(kLeft) << "\" x2=\"" << num(kLeft + plot_w) << "\" y1=\"" << num(y(0))
     << "\" y2=\"" << num(y(0)) << "\" stroke=\"black\"/>\n";
 
   // Labels under the bars when they fit; otherwise say what the x axis is.
-  if (!c.sorted_curve && !c.labels.empty() && bins <= 120) {
-    const double font = bins <= 30 ? 11 : 8;
-    for (std::size_t i = 0; i < bins; ++i) {
-      const double cx = x(i) + bar_w / 2, cy = y(0) + 8;
+  if (!c.sorted_curve && !c.labels.empty() && points <= 120) {
+    const double font = points <= 30 ? 11 : 8;
+    for (std::size_t i = 0; i < points; ++i) {
+      const double cx = x(c.at[i]) + bar_w / 2, cy = y(0) + 8;
       o << "<text x=\"" << num(cx) << "\" y=\"" << num(cy) << "\" font-size=\"" << num(font)
         << "\" font-family=\"monospace\" text-anchor=\"end\" transform=\"rotate(-90 " << num(cx)
         << " " << num(cy) << ")\">" << xml_escape(c.labels[i]) << "</text>\n";
@@ -161,7 +165,8 @@ std::string rank_chart_svg(const RankChart& c) {
   } else {
     o << "<text x=\"" << num(kLeft + plot_w / 2) << "\" y=\"" << num(kHeight - 40)
       << "\" text-anchor=\"middle\" font-size=\"12\">"
-      << (c.sorted_curve ? "orders, most to least frequent" : "orders by Lehmer rank") << "</text>\n";
+      << (c.sorted_curve ? "orders, most to least frequent" : "orders by Lehmer rank")
+      << (c.note.empty() ? "" : " (" + xml_escape(c.note) + ")") << "</text>\n";
   }
   // Legend.
   const double ly = kHeight - 18;
@@ -181,37 +186,57 @@ std::string rank_chart_svg(const RankChart& c) {
 
 std::string heatmap_svg(const Heatmap& m) {
   const int n = m.n;
-  const double cell = std::clamp(560.0 / n, 6.0, 48.0);
-  const double grid = cell * n, left = 90, top = 80;
-  const double w = std::max(kWidth, left + grid + 140), h = top + grid + 70;
+  // Cells a side, each a block x block square of the matrix.
+  const int block = (n + kHeatmapCells - 1) / kHeatmapCells;
+  const int cells = (n + block - 1) / block;
+  const double cell = std::clamp(560.0 / cells, 6.0, 48.0);
+  const double grid = cell * cells, left = 90, top = 80;
+  const double w = std::max(kWidth, left + grid + 140), h = top + grid + 70 + (block > 1 ? 16 : 0);
   std::ostringstream o;
   header(o, w, h, m.title, m.subtitle);
   double zmax = 3;
   for (double z : m.residuals)
     if (std::isfinite(z)) zmax = std::max(zmax, std::fabs(z));
-  for (int item = 0; item < n; ++item)
-    for (int pos = 0; pos < n; ++pos) {
-      const double z = m.residuals[static_cast<std::size_t>(item) * n + pos];
-      o << "<rect x=\"" << num(left + pos * cell) << "\" y=\"" << num(top + item * cell)
+  auto range = [&](int k) {
+    const int lo = k * block, hi = std::min(n, lo + block) - 1;
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+  };
+  for (int bi = 0; bi < cells; ++bi)
+    for (int bp = 0; bp < cells; ++bp) {
+      // The block's residual of largest magnitude: a bias in one cell shows.
+      double z = 0;
+      for (int item = bi * block; item < std::min(n, (bi + 1) * block); ++item)
+        for (int pos = bp * block; pos < std::min(n, (bp + 1) * block); ++pos) {
+          const double v = m.residuals[static_cast<std::size_t>(item) * n + pos];
+          if (!(std::fabs(v) <= std::fabs(z))) z = v;
+        }
+      o << "<rect x=\"" << num(left + bp * cell) << "\" y=\"" << num(top + bi * cell)
         << "\" width=\"" << num(cell) << "\" height=\"" << num(cell) << "\" fill=\""
-        << diverging(std::isfinite(z) ? z / zmax : (z > 0 ? 1 : -1)) << "\"><title>item "
-        << xml_escape(m.item_labels[item]) << " at position " << pos << ": z = " << num(z)
-        << "</title></rect>\n";
+        << diverging(std::isfinite(z) ? z / zmax : (z > 0 ? 1 : -1)) << "\"><title>"
+        << (block == 1 ? "item " + xml_escape(m.item_labels[bi]) + " at position " + std::to_string(bp) +
+                             ": z = "
+                       : "items " + range(bi) + " at positions " + range(bp) + ": largest |z| at z = ")
+        << num(z) << "</title></rect>\n";
     }
   o << "<rect x=\"" << num(left) << "\" y=\"" << num(top) << "\" width=\"" << num(grid)
     << "\" height=\"" << num(grid) << "\" fill=\"none\" stroke=\"#333\"/>\n";
-  const int label_every = n <= 26 ? 1 : (n + 12) / 13;
+  const int label_every = cells <= 26 ? 1 : (cells + 12) / 13;
   const double font = std::min(12.0, std::max(8.0, cell * 0.8));
-  for (int k = 0; k < n; k += label_every) {
+  for (int k = 0; k < cells; k += label_every) {
     o << "<text x=\"" << num(left - 6) << "\" y=\"" << num(top + (k + 0.5) * cell + font / 3)
-      << "\" text-anchor=\"end\" font-size=\"" << num(font) << "\">" << xml_escape(m.item_labels[k])
-      << "</text>\n<text x=\"" << num(left + (k + 0.5) * cell) << "\" y=\"" << num(top - 6)
-      << "\" text-anchor=\"middle\" font-size=\"" << num(font) << "\">" << k << "</text>\n";
+      << "\" text-anchor=\"end\" font-size=\"" << num(font) << "\">"
+      << xml_escape(block == 1 ? m.item_labels[k] : std::to_string(k * block)) << "</text>\n<text x=\""
+      << num(left + (k + 0.5) * cell) << "\" y=\"" << num(top - 6) << "\" text-anchor=\"middle\" font-size=\""
+      << num(font) << "\">" << k * block << "</text>\n";
   }
   o << "<text x=\"" << num(left + grid / 2) << "\" y=\"" << num(top + grid + 24)
     << "\" text-anchor=\"middle\" font-size=\"12\">position</text>\n<text x=\"20\" y=\""
     << num(top + grid / 2) << "\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 20 "
     << num(top + grid / 2) << ")\">item</text>\n";
+  if (block > 1)
+    o << "<text x=\"" << num(left + grid / 2) << "\" y=\"" << num(top + grid + 42)
+      << "\" text-anchor=\"middle\" font-size=\"12\">each cell is a " << block << " x " << block
+      << " block of the " << n << " x " << n << " matrix, coloured by its residual of largest |z|</text>\n";
   // Colour scale legend.
   const double lx = left + grid + 40, lh = std::min(grid, 240.0);
   const int steps = 40;

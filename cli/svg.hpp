@@ -1,20 +1,35 @@
 // Self-contained SVG charts, written without external tools.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace melange::cli {
 
+// Few orders are drawn as a bar each; many as a curve of the counts sorted
+// from most to least frequent, through at most kChartPoints points, so that
+// a chart stays small at any n.
+inline constexpr std::size_t kChartPoints = 2000;
+
 struct RankChart {
   std::string title, subtitle;    // algorithm, method, n, trials, seed, verdict
   std::string y_label;            // "count" or "probability"
-  std::vector<double> values;     // by rank
-  std::vector<double> expected;   // by rank: the reference line
-  std::vector<double> sigma;      // by rank: the band is expected +- 3 sigma (empty: no band)
-  std::vector<std::string> labels;  // by rank; drawn under the bars when there are few
-  bool sorted_curve = false;      // many orders: draw the values sorted, as a curve
+  std::uint64_t bins = 0;         // orders along the x axis
+  // The points drawn, in x order: at[i] is the slot on the x axis (a rank for
+  // bars, a place in the sorted order for the curve), at most kChartPoints.
+  std::vector<double> at;
+  std::vector<double> values;     // observed
+  std::vector<double> expected;   // the reference line
+  std::vector<double> sigma;      // the band is expected +- 3 sigma (empty: no band)
+  std::vector<std::string> labels;  // per point, drawn under the bars when there are few
+  bool sorted_curve = false;      // many orders: the values sorted, as a curve
+  std::string note;               // said under the chart, e.g. how it was thinned
 };
+
+// At most kHeatmapCells cells a side: a larger matrix is drawn in square
+// blocks, each coloured by its residual of largest magnitude.
+inline constexpr int kHeatmapCells = 96;
 
 struct Heatmap {
   std::string title, subtitle;

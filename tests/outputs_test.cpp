@@ -86,9 +86,14 @@ TEST(ExitCodes, EachOneDocumented) {
   EXPECT_EQ(run_cli("audit --algo sort-binary-insertion --n 4 --trials 1e5 --fail-on-bias").status, 3);
   EXPECT_EQ(run_cli("audit --n 4 --trials 1e5 --fail-on-bias").status, 0);
   EXPECT_EQ(run_cli("audit --n 4 --trials 1e5 --frobnicate").status, 2);
-  const auto runtime = run_cli("audit --n 4 --trials 1e3 --json /nonexistent-melange-dir/x.json");
+  // An output in a missing folder is a usage error, found before the run.
+  const auto missing = run_cli("audit --n 4 --trials 1e3 --json /nonexistent-melange-dir/x.json");
+  EXPECT_EQ(missing.status, 2) << missing.err;
+  EXPECT_EQ(count_lines(missing.err), 1);
+  // A write that fails is a runtime error.
+  const auto runtime = testing::run_shell(MELANGE_CLI " words --count 100000 >/dev/full");
   EXPECT_EQ(runtime.status, 1) << runtime.err;
-  EXPECT_EQ(count_lines(runtime.err), 1);
+  EXPECT_EQ(count_lines(runtime.err), 1) << runtime.err;
   // Asking for a GPU where there is none: one line, status 1.
   const auto version = nlohmann::json::parse(run_cli("version --json -").out);
   if (!version["backends"][2]["available"].get<bool>()) {

@@ -13,6 +13,10 @@ std::vector<double> reference_probabilities(int n, const ExactDistribution* mode
   return std::vector<double>(factorial(n), 1.0 / static_cast<double>(factorial(n)));
 }
 
+double reference_probability(int n, const ExactDistribution* model, std::uint64_t rank) {
+  return model ? model->probability_of(rank) : 1.0 / static_cast<double>(factorial(n));
+}
+
 AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options) {
   if (options.model && options.model->n != job.n)
     throw UsageError("the model is for n = " + std::to_string(options.model->n) +
@@ -24,13 +28,21 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
 
   if (!tally.ranks.empty()) {
     report.summary = summarize(tally.ranks);
-    const std::vector<double> ref = reference_probabilities(job.n, options.model);
+    // Uniform needs no n!-entry reference beside the tally.
+    const double uniform_p = 1.0 / static_cast<double>(tally.ranks.bins());
     double min_p = 1;
-    for (double p : ref)
-      if (p > 0) min_p = std::min(min_p, p);
+    if (options.model) {
+      for (double p : options.model->probabilities())
+        if (p > 0) min_p = std::min(min_p, p);
+    } else {
+      min_p = uniform_p;
+    }
     const double min_expected = static_cast<double>(tally.trials) * min_p;
     if (min_expected >= kMinExpectedPerBin) {
-      report.rank = TestResult{"rank", chi_square(tally.ranks.counts(), ref, options.alpha)};
+      report.rank = TestResult{
+          "rank", options.model
+                      ? chi_square(tally.ranks.counts(), options.model->probabilities(), options.alpha)
+                      : chi_square_uniform(tally.ranks.counts(), options.alpha)};
     } else {
       const double needed = std::ceil(kMinExpectedPerBin / min_p);
       report.notes.push_back("rank test skipped: " + std::to_string(min_expected).substr(0, 8) +

@@ -76,9 +76,12 @@ BackendChoice choose_backend(const Job& job, std::optional<BackendKind> requeste
     const std::string name(backend_name(*requested));
     if (!b.compiled)
       throw Error("backend " + name + " is not built into this melange: use --backend scalar");
-    if (!b.available)
-      throw Error(*requested == BackendKind::cuda ? "no CUDA device: use --backend avx2"
+    if (!b.available) {
+      // Name the fastest CPU backend this build and machine do have.
+      const std::string cpu = info(BackendKind::avx2).available ? "avx2" : "scalar";
+      throw Error(*requested == BackendKind::cuda ? "no CUDA device: use --backend " + cpu
                                                   : "this CPU has no AVX2: use --backend scalar");
+    }
     auto backend = make_backend(*requested);
     if (backend->supports(job)) return BackendChoice{std::move(backend), ""};
     return BackendChoice{make_scalar_backend(),

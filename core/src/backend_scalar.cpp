@@ -36,7 +36,7 @@ class ScalarBackend final : public Backend {
       std::vector<std::uint16_t> a(job.n);
       const bool ranks = job.rank_histogram, positions = job.position_matrix;
       std::uint64_t words = 0;
-      for (std::uint64_t t = begin; t < end; ++t) {
+      for (std::uint64_t t = begin; t != end; ++t) {  // end may wrap to 0 at 2^64
         iota_items(a.data(), job.n);
         PhiloxSource src(job.seed, t, job.spec);
         shuffle(decltype(algo)::value, a.data(), job.n, src);
@@ -52,7 +52,7 @@ class ScalarBackend final : public Backend {
   void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                     std::uint16_t* out) const override {
     with_algorithm(job.algorithm, [&](auto algo) {
-      for (std::uint64_t t = begin; t < end; ++t, out += job.n) {
+      for (std::uint64_t t = begin; t != end; ++t, out += job.n) {
         iota_items(out, job.n);
         PhiloxSource src(job.seed, t, job.spec);
         shuffle(decltype(algo)::value, out, job.n, src);

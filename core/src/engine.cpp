@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -69,13 +70,47 @@ void check_threads(int threads) {
   if (threads < 1) throw UsageError("--threads must be at least 1, got " + std::to_string(threads));
 }
 
+std::string bytes_text(std::uint64_t b) {
+  char buf[32];
+  if (b >= (std::uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
+  else std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
+  return buf;
+}
+
+WorkerPlan plan_for(const Job& job, const RunOptions& options, const Backend& backend) {
+  const std::uint64_t per_worker = tally_bytes(job) + backend.scratch_bytes(job);
+  if (per_worker > options.memory_cap)
+    throw UsageError("the tallies of n = " + std::to_string(job.n) + " take " + bytes_text(per_worker) +
+                     ", above the memory cap of " + bytes_text(options.memory_cap) +
+                     "; raise --memory-cap" +
+                     (job.rank_histogram ? ", or tally only --position with --no-rank" : ""));
+  const int wanted = std::min(options.threads, backend.max_workers());
+  const std::uint64_t fit = per_worker ? options.memory_cap / per_worker : ~std::uint64_t{0};
+  WorkerPlan plan;
+  plan.workers = static_cast<int>(std::min<std::uint64_t>(wanted, fit));
+  plan.bytes = per_worker * plan.workers;
+  if (plan.workers < wanted)
+    plan.note = std::to_string(plan.workers) + " of " + std::to_string(wanted) +
+                " threads: each holds " + bytes_text(per_worker) + " of tallies and the memory cap is " +
+                bytes_text(options.memory_cap);
+  return plan;
+}
+
 }  // namespace
+
+WorkerPlan plan_workers(const Job& job, const RunOptions& options) {
+  validate(job);
+  check_threads(options.threads);
+  const internal::BackendChoice choice = internal::choose_backend(job, options.backend);
+  return plan_for(job, options, *choice.backend);
+}
 
 RunResult run(const Job& job, const RunOptions& options) {
   validate(job);
   check_threads(options.threads);
   internal::BackendChoice choice = internal::choose_backend(job, options.backend);
-  const int workers = std::min(options.threads, choice.backend->max_workers());
+  const WorkerPlan plan = plan_for(job, options, *choice.backend);
+  const int workers = plan.workers;
   std::vector<Tally> tallies(workers);
   for (auto& t : tallies) t = Tally::for_job(job);
   parallel_chunks(job.first, job.trials, workers, chunk_for(*choice.backend), options.progress,
@@ -83,13 +118,19 @@ RunResult run(const Job& job, const RunOptions& options) {
                     choice.backend->run_range(job, b, e, tallies[w]);
                   });
   for (int w = 1; w < workers; ++w) tallies[0].merge(tallies[w]);
-  return RunResult{std::move(tallies[0]), choice.backend->kind(), choice.note, workers};
+  return RunResult{std::move(tallies[0]), choice.backend->kind(), choice.note, workers, plan.note};
 }
 
 SampleResult sample(const Job& job, const RunOptions& options) {
   validate_draws(job);
   check_threads(options.threads);
   internal::BackendChoice choice = internal::choose_backend(job, options.backend);
+  // The buffer is trials x n items of 2 bytes; check by division, not by a
+  // product that could wrap.
+  if (job.trials > options.memory_cap / 2 / static_cast<std::uint64_t>(job.n))
+    throw UsageError("a sample of " + std::to_string(job.trials) + " permutations of " +
+                     std::to_string(job.n) + " items does not fit the memory cap of " +
+                     bytes_text(options.memory_cap) + "; sample in pieces");
   std::vector<std::uint16_t> out(job.trials * static_cast<std::size_t>(job.n));
   const int workers = std::min(options.threads, choice.backend->max_workers());
   parallel_chunks(job.first, job.trials, workers, chunk_for(*choice.backend), options.progress,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
+#include <mutex>
 #include <thread>
 
 #include "melange/error.hpp"
@@ -227,7 +228,9 @@ int max_exact_items(Algorithm a) {
   return 8;
 }
 
-ExactDistribution exact_distribution(Algorithm a, int n, BoundedSpec spec, int threads) {
+ExactDistribution exact_distribution(
+    Algorithm a, int n, BoundedSpec spec, int threads,
+    const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (n < 1) throw UsageError("--n must be at least 1, got " + std::to_string(n));
   if (n > max_exact_items(a))
     throw UsageError("the exact walk of " + std::string(algorithm_name(a)) + " is limited to n <= " +
@@ -254,10 +257,16 @@ ExactDistribution exact_distribution(Algorithm a, int n, BoundedSpec spec, int t
     const int workers = std::min<int>(threads, static_cast<int>(tasks));
     std::vector<Accumulator> parts(workers, Accumulator(bins));
     std::atomic<std::uint32_t> next{0};
+    std::uint32_t finished = 0;
+    std::mutex progress_mutex;
     auto work = [&](int id) {
       for (std::uint32_t v; (v = next.fetch_add(1)) < tasks;) {
         PathWalker w(spec, v);
         walk(a, n, w, parts[id]);
+        if (progress) {
+          std::lock_guard lock(progress_mutex);
+          progress(++finished, tasks);
+        }
       }
     };
     std::vector<std::thread> pool;

@@ -21,8 +21,9 @@ void validate_draws(const Job& job) {
     throw UsageError(algo + " is defined for n <= " + std::to_string(max_items(job.algorithm)) +
                      ", got n = " + std::to_string(job.n));
   if (job.trials == 0) throw UsageError("--trials must be at least 1");
-  if (job.first + job.trials < job.first)
-    throw UsageError("--first + --trials overflows the 64-bit trial index");
+  // The last trial, first + trials - 1, may be 2^64 - 1 itself.
+  if (job.trials - 1 > ~std::uint64_t{0} - job.first)
+    throw UsageError("--first + --trials - 1 is past the last trial index, 2^64 - 1");
   validate_bounded(job.spec, std::max<std::uint64_t>(1, max_draw_range(job.algorithm, job.n)));
 }
 
@@ -30,17 +31,22 @@ void validate(const Job& job) {
   validate_draws(job);
   if (!job.rank_histogram && !job.position_matrix)
     throw UsageError("nothing to tally: ask for the rank histogram or --position");
-  if (job.rank_histogram) {
-    const int limit = max_rank_items(job.rank_memory_cap);
-    if (job.n > limit)
-      throw UsageError("n = " + std::to_string(job.n) + " needs " + std::to_string(job.n) +
-                       "! rank bins, above the histogram limit n <= " + std::to_string(limit) +
-                       " (memory cap " + std::to_string(job.rank_memory_cap >> 20) +
-                       " MiB); use --position for the item x position matrix");
-  }
+  if (job.rank_histogram && job.n > kMaxRankItems)
+    throw UsageError("n = " + std::to_string(job.n) + " has more orders than 64-bit ranks hold (n <= " +
+                     std::to_string(kMaxRankItems) + "); use --position for the item x position matrix");
   if (job.position_matrix && job.n > kMaxPositionItems)
     throw UsageError("the position matrix is limited to n <= " +
                      std::to_string(kMaxPositionItems) + ", got n = " + std::to_string(job.n));
+}
+
+std::uint64_t tally_bytes(const Job& job) {
+  constexpr std::uint64_t kMax = ~std::uint64_t{0};
+  std::uint64_t bytes = 0;
+  // 20! bins of 8 bytes pass 2^64: saturate rather than wrap.
+  if (job.rank_histogram)
+    bytes += factorial(job.n) > kMax / 16 ? kMax / 2 : factorial(job.n) * sizeof(std::uint64_t);
+  if (job.position_matrix) bytes += static_cast<std::uint64_t>(job.n) * job.n * sizeof(std::uint64_t);
+  return bytes;
 }
 
 Tally Tally::for_job(const Job& job) {

@@ -97,12 +97,16 @@ double chi2_critical(double df, double alpha) {
   return boost::math::quantile(boost::math::complement(boost::math::chi_squared(df), alpha));
 }
 
-GoodnessOfFit chi_square(const std::vector<std::uint64_t>& observed,
-                         const std::vector<double>& probabilities, double alpha) {
-  if (observed.size() != probabilities.size())
-    throw UsageError("model has " + std::to_string(probabilities.size()) + " bins, the tally " +
-                     std::to_string(observed.size()) + ": the model is for another n");
-  const double total_p = std::accumulate(probabilities.begin(), probabilities.end(), 0.0);
+namespace {
+
+// Pearson and G against probability(i) for each bin, normalised by their sum.
+// Taking the probabilities as a function lets a uniform reference run over
+// n! bins without an n!-entry vector beside the tally.
+template <class Probability>
+GoodnessOfFit chi_square_with(const std::vector<std::uint64_t>& observed, Probability&& probability,
+                              double alpha) {
+  double total_p = 0;
+  for (std::size_t i = 0; i < observed.size(); ++i) total_p += probability(i);
   const double trials =
       static_cast<double>(std::accumulate(observed.begin(), observed.end(), std::uint64_t{0}));
   GoodnessOfFit g;
@@ -110,20 +114,31 @@ GoodnessOfFit chi_square(const std::vector<std::uint64_t>& observed,
   std::size_t support = 0;
   for (std::size_t i = 0; i < observed.size(); ++i) {
     const double o = static_cast<double>(observed[i]);
-    if (probabilities[i] <= 0) {
+    const double p = probability(i);
+    if (p <= 0) {
       g.impossible += observed[i];
       continue;
     }
     ++support;
-    add_bin(g, o, trials * probabilities[i] / total_p);
+    add_bin(g, o, trials * p / total_p);
   }
   g.df = support > 0 ? static_cast<double>(support - 1) : 0;
   finish(g, alpha);
   return g;
 }
 
+}  // namespace
+
+GoodnessOfFit chi_square(const std::vector<std::uint64_t>& observed,
+                         const std::vector<double>& probabilities, double alpha) {
+  if (observed.size() != probabilities.size())
+    throw UsageError("model has " + std::to_string(probabilities.size()) + " bins, the tally " +
+                     std::to_string(observed.size()) + ": the model is for another n");
+  return chi_square_with(observed, [&](std::size_t i) { return probabilities[i]; }, alpha);
+}
+
 GoodnessOfFit chi_square_uniform(const std::vector<std::uint64_t>& observed, double alpha) {
-  return chi_square(observed, std::vector<double>(observed.size(), 1.0), alpha);
+  return chi_square_with(observed, [](std::size_t) { return 1.0; }, alpha);
 }
 
 RankSummary summarize(const RankHistogram& h, int extremes) {
@@ -133,16 +148,30 @@ RankSummary summarize(const RankHistogram& h, int extremes) {
   s.identity_count = c[0];
   const auto [lo, hi] = std::minmax_element(c.begin(), c.end());
   s.max_min_ratio = *lo == 0 ? kInf : static_cast<double>(*hi) / static_cast<double>(*lo);
-  std::vector<std::uint64_t> order(c.size());
-  std::iota(order.begin(), order.end(), 0);
-  const std::size_t k = std::min<std::size_t>(extremes, c.size());
+  // The k extremes by a bounded heap each: no n!-entry index beside the tally.
   // Ties break by rank so that the listing is reproducible.
+  const std::size_t k = std::min<std::size_t>(extremes, c.size());
   auto more = [&](std::uint64_t a, std::uint64_t b) { return c[a] != c[b] ? c[a] > c[b] : a < b; };
   auto less = [&](std::uint64_t a, std::uint64_t b) { return c[a] != c[b] ? c[a] < c[b] : a < b; };
-  std::partial_sort(order.begin(), order.begin() + k, order.end(), more);
-  for (std::size_t i = 0; i < k; ++i) s.most.emplace_back(order[i], c[order[i]]);
-  std::partial_sort(order.begin(), order.begin() + k, order.end(), less);
-  for (std::size_t i = 0; i < k; ++i) s.least.emplace_back(order[i], c[order[i]]);
+  auto extreme = [&](auto better) {
+    std::vector<std::uint64_t> heap;  // the k best so far; the worst of them on top
+    for (std::uint64_t r = 0; r < c.size(); ++r) {
+      if (heap.size() < k) {
+        heap.push_back(r);
+        std::push_heap(heap.begin(), heap.end(), better);
+      } else if (k > 0 && better(r, heap.front())) {
+        std::pop_heap(heap.begin(), heap.end(), better);
+        heap.back() = r;
+        std::push_heap(heap.begin(), heap.end(), better);
+      }
+    }
+    std::sort_heap(heap.begin(), heap.end(), better);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+    for (std::uint64_t r : heap) out.emplace_back(r, c[r]);
+    return out;
+  };
+  s.most = extreme(more);
+  s.least = extreme(less);
   return s;
 }
 

@@ -13,6 +13,7 @@ class Avx2Backend final : public Backend {
  public:
   BackendKind kind() const override { return BackendKind::avx2; }
   bool supports(const Job& job) const override { return internal::vectorizable(job); }
+  std::uint64_t scratch_bytes(const Job& job) const override { return internal::scratch_bytes(job); }
 
   void run_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                  Tally& tally) const override {

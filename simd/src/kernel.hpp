@@ -224,7 +224,7 @@ struct Kernel {
     const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
     Counters c(p, want_ranks, want_positions);
     std::uint64_t clean = 0;
-    for (std::uint64_t t = begin; t < full; t += kLanes) {
+    for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
       const u32 perm = packed_batch<M, N>(p, t, reject);
       if (p.may_reject && L::any(reject)) {
@@ -260,7 +260,7 @@ struct Kernel {
     iota_items(identity.data(), p.job.n);
     WideCounters c(p.job.n, want_positions);
     std::uint64_t clean = 0;
-    for (std::uint64_t t = begin; t < full; t += kLanes) {
+    for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
       wide_batch<M>(p, t, reject, items.data(), identity.data());
       if (p.may_reject && L::any(reject)) {
@@ -304,7 +304,7 @@ struct Kernel {
             : tally_wide<M>(p, begin, full, tally, *reference);
     tally.trials += clean * kLanes;
     tally.words += clean * kLanes * p.draws.size();
-    if (full < end) reference->run_range(p.job, full, end, tally);
+    if (full != end) reference->run_range(p.job, full, end, tally);
   }
 
   template <Method M>
@@ -315,7 +315,7 @@ struct Kernel {
     const auto n = static_cast<std::size_t>(p.job.n);
     std::vector<std::uint16_t> identity(n);
     iota_items(identity.data(), p.job.n);
-    for (std::uint64_t t = begin; t < full; t += kLanes) {
+    for (std::uint64_t t = begin; t != full; t += kLanes) {
       std::uint16_t* row = out + (t - begin) * n;
       u32 reject(0u);
       if (p.job.n <= kPackedItems) {
@@ -330,7 +330,7 @@ struct Kernel {
       }
       if (p.may_reject && L::any(reject)) reference->sample_range(p.job, t, t + kLanes, row);
     }
-    if (full < end) reference->sample_range(p.job, full, end, out + (full - begin) * n);
+    if (full != end) reference->sample_range(p.job, full, end, out + (full - begin) * n);
   }
 
   static void tally(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& t) {

@@ -2,7 +2,9 @@
 
 #include <bit>
 
+#include "melange/rank.hpp"
 #include "melange/stream.hpp"
+#include "tuning.hpp"
 
 namespace melange::simd::internal {
 
@@ -18,6 +20,16 @@ bool vectorizable(const Job& job) {
   const bool algo = job.algorithm == Algorithm::fisher_yates ||
                     job.algorithm == Algorithm::naive_swap || job.algorithm == Algorithm::sattolo;
   return algo && job.n >= 2;
+}
+
+std::uint64_t scratch_bytes(const Job& job) {
+  // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
+  // position matrix; the wide path adds to the tally directly.
+  if (!vectorizable(job) || job.n > kPackedItems) return 0;
+  std::uint64_t bytes = 0;
+  if (job.rank_histogram) bytes += factorial(job.n) * kMaxLanes * sizeof(std::uint32_t);
+  if (job.position_matrix) bytes += static_cast<std::uint64_t>(job.n) * job.n * kMaxLanes * sizeof(std::uint32_t);
+  return bytes;
 }
 
 Plan make_plan(const Job& job) {

@@ -38,5 +38,7 @@ struct Plan {
 // True when the vector kernels cover the job (otherwise use the scalar path).
 bool vectorizable(const Job& job);
 Plan make_plan(const Job& job);
+// Host bytes a worker's lane-private counters take beside its tally.
+std::uint64_t scratch_bytes(const Job& job);
 
 }  // namespace melange::simd::internal

@@ -7,6 +7,9 @@ namespace melange::simd::internal {
 
 // Up to this many items a permutation lives in one 32-bit lane, four bits an item.
 inline constexpr int kPackedItems = 8;
+// The most 32-bit lanes any architecture runs (AVX-512: 16); memory
+// estimates count this many lane-private counters.
+inline constexpr int kMaxLanes = 16;
 // Lane-private 32-bit counters are flushed into the 64-bit tallies after this
 // many batches, long before any of them can overflow.
 inline constexpr std::uint64_t kFlushBatches = std::uint64_t{1} << 24;

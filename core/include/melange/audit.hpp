@@ -45,5 +45,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
 
 // The probabilities a rank histogram is tested against: uniform 1/n!, or the model's.
 std::vector<double> reference_probabilities(int n, const ExactDistribution* model);
+// One of them, for a single order: no n!-entry vector.
+double reference_probability(int n, const ExactDistribution* model, std::uint64_t rank);
 
 }  // namespace melange

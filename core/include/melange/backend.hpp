@@ -40,6 +40,9 @@ class Backend {
                             std::uint16_t* out) const = 0;
   // Trials per run_range call the engine should hand out (0: its default).
   virtual std::uint64_t preferred_chunk() const { return 0; }
+  // Host memory one worker needs beside its Tally (lane-private counters,
+  // say), counted against the run's memory cap.
+  virtual std::uint64_t scratch_bytes(const Job&) const { return 0; }
   // How many engine threads may call this backend at once.
   virtual int max_workers() const { return 1 << 10; }
 };

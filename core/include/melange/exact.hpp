@@ -6,6 +6,7 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "melange/algorithms.hpp"
@@ -36,6 +37,10 @@ struct ExactDistribution {
 int max_exact_items(Algorithm a);
 
 // Throws UsageError when n is above max_exact_items(a) or the method is invalid.
-ExactDistribution exact_distribution(Algorithm a, int n, BoundedSpec spec = {}, int threads = 1);
+// `progress(done, total)` is called, from one thread at a time, as the
+// subtrees below the first draw's outcomes are finished.
+ExactDistribution exact_distribution(
+    Algorithm a, int n, BoundedSpec spec = {}, int threads = 1,
+    const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
 
 }  // namespace melange

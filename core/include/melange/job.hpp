@@ -14,7 +14,8 @@ namespace melange {
 
 // "melange" in ASCII: the fixed default seed, printed with every result.
 inline constexpr std::uint64_t kDefaultSeed = 0x6d656c616e6765ull;
-inline constexpr std::uint64_t kDefaultRankMemoryCap = std::uint64_t{1} << 30;  // 1 GiB
+// Bytes a run may hold by default: every worker's tallies together.
+inline constexpr std::uint64_t kDefaultMemoryCap = std::uint64_t{1} << 30;  // 1 GiB
 inline constexpr int kMaxPositionItems = 1024;
 
 struct Job {
@@ -26,7 +27,6 @@ struct Job {
   std::uint64_t trials = 0;  // trial t uses stream t, for t in [first, first + trials)
   bool rank_histogram = true;
   bool position_matrix = false;
-  std::uint64_t rank_memory_cap = kDefaultRankMemoryCap;  // bytes for n! 64-bit bins
 };
 
 // Throw UsageError with a message that says which limit was hit and what to do.
@@ -35,6 +35,9 @@ void validate(const Job& job);        // the above and the tallies
 
 // Largest n (at most kMaxRankItems) whose rank histogram fits `cap` bytes.
 int max_rank_items(std::uint64_t cap);
+
+// Bytes one Tally::for_job(job) holds: 8 n! for the ranks, 8 n^2 for the positions.
+std::uint64_t tally_bytes(const Job& job);
 
 // What a range of trials produced. Merging is exact integer addition, so any
 // split of the trial range gives the same tally.

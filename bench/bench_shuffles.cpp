@@ -14,24 +14,24 @@ void BM_Audit(benchmark::State& state) {
   job.position_matrix = job.n > 8;
   job.trials = job.n <= 8 ? 1u << 22 : 1u << 18;
   melange::RunOptions options;
-  options.backend = static_cast<melange::BackendKind>(state.range(2));
+  options.backend = state.range(2) == 0 ? "scalar" : "simd";
   options.threads = 1;
   std::uint64_t first = 0;
-  melange::BackendKind used{};
+  std::string used;
   for (auto _ : state) {
     job.first = first;
     const melange::RunResult r = melange::run(job, options);
-    used = r.backend;
+    used = r.arch.empty() ? r.backend : r.backend + " " + r.arch;
     benchmark::DoNotOptimize(r.tally.trials);
     first += job.trials;
   }
   state.SetItemsProcessed(state.iterations() * job.trials);
   state.SetLabel(std::string(melange::algorithm_name(job.algorithm)) + " n=" +
-                 std::to_string(job.n) + " " + std::string(melange::backend_name(used)));
+                 std::to_string(job.n) + " " + used);
 }
 
 void Args(benchmark::internal::Benchmark* b) {
-  for (long algo = 0; algo < 5; ++algo)
+  for (long algo = 0; algo < static_cast<long>(std::size(melange::kAllAlgorithms)); ++algo)
     for (long n : {4, 8, 13, 52}) {
       for (long backend : {0, 1}) b->Args({algo, n, backend});
     }

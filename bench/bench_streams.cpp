@@ -7,7 +7,7 @@
 #include "melange/bounded.hpp"
 #include "melange/stream.hpp"
 #if defined(MELANGE_HAVE_SIMD)
-#include "melange/simd/avx2_backend.hpp"
+#include "melange/simd/backend.hpp"
 #endif
 
 namespace {
@@ -47,13 +47,13 @@ BENCHMARK(BM_PhiloxRandom123);
 
 #if defined(MELANGE_HAVE_SIMD)
 void BM_PhiloxAvx2(benchmark::State& state) {
-  if (!melange::simd::avx2_available()) {
+  if (melange::simd::available_architectures().empty()) {
     state.SkipWithError("no AVX2");
     return;
   }
   std::uint64_t stream = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(melange::simd::avx2_philox_checksum(kSeed, stream, 1024));
+    benchmark::DoNotOptimize(melange::simd::philox_checksum(kSeed, stream, 1024));
     stream += 1024;
   }
   state.SetItemsProcessed(state.iterations() * 4096);
@@ -62,14 +62,14 @@ BENCHMARK(BM_PhiloxAvx2);
 
 // The same words written out stream after stream, as a consumer reads them.
 void BM_PhiloxAvx2Stored(benchmark::State& state) {
-  if (!melange::simd::avx2_available()) {
+  if (melange::simd::available_architectures().empty()) {
     state.SkipWithError("no AVX2");
     return;
   }
   std::vector<std::uint32_t> out(4096);
   std::uint64_t stream = 0;
   for (auto _ : state) {
-    melange::simd::avx2_stream_words(kSeed, stream, 1024, 4, out.data());
+    melange::simd::stream_words(kSeed, stream, 1024, 4, out.data());
     stream += 1024;
     benchmark::DoNotOptimize(out.data());
   }

@@ -7,6 +7,7 @@
 
 #include "format.hpp"
 #include "melange/rank.hpp"
+#include "melange/stream.hpp"
 #include "melange/version.hpp"
 #include "svg.hpp"
 
@@ -233,7 +234,7 @@ std::string audit_html(const AuditView& v) {
   param("seed", std::to_string(v.job.seed));
   param("bounded method", std::string(method_name(v.job.spec.method)) + ", " +
                               std::to_string(v.job.spec.bits) + "-bit source");
-  param("backend", std::string(backend_name(v.run.backend)) + ", " + std::to_string(v.run.threads) + " threads");
+  param("backend", backend_text(v.run.backend, v.run.arch) + ", " + std::to_string(v.run.threads) + " threads");
   param("stream", "Philox4x32-10, stream version " + std::to_string(kStreamVersion) + ", melange " + kVersion);
   param(uses_coins(v.job.algorithm) ? "comparator calls per trial" : "stream words per trial",
         fixed(v.report.mean_words, 4));

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "exit_codes.hpp"
 #include "job_args.hpp"
 #include "melange/audit.hpp"
 #include "melange/engine.hpp"
@@ -25,12 +26,11 @@ struct AuditArgs {
   bool no_rank = false;
   std::string model;  // "exact" or a file written by `melange exact --json`
   std::string memory_cap = std::to_string(kDefaultMemoryCap);
-  double weak = 0.005, fail = 1e-6, alpha = 0.05;
+  double weak = kDefaultWeak, fail = kDefaultFail, alpha = kDefaultAlpha;
   std::string svg, csv, report_dir;
   bool fail_on_bias = false, quiet = false;
 };
 
-constexpr int kExitBiased = 3;
 
 // With both tallies, the rank table goes to FILE and the matrix to FILE's
 // name with "-position" before the extension.
@@ -150,7 +150,7 @@ void add_audit_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "audit", "Run a shuffle many times, tally the orders, and test them for bias");
   add_job_options(cmd, a->job);
-  cmd->add_flag("--position", a->position, "also tally the item x position matrix (any n <= 1024)");
+  cmd->add_flag("--position", a->position, "also tally the item x position matrix (any n <= " + std::to_string(kMaxPositionItems) + ")");
   cmd->add_flag("--no-rank", a->no_rank, "skip the n! rank histogram (with --position)");
   cmd->add_option("--model", a->model,
                   "test against 'exact' (the algorithm's exact distribution) or a FILE written by "

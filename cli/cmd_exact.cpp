@@ -59,7 +59,8 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
   o << "\n  against uniform: noncentrality per trial " << general(j["noncentrality_per_trial"].is_null() ? INFINITY : j["noncentrality_per_trial"].get<double>(), 6)
     << "\n  expected chi2 after " << grouped(static_cast<std::uint64_t>(trials)) << " trials: "
     << (j["expected_chi2"].is_null() ? "inf" : fixed(j["expected_chi2"].get<double>(), 1))
-    << " (df " << d.probability.size() - 1 << ")\n  trials to detect at alpha 1e-6 with power 0.99: "
+    << " (df " << d.probability.size() - 1 << ")\n  trials to detect at alpha " << general(kDetectAlpha, 3)
+    << " with power " << general(kDetectPower, 3) << ": "
     << (j["trials_to_detect"].is_null() ? "never (exactly uniform)"
                                         : grouped(j["trials_to_detect"].get<std::uint64_t>()))
     << "\n";

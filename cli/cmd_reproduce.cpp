@@ -10,12 +10,14 @@
 
 #include "artifacts.hpp"
 #include "command.hpp"
+#include "exit_codes.hpp"
 #include "format.hpp"
 #include "job_args.hpp"
 #include "melange/audit.hpp"
 #include "melange/engine.hpp"
 #include "melange/exact.hpp"
 #include "melange/rank.hpp"
+#include "melange/stream.hpp"
 #include "melange/reach.hpp"
 #include "output.hpp"
 #include "parse.hpp"
@@ -26,7 +28,6 @@ namespace melange::cli {
 namespace {
 
 constexpr double kSigmas = 5;  // agreement window for sampled figures
-constexpr int kExitDisagrees = 3;
 
 struct ReproduceArgs {
   bool quick = false, quiet = false;

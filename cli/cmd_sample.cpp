@@ -4,6 +4,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "format.hpp"
 #include "job_args.hpp"
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
@@ -43,7 +44,7 @@ int run_sample(const JobArgs& a) {
       part.first = job.first + done;
       part.trials = std::min(piece, job.trials - done);
       const SampleResult r = sample(part, options);
-      backend = std::string(backend_name(r.backend));
+      backend = backend_text(r.backend, r.arch);
       note = r.note;
       emit(part, r.permutations);
       done += part.trials;
@@ -57,7 +58,8 @@ int run_sample(const JobArgs& a) {
     // The backend is known after the first piece; the header is written
     // first, so it is the one auto picks, asked now.
     const SampleResult probe = sample([&] { Job p = job; p.trials = 1; return p; }(), options);
-    j["backend"] = backend_name(probe.backend);
+    j["backend"] = probe.backend;
+    if (!probe.arch.empty()) j["simd_arch"] = probe.arch;
     if (!probe.note.empty()) j["backend_note"] = probe.note;
     j["permutations"] = nullptr;  // streamed below
     write_json(outputs.open(a.json), j, "permutations", [&](std::ostream& to, const std::string& indent) {

@@ -103,8 +103,7 @@ int run_bounded(const StreamArgs& a) {
   if (s == 0) throw UsageError("--range must be at least 1");
   const auto m = parse_method(a.method);
   if (!m)
-    throw UsageError("unknown --method '" + a.method +
-                     "': use lemire, modulo, rejection or multiply");
+    throw UsageError("unknown --method '" + a.method + "': use " + method_names(", "));
   const BoundedSpec spec{*m, a.bits};
   validate_bounded(spec, s);
   Outputs outputs;
@@ -160,7 +159,7 @@ void add_stream_commands(CLI::App& app, Action& action) {
       "bounded", "Print values in [0, range) drawn one after another from one stream");
   add_stream_options(bounded, *b);
   bounded->add_option("--range", b->range, "exclusive upper bound, 1..2^32")->required();
-  bounded->add_option("--method", b->method, "lemire | modulo | rejection | multiply")
+  bounded->add_option("--method", b->method, method_names(" | "))
       ->capture_default_str();
   bounded->add_option("--bits", b->bits, "source width: each word is cut to its top bits, 1..32")
       ->capture_default_str();

@@ -3,7 +3,9 @@
 #include <memory>
 
 #include "command.hpp"
-#include "melange/backend.hpp"
+#include "format.hpp"
+#include "melange/backend_table.hpp"
+#include "melange/stream.hpp"
 #include "melange/version.hpp"
 #include "output.hpp"
 
@@ -21,15 +23,15 @@ void add_version_command(CLI::App& app, Action& action) {
       doc["backends"] = nlohmann::ordered_json::array();
       for (const BackendInfo& b : backend_inventory())
         doc["backends"].push_back(
-            {{"name", backend_name(b.kind)}, {"compiled", b.compiled}, {"available", b.available}});
+            {{"name", b.name}, {"compiled", b.compiled}, {"available", b.available}, {"archs", b.archs}});
       if (!json->empty()) write_json(outputs.open(*json), doc);
       if (*json != "-") {
         std::cout << "melange " << kVersion << " (stream version " << kStreamVersion << ")\n";
         for (const BackendInfo& b : backend_inventory())
-          std::cout << "  backend " << backend_name(b.kind) << ": "
+          std::cout << "  backend " << b.name << ": "
                     << (b.compiled ? (b.available ? "available" : "compiled, not available here")
                                    : "not compiled")
-                    << "\n";
+                    << (b.archs.empty() ? "" : " (" + join(b.archs, ", ") + ")") << "\n";
       }
       outputs.commit();
       return 0;

@@ -38,4 +38,14 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
   return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
 }
 
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+std::string backend_text(const std::string& backend, const std::string& arch) {
+  return arch.empty() ? backend : backend + " (" + arch + ")";
+}
+
 }  // namespace melange::cli

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace melange::cli {
 
@@ -12,5 +13,8 @@ std::string grouped(std::uint64_t v);          // 1,000,000
 // A p-value that stays readable when it underflows: "3.1e-12" or "1e-27233.1".
 std::string p_text(double p, double log10_p);
 std::string pad(const std::string& s, std::size_t width, bool right = false);
+std::string join(const std::vector<std::string>& parts, const std::string& sep);
+// "simd (avx2)", or the backend's name alone where it has no architecture.
+std::string backend_text(const std::string& backend, const std::string& arch);
 
 }  // namespace melange::cli

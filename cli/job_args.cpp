@@ -8,8 +8,7 @@
 namespace melange::cli {
 
 void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
-  cmd->add_option("--algo", a.algo,
-                  "fisher-yates | naive-swap | sattolo | sort-binary-insertion | sort-v8-timsort")
+  cmd->add_option("--algo", a.algo, algorithm_names(" | "))
       ->capture_default_str();
   cmd->add_option("--n", a.n, "items to shuffle")->capture_default_str();
   if (which.trials)
@@ -20,27 +19,27 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
   if (which.first)
     cmd->add_option("--first", a.first, "global index of the first trial (trial t uses stream t)")
         ->capture_default_str();
-  cmd->add_option("--method", a.method, "bounded-integer method: lemire | modulo | rejection | multiply")
+  cmd->add_option("--method", a.method, "bounded-integer method: " + method_names(" | "))
       ->capture_default_str();
   cmd->add_option("--bits", a.bits, "source width in bits, 1..32 (narrow sources show modulo bias)")
       ->capture_default_str();
   if (which.threads)
     cmd->add_option("--threads", a.threads, "worker threads (default: one per hardware thread)");
   if (which.backend)
-    cmd->add_option("--backend", a.backend, "auto | scalar | avx2 | cuda")->capture_default_str();
+    cmd->add_option("--backend", a.backend,
+                    backend_choices(" | ") + " (an architecture pins the simd backend to it)")
+        ->capture_default_str();
 }
 
 Algorithm parse_algorithm_arg(const std::string& name) {
   if (auto a = parse_algorithm(name)) return *a;
-  throw UsageError("unknown --algo '" + name +
-                   "': use fisher-yates, naive-swap, sattolo, sort-binary-insertion or "
-                   "sort-v8-timsort");
+  throw UsageError("unknown --algo '" + name + "': use " + algorithm_names(", "));
 }
 
 BoundedSpec parse_spec_args(const JobArgs& a) {
   const auto m = parse_method(a.method);
   if (!m)
-    throw UsageError("unknown --method '" + a.method + "': use lemire, modulo, rejection or multiply");
+    throw UsageError("unknown --method '" + a.method + "': use " + method_names(", "));
   return BoundedSpec{*m, a.bits};
 }
 
@@ -57,10 +56,11 @@ Job make_job(const JobArgs& a, const std::string& trials_flag) {
 
 int thread_count(const JobArgs& a) {
   if (a.threads.empty()) return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const std::string must = "--threads must be a whole number from 1 to 1024, got '" + a.threads + "'";
+  const std::string must = "--threads must be a whole number from 1 to " + std::to_string(kMaxThreads) +
+                           ", got '" + a.threads + "'";
   std::uint64_t k = 0;
   try {
-    k = parse_count(a.threads, "--threads", 1024);
+    k = parse_count(a.threads, "--threads", kMaxThreads);
   } catch (const UsageError&) {
     throw UsageError(must);
   }
@@ -68,10 +68,19 @@ int thread_count(const JobArgs& a) {
   return static_cast<int>(k);
 }
 
-std::optional<BackendKind> backend_arg(const JobArgs& a) {
-  if (a.backend == "auto") return std::nullopt;
-  if (auto k = parse_backend(a.backend)) return k;
-  throw UsageError("unknown --backend '" + a.backend + "': use auto, scalar, avx2 or cuda");
+std::string backend_arg(const JobArgs& a) {
+  for (const std::string& choice : backend_choice_list())
+    if (choice == a.backend) return a.backend;
+  throw UsageError("unknown --backend '" + a.backend + "': use " + backend_choices(", "));
+}
+
+std::string flag_for(const std::string& command, Param p) {
+  if (p == Param::trials && command == "sample") return "--count";
+  if (p == Param::position_matrix) return "--position";
+  std::string flag = "--" + std::string(param_name(p));
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  return flag;
 }
 
 std::string describe(const Job& job) {

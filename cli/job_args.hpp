@@ -5,7 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "melange/backend.hpp"
+#include "melange/backend_table.hpp"
+#include "melange/error.hpp"
 #include "melange/job.hpp"
 
 namespace melange::cli {
@@ -34,7 +35,12 @@ BoundedSpec parse_spec_args(const JobArgs& a);
 // The job described by the arguments, not yet validated.
 Job make_job(const JobArgs& a, const std::string& trials_flag = "--trials");
 int thread_count(const JobArgs& a);
-std::optional<BackendKind> backend_arg(const JobArgs& a);
+// The --backend value, checked against the engine's backend table.
+std::string backend_arg(const JobArgs& a);
+
+// The flag that sets a library parameter in `command` ("--count" for the
+// trials of `sample`), for the library's error messages.
+std::string flag_for(const std::string& command, Param p);
 
 // "fisher-yates, n 4, lemire/32-bit, seed S" — what every report starts with.
 std::string describe(const Job& job);

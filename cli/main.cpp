@@ -11,6 +11,8 @@
 #include <string>
 
 #include "command.hpp"
+#include "exit_codes.hpp"
+#include "job_args.hpp"
 #include "melange/error.hpp"
 #include "melange/version.hpp"
 #include "output.hpp"
@@ -18,18 +20,24 @@
 
 namespace {
 
-constexpr int kExitRuntime = 1;
-constexpr int kExitUsage = 2;
+using melange::cli::kExitRuntime;
+using melange::cli::kExitUsage;
 
-// The subcommand a failed command line was aimed at, for the help hint.
-std::string help_hint(const CLI::App& app, int argc, char** argv) {
+
+// The subcommand a command line was aimed at ("" when none).
+std::string command_of(const CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (argv[i][0] == '-') continue;
     for (const CLI::App* sub : app.get_subcommands({}))
-      if (sub->get_name() == argv[i]) return "run 'melange " + sub->get_name() + " --help'";
+      if (sub->get_name() == argv[i]) return sub->get_name();
     break;
   }
-  return "run 'melange --help'";
+  return "";
+}
+
+std::string help_hint(const CLI::App& app, int argc, char** argv) {
+  const std::string command = command_of(app, argc, argv);
+  return command.empty() ? "run 'melange --help'" : "run 'melange " + command + " --help'";
 }
 
 // The first word that is not an option, when it names no command.
@@ -106,7 +114,11 @@ int main(int argc, char** argv) {
     melange::cli::check_stdout();
     return status;
   } catch (const melange::UsageError& e) {
-    std::cerr << "melange: " << one_line(e.what()) << "; " << help_hint(app, argc, argv) << "\n";
+    // The library names its parameters; say them as this command's flags.
+    const std::string command = command_of(app, argc, argv);
+    const std::string message =
+        e.render([&](melange::Param p) { return melange::cli::flag_for(command, p); });
+    std::cerr << "melange: " << one_line(message) << "; " << help_hint(app, argc, argv) << "\n";
     return kExitUsage;
   } catch (const std::bad_alloc&) {
     std::cerr << "melange: out of memory; ask for fewer trials or a smaller histogram\n";

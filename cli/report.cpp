@@ -73,8 +73,8 @@ Json exact_json(const ExactDistribution& d, double trials) {
   j["noncentrality_per_trial"] = number(delta);
   j["expected_chi2"] = number(expected_chi2(df, delta, trials));
   j["trials_to_detect"] = number(trials_to_detect(df, delta));
-  j["detect_alpha"] = 1e-6;
-  j["detect_power"] = 0.99;
+  j["detect_alpha"] = kDetectAlpha;
+  j["detect_power"] = kDetectPower;
   Json dist = Json::array();
   for (std::uint64_t r = 0; r < d.probability.size(); ++r) {
     const Rational& p = d.probability[r];
@@ -127,7 +127,8 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report)
   Json j = json_header("audit");
   add_job_fields(j, job);
   j["threads"] = run.threads;
-  j["backend"] = backend_name(run.backend);
+  j["backend"] = run.backend;
+  if (!run.arch.empty()) j["simd_arch"] = run.arch;
   if (!run.note.empty()) j["backend_note"] = run.note;
   if (!run.threads_note.empty()) j["threads_note"] = run.threads_note;
   j["reference"] = report.reference;
@@ -203,7 +204,7 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
                        const ExactDistribution* model) {
   std::ostringstream o;
   o << "melange audit: " << describe(job) << "\n  trials " << grouped(job.trials) << " from "
-    << job.first << ", backend " << backend_name(run.backend) << ", " << run.threads
+    << job.first << ", backend " << backend_text(run.backend, run.arch) << ", " << run.threads
     << (run.threads == 1 ? " thread" : " threads") << ", reference " << report.reference << "\n";
   if (!run.note.empty()) o << "  note: " << run.note << "\n";
   if (!run.threads_note.empty()) o << "  note: " << run.threads_note << "\n";

@@ -15,10 +15,11 @@ mkdir -p "$work/include/melange" "$work/obj"
 version=$(sed -n 's/^project(melange VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 sed "s/@PROJECT_VERSION@/$version/" core/include/melange/version.hpp.in >"$work/include/melange/version.hpp"
 
-flags=(-std=c++20 -O3 "-arch=sm_$arch" --expt-relaxed-constexpr -Icore/include -Icuda/include
-       "-I$work/include" -DMELANGE_HAVE_CUDA=1 -Xcompiler=-pthread)
-sources=(core/src/algorithms.cpp core/src/backend.cpp core/src/backend_scalar.cpp core/src/bounded.cpp
-         core/src/engine.cpp core/src/histogram.cpp core/src/job.cpp core/src/rank.cpp
+flags=(-std=c++20 -O3 "-arch=sm_$arch" --expt-relaxed-constexpr -Icore/include -Iengine/include
+       -Icuda/include "-I$work/include" -DMELANGE_HAVE_CUDA=1 -Xcompiler=-pthread)
+sources=(core/src/algorithms.cpp core/src/bounded.cpp core/src/error.cpp core/src/histogram.cpp
+         core/src/job.cpp core/src/rank.cpp core/src/trial.cpp
+         engine/src/backend_scalar.cpp engine/src/backend_table.cpp engine/src/engine.cpp
          cuda/src/backend.cu cuda/src/curand_words.cu cuda/src/device.cu cuda/src/stream_words.cu
          cuda/check/device_check.cpp)
 

@@ -9,14 +9,15 @@
 #include <random>
 
 #include "melange/cuda/launch_plan.hpp"
-#include "melange/cuda/trial.hpp"
+#include "melange/trial.hpp"
 #include "melange/engine.hpp"
 
 namespace melange {
 namespace {
 
-// What the block level does on the GPU, done plainly.
-struct HostSink {
+// What the block level does on the GPU, done plainly: the same counter
+// interface (rank, position, words) as the kernel's shared-memory sink.
+struct HostCounter {
   Tally& tally;
   int n;
   void rank(std::uint64_t r) { tally.ranks.add(r); }
@@ -24,25 +25,19 @@ struct HostSink {
   void words(std::uint64_t w) { tally.words += w; }
 };
 
-template <Algorithm A>
+// The thread level as the kernel runs it: a byte an item, the core's trial
+// body, a counting sink.
 Tally run_on_host(const Job& job) {
   Tally t = Tally::for_job(job);
-  HostSink sink{t, job.n};
-  const cuda::DeviceJob dj = cuda::device_job(job);
-  for (std::uint64_t i = 0; i < job.trials; ++i) cuda::run_trial<A>(dj, job.first + i, sink);
+  HostCounter counter{t, job.n};
+  const TrialJob tj = trial_job(job);
+  CountingSink<HostCounter> sink{tj, counter};
+  std::uint8_t items[kMaxDeviceItems];
+  with_algorithm(job.algorithm, [&](auto algo) {
+    for (std::uint64_t i = 0; i < job.trials; ++i) run_trial<decltype(algo)::value>(tj, job.first + i, items, sink);
+  });
   t.trials = job.trials;
   return t;
-}
-
-Tally run_on_host(const Job& job) {
-  switch (job.algorithm) {
-    case Algorithm::fisher_yates: return run_on_host<Algorithm::fisher_yates>(job);
-    case Algorithm::naive_swap: return run_on_host<Algorithm::naive_swap>(job);
-    case Algorithm::sattolo: return run_on_host<Algorithm::sattolo>(job);
-    case Algorithm::sort_binary_insertion: return run_on_host<Algorithm::sort_binary_insertion>(job);
-    case Algorithm::sort_v8_timsort: return run_on_host<Algorithm::sort_v8_timsort>(job);
-  }
-  return {};
 }
 
 TEST(CudaThreadCode, EqualsTheScalarReference) {
@@ -61,7 +56,7 @@ TEST(CudaThreadCode, EqualsTheScalarReference) {
         job.rank_histogram = n <= 8;
         job.position_matrix = true;
         RunOptions scalar;
-        scalar.backend = BackendKind::scalar;
+        scalar.backend = "scalar";
         ASSERT_TRUE(run_on_host(job) == run(job, scalar).tally)
             << algorithm_name(a) << " n=" << n << " " << method_name(spec.method);
         ++compared;
@@ -76,10 +71,13 @@ TEST(CudaThreadCode, SampleTrialEqualsTheScalarPermutation) {
   job.trials = 100;
   job.first = 77;
   const auto ref = sample(job).permutations;
-  const cuda::DeviceJob dj = cuda::device_job(job);
+  const TrialJob tj = trial_job(job);
   std::vector<std::uint16_t> got(job.trials * job.n);
-  for (std::uint64_t i = 0; i < job.trials; ++i)
-    cuda::sample_trial<Algorithm::sort_v8_timsort>(dj, job.first + i, &got[i * job.n]);
+  std::uint8_t items[kMaxDeviceItems];
+  for (std::uint64_t i = 0; i < job.trials; ++i) {
+    SampleSink sink{&got[i * job.n]};
+    run_trial<Algorithm::sort_v8_timsort>(tj, job.first + i, items, sink);
+  }
   EXPECT_EQ(got, ref);
 }
 

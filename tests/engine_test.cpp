@@ -9,6 +9,7 @@
 #include "melange/error.hpp"
 #include "melange/exact.hpp"
 #include "melange/rank.hpp"
+#include "melange/source.hpp"
 
 namespace melange {
 namespace {
@@ -28,7 +29,7 @@ Job make(Algorithm a, int n, std::uint64_t trials, std::uint64_t seed = 1, std::
 RunOptions threads(int k) {
   RunOptions o;
   o.threads = k;
-  o.backend = BackendKind::scalar;
+  o.backend = "scalar";
   return o;
 }
 
@@ -69,7 +70,7 @@ TEST(Engine, SampleGivesTheReferencePermutationOfEachTrial) {
     std::uint16_t a[9];
     iota_items(a, 9);
     PhiloxSource src(job.seed, job.first + t, job.spec);
-    sort_v8_timsort(a, 9, src);
+    shuffle_as<Algorithm::sort_v8_timsort>(a, 9, src);
     for (int i = 0; i < 9; ++i) ASSERT_EQ(perms[t * 9 + i], a[i]) << "trial " << t;
   }
 }
@@ -195,6 +196,48 @@ TEST(Engine, ProgressIsReportedAndEnds) {
   EXPECT_EQ(last_done, job.trials);
   EXPECT_GE(calls, 1u);
   EXPECT_TRUE(with == run(job, threads(1)).tally);
+}
+
+// Library errors name the library's parameters, not a front end's flags;
+// the CLI spells them as its own.
+TEST(Errors, SpeakTheLibrarysLanguage) {
+  auto usage_error = [](auto&& call) -> UsageError {
+    try {
+      call();
+    } catch (const UsageError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "no UsageError";
+    return UsageError("none");
+  };
+  Job job;
+  job.trials = 0;
+  const UsageError none = usage_error([&] { validate(job); });
+  EXPECT_EQ(none.param(), Param::trials);
+  EXPECT_STREQ(none.what(), "trials must be at least 1");
+  EXPECT_EQ(none.render([](Param p) { return p == Param::trials ? std::string("--count") : std::string("?"); }),
+            "--count must be at least 1");
+  job.trials = 2;
+  job.first = ~std::uint64_t{0};
+  EXPECT_STREQ(usage_error([&] { validate(job); }).what(),
+               "first + trials - 1 is past the last trial index, 2^64 - 1");
+  // None of the library's messages spells a command-line flag.
+  Job big;
+  big.n = 12;
+  big.trials = 1;
+  RunOptions small;
+  small.memory_cap = 1 << 20;
+  Job bits;
+  bits.trials = 1;
+  bits.spec = BoundedSpec{Method::lemire, 0};
+  RunOptions bad_backend;
+  bad_backend.backend = "abacus";
+  for (const UsageError& e : {usage_error([&] { run(big, small); }), usage_error([&] { validate(bits); }),
+                              usage_error([&] { run(bits, bad_backend); }),
+                              usage_error([&] { exact_distribution(Algorithm::naive_swap, 12); })}) {
+    EXPECT_EQ(std::string(e.what()).find("--"), std::string::npos) << e.what();
+    EXPECT_NE(e.param(), Param::none) << e.what();
+  }
 }
 
 }  // namespace

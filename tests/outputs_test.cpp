@@ -99,7 +99,7 @@ TEST(ExitCodes, EachOneDocumented) {
   if (!version["backends"][2]["available"].get<bool>()) {
     const auto gpu = run_cli("audit --n 4 --trials 1e3 --backend cuda");
     EXPECT_EQ(gpu.status, 1);
-    EXPECT_EQ(gpu.err, "melange: no CUDA device: use --backend avx2\n");
+    EXPECT_EQ(gpu.err, "melange: no CUDA device: use --backend simd\n");
   }
   const auto help = run_cli("audit --help");
   EXPECT_EQ(help.status, 0);

@@ -1,28 +1,29 @@
-// The AVX2 backend is bit-identical to the scalar reference: words, tallies,
-// sampled permutations and words consumed, for every supported algorithm and
-// method, at trial offsets and counts that are not multiples of eight.
+// The SIMD backend is bit-identical to the scalar reference: words, tallies,
+// sampled permutations and words consumed, for every algorithm with a draw
+// schedule and every method, on every architecture this CPU runs, at trial
+// offsets and counts that are not multiples of the lane count.
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "../simd/src/plan.hpp"
 #include "melange/engine.hpp"
-#include "melange/simd/avx2_backend.hpp"
+#include "melange/simd/backend.hpp"
 #include "melange/stream.hpp"
 
 namespace melange {
 namespace {
 
-#define REQUIRE_AVX2() \
-  if (!simd::avx2_available()) GTEST_SKIP() << "this CPU has no AVX2"
+#define REQUIRE_SIMD() \
+  if (simd::available_architectures().empty()) GTEST_SKIP() << "this CPU runs no SIMD architecture"
 
-TEST(Avx2Words, EqualTheScalarStreams) {
-  REQUIRE_AVX2();
+TEST(SimdWords, EqualTheScalarStreams) {
+  REQUIRE_SIMD();
   for (std::uint64_t first : {std::uint64_t{0}, std::uint64_t{5}, std::uint64_t{0xfffffffcu},
                               std::uint64_t{0x123456789abcull}}) {
     const std::uint64_t streams = 21;  // two batches of eight and a tail
     std::vector<std::uint32_t> out(streams * 9);
-    simd::avx2_stream_words(77, first, streams, 9, out.data());
+    simd::stream_words(77, first, streams, 9, out.data());
     std::uint32_t checksum = 0;
     for (std::uint64_t s = 0; s < streams; ++s) {
       PhiloxStream ref(77, first + s);
@@ -32,11 +33,11 @@ TEST(Avx2Words, EqualTheScalarStreams) {
         if (k < 4) checksum ^= w;
       }
     }
-    EXPECT_EQ(simd::avx2_philox_checksum(77, first, streams), checksum);
+    EXPECT_EQ(simd::philox_checksum(77, first, streams), checksum);
   }
 }
 
-TEST(Avx2Plan, DivisionByInvariantIntegersIsExact) {
+TEST(SimdPlan, DivisionByInvariantIntegersIsExact) {
   std::mt19937 gen(7);
   auto check = [&](std::uint32_t d) {
     const simd::internal::Divisor div(d);
@@ -62,8 +63,10 @@ std::vector<Case> cases() {
   const BoundedSpec specs[] = {{Method::lemire, 32},   {Method::modulo, 32},  {Method::rejection, 32},
                                {Method::multiply, 32}, {Method::modulo, 8},   {Method::lemire, 7},
                                {Method::rejection, 6}, {Method::multiply, 6}, {Method::lemire, 3}};
-  for (Algorithm a : {Algorithm::fisher_yates, Algorithm::naive_swap, Algorithm::sattolo})
-    for (int n : {3, 4, 5, 8, 13, 52})
+  // Every algorithm with a schedule: a new one is covered here by itself.
+  for (Algorithm a : kAllAlgorithms)
+    if (draw_kind(a) == DrawKind::schedule)
+      for (int n : {3, 4, 5, 8, 13, 52})
       for (BoundedSpec s : specs)
         if (max_draw_range(a, n) <= (std::uint64_t{1} << s.bits)) c.push_back({a, n, s});
   return c;
@@ -82,25 +85,27 @@ Job job_for(const Case& c, std::uint64_t seed, std::uint64_t first, std::uint64_
   return j;
 }
 
-RunOptions on(BackendKind k, int threads) {
+RunOptions on(const std::string& k, int threads) {
   RunOptions o;
   o.backend = k;
   o.threads = threads;
   return o;
 }
 
-TEST(Avx2Equality, TalliesMatchTheScalarReference) {
-  REQUIRE_AVX2();
+TEST(SimdEquality, TalliesMatchTheScalarReference) {
+  REQUIRE_SIMD();
   int compared = 0;
   for (const Case& c : cases())
     for (std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{0xdeadbeefcafef00dull}})
       for (auto [first, trials] : {std::pair<std::uint64_t, std::uint64_t>{0, 20'003},
                                    {13, 4'099}, {0xfffffff9ull, 1'001}}) {
         const Job job = job_for(c, seed, first, c.n > 8 ? trials / 4 : trials);
-        const RunResult ref = run(job, on(BackendKind::scalar, 1));
+        const RunResult ref = run(job, on("scalar", 1));
+        for (const std::string& arch : simd::available_architectures())
         for (int threads : {1, 2}) {
-          const RunResult got = run(job, on(BackendKind::avx2, threads));
-          ASSERT_EQ(got.backend, BackendKind::avx2);
+          const RunResult got = run(job, on(arch, threads));
+          ASSERT_EQ(got.backend, "simd");
+          ASSERT_EQ(got.arch, arch);
           ASSERT_TRUE(got.tally == ref.tally)
               << algorithm_name(c.algorithm) << " n=" << c.n << " " << method_name(c.spec.method)
               << "/" << c.spec.bits << " seed " << seed << " first " << first << " threads "
@@ -111,35 +116,68 @@ TEST(Avx2Equality, TalliesMatchTheScalarReference) {
   EXPECT_GT(compared, 500);
 }
 
-TEST(Avx2Equality, SampledPermutationsMatchTheScalarReference) {
-  REQUIRE_AVX2();
+TEST(SimdEquality, SampledPermutationsMatchTheScalarReference) {
+  REQUIRE_SIMD();
   for (const Case& c : cases()) {
     const Job job = job_for(c, 31337, 1'000'003, 517);
-    const auto ref = sample(job, on(BackendKind::scalar, 1)).permutations;
+    const auto ref = sample(job, on("scalar", 1)).permutations;
+    for (const std::string& arch : simd::available_architectures())
     for (int threads : {1, 2})
-      ASSERT_EQ(sample(job, on(BackendKind::avx2, threads)).permutations, ref)
+      ASSERT_EQ(sample(job, on(arch, threads)).permutations, ref)
           << algorithm_name(c.algorithm) << " n=" << c.n << " " << method_name(c.spec.method) << "/"
           << c.spec.bits;
   }
 }
 
-TEST(Avx2Backend, IsTheDefaultAndFallsBackWithANote) {
-  REQUIRE_AVX2();
+TEST(SimdBackend, IsTheDefaultAndFallsBackWithANote) {
+  REQUIRE_SIMD();
   Job fy;
   fy.trials = 100;
-  EXPECT_EQ(run(fy).backend, BackendKind::avx2) << "auto picks AVX2 for Fisher-Yates";
+  EXPECT_EQ(run(fy).backend, "simd") << "auto picks the SIMD backend for Fisher-Yates";
+  EXPECT_EQ(run(fy).arch, simd::available_architectures().front()) << "on the widest architecture";
   Job sort = fy;
   sort.algorithm = Algorithm::sort_binary_insertion;
-  const RunResult r = run(sort, on(BackendKind::avx2, 1));
-  EXPECT_EQ(r.backend, BackendKind::scalar);
+  const RunResult r = run(sort, on("simd", 1));
+  EXPECT_EQ(r.backend, "scalar");
   EXPECT_NE(r.note.find("scalar path"), std::string::npos) << r.note;
-  EXPECT_TRUE(r.tally == run(sort, on(BackendKind::scalar, 1)).tally);
+  EXPECT_TRUE(r.tally == run(sort, on("scalar", 1)).tally);
 }
 
-TEST(Avx2Backend, InventoryReportsIt) {
+TEST(SimdBackend, InventoryReportsIt) {
   const auto inv = backend_inventory();
-  EXPECT_TRUE(inv[static_cast<int>(BackendKind::avx2)].compiled);
-  EXPECT_EQ(inv[static_cast<int>(BackendKind::avx2)].available, simd::avx2_available());
+  ASSERT_EQ(inv[1].name, "simd");
+  EXPECT_TRUE(inv[1].compiled);
+  EXPECT_EQ(inv[1].available, !simd::available_architectures().empty());
+  EXPECT_EQ(inv[1].archs, simd::available_architectures());
+}
+
+// Every algorithm either has a draw schedule, and then a SIMD kernel the
+// backend takes, or draws coins and is named here as running on the scalar
+// path. An algorithm added with neither fails this test.
+TEST(SimdBackend, EveryAlgorithmHasAKernelOrIsACoinAlgorithm) {
+  REQUIRE_SIMD();
+  const auto simd_backend = simd::make_backend();
+  ASSERT_TRUE(simd_backend);
+  for (Algorithm a : kAllAlgorithms) {
+    Job job;
+    job.algorithm = a;
+    job.n = 6;
+    job.trials = 1;
+    if (draw_kind(a) == DrawKind::schedule) {
+      EXPECT_GT(scheduled_draws(a, job.n), 0) << algorithm_name(a) << " has an empty schedule";
+      EXPECT_TRUE(simd_backend->supports(job)) << algorithm_name(a) << " has a schedule but no SIMD kernel";
+      // The plan the kernels run is the schedule, draw for draw.
+      const auto plan = simd::internal::make_plan(job);
+      ASSERT_EQ(plan.draws.size(), static_cast<std::size_t>(scheduled_draws(a, job.n)));
+      for (int k = 0; k < scheduled_draws(a, job.n); ++k) {
+        EXPECT_EQ(plan.draws[k].s, scheduled_draw(a, job.n, k).range);
+        EXPECT_EQ(plan.draws[k].i, scheduled_draw(a, job.n, k).position);
+      }
+    } else {
+      EXPECT_TRUE(uses_coins(a)) << algorithm_name(a) << " has neither a schedule nor coins";
+      EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
+    }
+  }
 }
 
 }  // namespace

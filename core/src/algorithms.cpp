@@ -1,5 +1,10 @@
 #include "melange/algorithms.hpp"
 
+#include <algorithm>
+#include <string>
+
+#include "melange/internal/join_names.hpp"
+
 namespace melange {
 
 std::string_view algorithm_name(Algorithm a) {
@@ -19,23 +24,19 @@ std::optional<Algorithm> parse_algorithm(std::string_view name) {
   return std::nullopt;
 }
 
+std::string algorithm_names(std::string_view sep) {
+  return internal::join_names(kAllAlgorithms, algorithm_name, sep);
+}
+
 std::uint64_t max_draw_range(Algorithm a, int n) {
-  switch (a) {
-    case Algorithm::fisher_yates: return n > 1 ? static_cast<std::uint64_t>(n) : 0;
-    case Algorithm::naive_swap: return static_cast<std::uint64_t>(n);
-    case Algorithm::sattolo: return n > 1 ? static_cast<std::uint64_t>(n - 1) : 0;
-    case Algorithm::sort_binary_insertion:
-    case Algorithm::sort_v8_timsort: return 0;
-  }
-  return 0;
+  std::uint64_t top = 0;
+  for (int k = 0; k < scheduled_draws(a, n); ++k)
+    top = std::max<std::uint64_t>(top, scheduled_draw(a, n, k).range);
+  return top;
 }
 
 int max_items(Algorithm a) {
-  return a == Algorithm::sort_v8_timsort ? 63 : kMaxSampleItems;
-}
-
-bool uses_coins(Algorithm a) {
-  return a == Algorithm::sort_binary_insertion || a == Algorithm::sort_v8_timsort;
+  return a == Algorithm::sort_v8_timsort ? kMaxTimsortItems : kMaxSampleItems;
 }
 
 }  // namespace melange

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "melange/error.hpp"
+#include "melange/internal/join_names.hpp"
 
 namespace melange {
 
@@ -22,15 +23,19 @@ std::optional<Method> parse_method(std::string_view name) {
   return std::nullopt;
 }
 
+std::string method_names(std::string_view sep) {
+  return internal::join_names(kAllMethods, method_name, sep);
+}
+
 void validate_bounded(BoundedSpec spec, std::uint64_t max_range) {
   if (spec.bits < 1 || spec.bits > 32)
-    throw UsageError("--bits must be between 1 and 32, got " + std::to_string(spec.bits));
-  if (max_range < 1) throw UsageError("range must be at least 1");
+    throw UsageError(Param::bits, "{bits} must be between 1 and 32, got " + std::to_string(spec.bits));
+  if (max_range < 1) throw UsageError(Param::range, "{range} must be at least 1");
   const std::uint64_t span = std::uint64_t{1} << spec.bits;
   if (max_range > span)
-    throw UsageError("range " + std::to_string(max_range) + " exceeds the " +
+    throw UsageError(Param::bits, "range " + std::to_string(max_range) + " exceeds the " +
                      std::to_string(spec.bits) + "-bit source (at most " + std::to_string(span) +
-                     "); raise --bits");
+                     "); raise {bits}");
 }
 
 DrawLaw draw_law(std::uint64_t s, BoundedSpec spec) {

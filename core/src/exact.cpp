@@ -12,6 +12,7 @@
 
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
+#include "melange/trial.hpp"
 
 namespace melange {
 namespace {
@@ -205,38 +206,34 @@ struct Accumulator {
   }
 };
 
+// Every path below the walker's start, each through the trial body.
 template <class Walker>
 void walk(Algorithm a, int n, Walker& walker, Accumulator& acc) {
   std::uint8_t items[32];
-  do {
-    iota_items(items, n);
-    shuffle(a, items, n, walker);
-    acc.leaf(walker.path(), lehmer_rank(items, n));
-  } while (walker.next_path());
+  auto leaf = [&acc](const std::uint8_t* done, int items_n, const Walker& w) {
+    acc.leaf(w.path(), lehmer_rank(done, items_n));
+  };
+  with_algorithm(a, [&](auto algo) {
+    do trial_body<decltype(algo)::value>(items, n, walker, leaf);
+    while (walker.next_path());
+  });
 }
 
 }  // namespace
 
 int max_exact_items(Algorithm a) {
-  switch (a) {
-    case Algorithm::fisher_yates:
-    case Algorithm::naive_swap:
-    case Algorithm::sattolo: return 9;
-    case Algorithm::sort_binary_insertion:
-    case Algorithm::sort_v8_timsort: return 8;
-  }
-  return 8;
+  return draw_kind(a) == DrawKind::schedule ? kMaxExactSwapItems : kMaxExactCoinItems;
 }
 
 ExactDistribution exact_distribution(
     Algorithm a, int n, BoundedSpec spec, int threads,
     const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
-  if (n < 1) throw UsageError("--n must be at least 1, got " + std::to_string(n));
+  if (n < 1) throw UsageError(Param::n, "{n} must be at least 1, got " + std::to_string(n));
   if (n > max_exact_items(a))
-    throw UsageError("the exact walk of " + std::string(algorithm_name(a)) + " is limited to n <= " +
+    throw UsageError(Param::n, "the exact walk of " + std::string(algorithm_name(a)) + " is limited to n <= " +
                      std::to_string(max_exact_items(a)) + ", got n = " + std::to_string(n) +
-                     "; sample with 'melange audit' instead");
-  if (threads < 1) throw UsageError("--threads must be at least 1");
+                     "; sample it instead");
+  if (threads < 1) throw UsageError(Param::threads, "{threads} must be at least 1");
   validate_bounded(spec, std::max<std::uint64_t>(1, max_draw_range(a, n)));
 
   const std::uint64_t bins = factorial(n);

@@ -16,26 +16,26 @@ int max_rank_items(std::uint64_t cap) {
 
 void validate_draws(const Job& job) {
   const std::string algo{algorithm_name(job.algorithm)};
-  if (job.n < 1) throw UsageError("--n must be at least 1, got " + std::to_string(job.n));
+  if (job.n < 1) throw UsageError(Param::n, "{n} must be at least 1, got " + std::to_string(job.n));
   if (job.n > max_items(job.algorithm))
-    throw UsageError(algo + " is defined for n <= " + std::to_string(max_items(job.algorithm)) +
+    throw UsageError(Param::n, algo + " is defined for {n} <= " + std::to_string(max_items(job.algorithm)) +
                      ", got n = " + std::to_string(job.n));
-  if (job.trials == 0) throw UsageError("--trials must be at least 1");
+  if (job.trials == 0) throw UsageError(Param::trials, "{trials} must be at least 1");
   // The last trial, first + trials - 1, may be 2^64 - 1 itself.
   if (job.trials - 1 > ~std::uint64_t{0} - job.first)
-    throw UsageError("--first + --trials - 1 is past the last trial index, 2^64 - 1");
+    throw UsageError(Param::trials, "{first} + {trials} - 1 is past the last trial index, 2^64 - 1");
   validate_bounded(job.spec, std::max<std::uint64_t>(1, max_draw_range(job.algorithm, job.n)));
 }
 
 void validate(const Job& job) {
   validate_draws(job);
   if (!job.rank_histogram && !job.position_matrix)
-    throw UsageError("nothing to tally: ask for the rank histogram or --position");
+    throw UsageError(Param::position_matrix, "nothing to tally: ask for the rank histogram or the item x position matrix ({position_matrix})");
   if (job.rank_histogram && job.n > kMaxRankItems)
-    throw UsageError("n = " + std::to_string(job.n) + " has more orders than 64-bit ranks hold (n <= " +
-                     std::to_string(kMaxRankItems) + "); use --position for the item x position matrix");
+    throw UsageError(Param::n, "n = " + std::to_string(job.n) + " has more orders than 64-bit ranks hold (n <= " +
+                     std::to_string(kMaxRankItems) + "); tally the item x position matrix ({position_matrix}) instead");
   if (job.position_matrix && job.n > kMaxPositionItems)
-    throw UsageError("the position matrix is limited to n <= " +
+    throw UsageError(Param::n, "the position matrix is limited to {n} <= " +
                      std::to_string(kMaxPositionItems) + ", got n = " + std::to_string(job.n));
 }
 

@@ -9,9 +9,9 @@
 namespace melange {
 
 Reach reach(int n, int state_bits) {
-  if (n < 1) throw UsageError("--n must be at least 1");
+  if (n < 1) throw UsageError(Param::n, "{n} must be at least 1");
   if (state_bits < 1 || state_bits > 1 << 20)
-    throw UsageError("--state-bits must be between 1 and 1048576");
+    throw UsageError(Param::state_bits, "{state_bits} must be between 1 and 1048576");
   Reach r{n, state_bits, log2_factorial(n), false, 0, 0};
   r.reaches_every_order = state_bits >= r.log2_orders - 1e-9;
   const double log2_share = std::min(0.0, state_bits - r.log2_orders);
@@ -21,7 +21,7 @@ Reach reach(int n, int state_bits) {
 }
 
 Deal deal(int n, int k, int state_bits) {
-  if (k < 1 || k > n) throw UsageError("--deal must be between 1 and n");
+  if (k < 1 || k > n) throw UsageError(Param::deal, "{deal} must be between 1 and {n}");
   Deal d{n, k, 1, 1, 0};
   for (int i = 0; i < k; ++i) d.ordered *= n - i;
   d.hands = d.ordered;

@@ -1,5 +1,5 @@
 // The CUDA backend: thread -> block -> device.
-//   thread: run_trial (trial.hpp), the core's algorithm over PhiloxSource.
+//   thread: the core's trial body (melange/trial.hpp) over PhiloxSource.
 //   block:  counters in shared memory, aggregated within each warp, flushed
 //           once per launch into per-block partials (or straight to global
 //           atomics when the bins do not fit).
@@ -17,7 +17,8 @@
 #include "check.cuh"
 #include "melange/cuda/device.hpp"
 #include "melange/cuda/launch_plan.hpp"
-#include "melange/cuda/trial.hpp"
+#include "melange/limits.hpp"
+#include "melange/trial.hpp"
 #include "tuning.cuh"
 
 namespace melange::cuda {
@@ -101,21 +102,23 @@ struct BlockSink {
 
 template <Algorithm A>
 __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
-    audit_kernel(DeviceJob job, Layout layout, std::uint64_t first, std::uint64_t count, Outputs out) {
+    audit_kernel(TrialJob job, Layout layout, std::uint64_t first, std::uint64_t count, Outputs out) {
   extern __shared__ std::uint32_t shared[];
   for (std::size_t i = threadIdx.x; i < layout.shared_bytes / 4; i += blockDim.x) shared[i] = 0;
   __syncthreads();
 
-  BlockSink sink{layout, shared, out, job.n};
+  BlockSink counter{layout, shared, out, job.n};
+  CountingSink<BlockSink> sink{job, counter};
+  std::uint8_t items[kMaxDeviceItems];  // a byte an item, in registers or local memory
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
        i += stride)
-    run_trial<A>(job, first + i, sink);
+    run_trial<A>(job, first + i, items, sink);
 
   // Words: summed within each warp (CUB), one atomic per warp.
   using WarpSum = cub::WarpReduce<unsigned long long>;
   __shared__ typename WarpSum::TempStorage warp_sum[tuning::kWarpsPerBlock];
-  const unsigned long long w = WarpSum(warp_sum[threadIdx.x / 32]).Sum(sink.words_total);
+  const unsigned long long w = WarpSum(warp_sum[threadIdx.x / 32]).Sum(counter.words_total);
   if ((threadIdx.x & 31) == 0) atomicAdd(out.words, w);
 
   __syncthreads();
@@ -138,23 +141,13 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
 
 template <Algorithm A>
 __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
-    sample_kernel(DeviceJob job, std::uint64_t first, std::uint64_t count, std::uint16_t* out) {
+    sample_kernel(TrialJob job, std::uint64_t first, std::uint64_t count, std::uint16_t* out) {
+  std::uint8_t items[kMaxDeviceItems];
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
-       i += stride)
-    sample_trial<A>(job, first + i, out + i * job.n);
-}
-
-// Calls f(std::integral_constant<Algorithm, A>{}).
-template <class F>
-void with_algorithm(Algorithm a, F&& f) {
-  switch (a) {
-    case Algorithm::fisher_yates: return f(std::integral_constant<Algorithm, Algorithm::fisher_yates>{});
-    case Algorithm::naive_swap: return f(std::integral_constant<Algorithm, Algorithm::naive_swap>{});
-    case Algorithm::sattolo: return f(std::integral_constant<Algorithm, Algorithm::sattolo>{});
-    case Algorithm::sort_binary_insertion:
-      return f(std::integral_constant<Algorithm, Algorithm::sort_binary_insertion>{});
-    case Algorithm::sort_v8_timsort: return f(std::integral_constant<Algorithm, Algorithm::sort_v8_timsort>{});
+       i += stride) {
+    SampleSink sink{out + i * job.n};
+    run_trial<A>(job, first + i, items, sink);
   }
 }
 
@@ -168,14 +161,14 @@ class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(int sms) : grid_(sms * tuning::kBlocksPerSm) {}
 
-  BackendKind kind() const override { return BackendKind::cuda; }
+  std::string_view name() const override { return "cuda"; }
   bool supports(const Job& job) const override { return job.n >= 1 && job.n <= kMaxDeviceItems; }
   std::uint64_t preferred_chunk() const override { return tuning::kRangeTrials; }
   int max_workers() const override { return 1; }
 
   void run_range(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) const override {
     const Layout layout = layout_for(job);
-    const DeviceJob dj = device_job(job);
+    const TrialJob dj = trial_job(job);
     const bool partial = layout.ranks == RankCounters::warp_shared || layout.ranks == RankCounters::block_shared;
     thrust::device_vector<unsigned long long> ranks(job.rank_histogram ? layout.bins : 0, 0ull);
     thrust::device_vector<unsigned long long> merged(partial ? layout.bins : 0);
@@ -214,7 +207,7 @@ class CudaBackend final : public Backend {
 
   void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                     std::uint16_t* out) const override {
-    const DeviceJob dj = device_job(job);
+    const TrialJob dj = trial_job(job);
     const auto n = static_cast<std::size_t>(job.n);
     thrust::device_vector<std::uint16_t> buffer(std::min(end - begin, tuning::kSampleTrials) * n);
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials)) {

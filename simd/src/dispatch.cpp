@@ -1,17 +1,33 @@
 // Chooses the vector kernels at run time. Compiled without architecture
-// flags: it must run, and say no, on a CPU without AVX2.
+// flags: it must run, and say no, on a CPU without any of them.
 #include <xsimd/config/xsimd_cpuid.hpp>
 
 #include "kernel_entry.hpp"
-#include "melange/simd/avx2_backend.hpp"
+#include "melange/simd/backend.hpp"
+#include "melange/stream.hpp"
 #include "plan.hpp"
 
 namespace melange::simd {
 namespace {
 
-class Avx2Backend final : public Backend {
+struct Architecture {
+  const char* name;
+  bool (*available)();  // CPUID, at run time
+  internal::KernelEntry (*kernels)();
+};
+
+// Widest first. A new architecture is its kernels_<arch>.cpp, compiled with
+// its flags, and one row here.
+const Architecture kArchitectures[] = {
+    {"avx2", [] { return xsimd::available_architectures().avx2 != 0; }, &internal::avx2_kernels},
+};
+
+class SimdBackend final : public Backend {
  public:
-  BackendKind kind() const override { return BackendKind::avx2; }
+  explicit SimdBackend(const Architecture& a) : arch_(a), kernels_(a.kernels()) {}
+
+  std::string_view name() const override { return "simd"; }
+  std::string arch() const override { return arch_.name; }
   bool supports(const Job& job) const override { return internal::vectorizable(job); }
   std::uint64_t scratch_bytes(const Job& job) const override { return internal::scratch_bytes(job); }
 
@@ -26,25 +42,54 @@ class Avx2Backend final : public Backend {
   }
 
  private:
-  internal::KernelEntry kernels_ = internal::avx2_kernels();
+  const Architecture& arch_;
+  internal::KernelEntry kernels_;
 };
+
+const Architecture* widest_available() {
+  for (const Architecture& a : kArchitectures)
+    if (a.available()) return &a;
+  return nullptr;
+}
 
 }  // namespace
 
-bool avx2_available() { return xsimd::available_architectures().avx2; }
-
-std::unique_ptr<Backend> make_avx2_backend() {
-  if (!avx2_available()) return nullptr;
-  return std::make_unique<Avx2Backend>();
+std::vector<std::string> compiled_architectures() {
+  std::vector<std::string> names;
+  for (const Architecture& a : kArchitectures) names.emplace_back(a.name);
+  return names;
 }
 
-void avx2_stream_words(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
-                       int words_per_stream, std::uint32_t* out) {
-  internal::avx2_kernels().words(seed, first, streams, words_per_stream, out);
+std::vector<std::string> available_architectures() {
+  std::vector<std::string> names;
+  for (const Architecture& a : kArchitectures)
+    if (a.available()) names.emplace_back(a.name);
+  return names;
 }
 
-std::uint32_t avx2_philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams) {
-  return internal::avx2_kernels().checksum(seed, first, streams);
+std::unique_ptr<Backend> make_backend(std::string_view arch) {
+  for (const Architecture& a : kArchitectures)
+    if ((arch.empty() || arch == a.name) && a.available()) return std::make_unique<SimdBackend>(a);
+  return nullptr;
+}
+
+void stream_words(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
+                  int words_per_stream, std::uint32_t* out) {
+  if (const Architecture* a = widest_available()) return a->kernels().words(seed, first, streams, words_per_stream, out);
+  for (std::uint64_t s = 0; s < streams; ++s) {
+    PhiloxStream st(seed, first + s);
+    for (int k = 0; k < words_per_stream; ++k) out[s * words_per_stream + k] = st.next();
+  }
+}
+
+std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams) {
+  if (const Architecture* a = widest_available()) return a->kernels().checksum(seed, first, streams);
+  std::uint32_t x = 0;
+  for (std::uint64_t s = 0; s < streams; ++s) {
+    const PhiloxCounter b = philox4x32_10(stream_counter(first + s, 0), stream_key(seed));
+    x ^= b.v[0] ^ b.v[1] ^ b.v[2] ^ b.v[3];
+  }
+  return x;
 }
 
 }  // namespace melange::simd

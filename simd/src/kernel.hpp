@@ -13,9 +13,10 @@
 #include <vector>
 
 #include "kernel_entry.hpp"
-#include "melange/backend.hpp"
+#include "melange/philox.hpp"
 #include "melange/rank.hpp"
 #include "melange/stream.hpp"
+#include "melange/trial.hpp"
 #include "tuning.hpp"
 
 namespace melange::simd::internal {
@@ -40,17 +41,16 @@ struct Kernel {
     u32 even[4] = {c[0], c[1], c[2], c[3]};
     u32 odd[4] = {L::high_halves(c[0]), L::high_halves(c[1]), L::high_halves(c[2]),
                   L::high_halves(c[3])};
-    auto round = [&](u32 (&x)[4], const u32& k0, const u32& k1) MELANGE_LANE_LAMBDA {
-      const u32 p0 = L::even_products(x[0], m0), p1 = L::even_products(x[2], m1);
-      x[0] = L::high_halves(p1) ^ x[1] ^ k0;
-      x[1] = p1;
-      x[2] = L::high_halves(p0) ^ x[3] ^ k1;
-      x[3] = p0;
+    // The core's round (philox.hpp), with a multiply that leaves the full
+    // 64-bit product in each slot: lo is the product, hi its high half.
+    auto mul = [](const u32& m, const u32& a, u32& hi, u32& lo) MELANGE_LANE_LAMBDA {
+      lo = L::even_products(a, m);
+      hi = L::high_halves(lo);
     };
     for (int r = 0; r < philox::kRounds; ++r) {
       const u32 k0(p.round_keys[r].v[0]), k1(p.round_keys[r].v[1]);
-      round(even, k0, k1);
-      round(odd, k0, k1);
+      philox::round_words(even, k0, k1, m0, m1, mul);
+      philox::round_words(odd, k0, k1, m0, m1, mul);
     }
     for (int w = 0; w < 4; ++w) c[w] = L::interleave(even[w], odd[w]);
   }
@@ -151,15 +151,25 @@ struct Kernel {
   MELANGE_LANE_INLINE static u32 packed_batch(const Plan& p, std::uint64_t first, u32& reject) {
     u32 perm(packed_identity(N));
     const u32 nibble(15u);
-    // Fisher-Yates and Sattolo draw N - 1 times, the naive swap N times.
-    const std::size_t draws = p.job.algorithm == Algorithm::naive_swap ? N : N - 1;
-    for_each_word(p, first, draws, [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
-      const DrawPlan& d = p.draws[k];
-      const u32 j4 = draw<M>(p, d, word, reject) << 2;
-      const int i4 = static_cast<int>(d.i) * 4;
-      const u32 x = ((perm >> i4) ^ L::shift_right(perm, j4)) & nibble;
-      perm = perm ^ (x << i4) ^ L::shift_left(x, j4);
-    });
+    auto swap_along = [&](std::size_t draws) MELANGE_LANE_LAMBDA {
+      for_each_word(p, first, draws, [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+        const DrawPlan& d = p.draws[k];
+        const u32 j4 = draw<M>(p, d, word, reject) << 2;
+        const int i4 = static_cast<int>(d.i) * 4;
+        const u32 x = ((perm >> i4) ^ L::shift_right(perm, j4)) & nibble;
+        perm = perm ^ (x << i4) ^ L::shift_left(x, j4);
+      });
+    };
+    // The plan's draws are the algorithm's schedule. The usual counts, n - 1
+    // (fisher-yates, sattolo) and n (naive-swap), get loops of constant trip
+    // count, which the compiler unrolls; any other count runs as it is.
+    const std::size_t draws = p.draws.size();
+    if (draws == N - 1)
+      swap_along(N - 1);
+    else if (draws == N)
+      swap_along(N);
+    else
+      swap_along(draws);
     return perm;
   }
 
@@ -220,7 +230,7 @@ struct Kernel {
   // counters. Returns the number of batches that ran clean.
   template <Method M, int N>
   static std::uint64_t tally_packed(const Plan& p, std::uint64_t begin, std::uint64_t full,
-                                    Tally& tally, const Backend& reference) {
+                                    Tally& tally) {
     const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
     Counters c(p, want_ranks, want_positions);
     std::uint64_t clean = 0;
@@ -228,7 +238,7 @@ struct Kernel {
       u32 reject(0u);
       const u32 perm = packed_batch<M, N>(p, t, reject);
       if (p.may_reject && L::any(reject)) {
-        reference.run_range(p.job, t, t + kLanes, tally);
+        tally_trials(p.job, t, t + kLanes, tally);  // the scalar reference redoes the batch
         continue;
       }
       ++clean;
@@ -254,7 +264,7 @@ struct Kernel {
   // Larger n: per-lane item arrays in memory.
   template <Method M>
   static std::uint64_t tally_wide(const Plan& p, std::uint64_t begin, std::uint64_t full,
-                                  Tally& tally, const Backend& reference) {
+                                  Tally& tally) {
     const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
     std::vector<std::uint16_t> items(static_cast<std::size_t>(p.job.n) * kLanes), identity(p.job.n);
     iota_items(identity.data(), p.job.n);
@@ -264,7 +274,7 @@ struct Kernel {
       u32 reject(0u);
       wide_batch<M>(p, t, reject, items.data(), identity.data());
       if (p.may_reject && L::any(reject)) {
-        reference.run_range(p.job, t, t + kLanes, tally);
+        tally_trials(p.job, t, t + kLanes, tally);  // the scalar reference redoes the batch
         continue;
       }
       ++clean;
@@ -296,21 +306,19 @@ struct Kernel {
 
   template <Method M>
   static void tally_range(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& tally) {
-    const std::unique_ptr<Backend> reference = make_scalar_backend();
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
     const std::uint64_t clean =
         p.job.n <= kPackedItems
-            ? with_packed_n(p.job.n, [&](auto n) { return tally_packed<M, n()>(p, begin, full, tally, *reference); })
-            : tally_wide<M>(p, begin, full, tally, *reference);
+            ? with_packed_n(p.job.n, [&](auto n) { return tally_packed<M, n()>(p, begin, full, tally); })
+            : tally_wide<M>(p, begin, full, tally);
     tally.trials += clean * kLanes;
     tally.words += clean * kLanes * p.draws.size();
-    if (full != end) reference->run_range(p.job, full, end, tally);
+    if (full != end) tally_trials(p.job, full, end, tally);
   }
 
   template <Method M>
   static void sample_range(const Plan& p, std::uint64_t begin, std::uint64_t end,
                            std::uint16_t* out) {
-    const std::unique_ptr<Backend> reference = make_scalar_backend();
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
     const auto n = static_cast<std::size_t>(p.job.n);
     std::vector<std::uint16_t> identity(n);
@@ -328,9 +336,9 @@ struct Kernel {
       } else {
         wide_batch<M>(p, t, reject, row, identity.data());  // lanes' rows are the output rows
       }
-      if (p.may_reject && L::any(reject)) reference->sample_range(p.job, t, t + kLanes, row);
+      if (p.may_reject && L::any(reject)) sample_trials(p.job, t, t + kLanes, row);
     }
-    if (full != end) reference->sample_range(p.job, full, end, out + (full - begin) * n);
+    if (full != end) sample_trials(p.job, full, end, out + (full - begin) * n);
   }
 
   static void tally(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& t) {

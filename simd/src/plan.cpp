@@ -17,9 +17,10 @@ Divisor::Divisor(std::uint32_t d) {
 }
 
 bool vectorizable(const Job& job) {
-  const bool algo = job.algorithm == Algorithm::fisher_yates ||
-                    job.algorithm == Algorithm::naive_swap || job.algorithm == Algorithm::sattolo;
-  return algo && job.n >= 2;
+  // Every algorithm with a draw schedule runs in the lanes: the kernels swap
+  // along the plan's draws, which are read off the schedule. Coin-driven
+  // algorithms decide their draws as they go and run on the scalar path.
+  return draw_kind(job.algorithm) == DrawKind::schedule && job.n >= 2;
 }
 
 std::uint64_t scratch_bytes(const Job& job) {
@@ -51,18 +52,9 @@ Plan make_plan(const Job& job) {
     if (d.threshold != 0) p.may_reject = true;
     p.draws.push_back(d);
   };
-  const auto n = static_cast<std::uint32_t>(job.n);
-  switch (job.algorithm) {
-    case Algorithm::fisher_yates:
-      for (std::uint32_t i = n - 1; i >= 1; --i) add(i + 1, i);
-      break;
-    case Algorithm::sattolo:
-      for (std::uint32_t i = n - 1; i >= 1; --i) add(i, i);
-      break;
-    case Algorithm::naive_swap:
-      for (std::uint32_t i = 0; i < n; ++i) add(n, i);
-      break;
-    default: break;
+  for (int k = 0; k < scheduled_draws(job.algorithm, job.n); ++k) {
+    const ScheduledDraw d = scheduled_draw(job.algorithm, job.n, k);
+    add(d.range, d.position);
   }
   return p;
 }

@@ -1,4 +1,4 @@
-// Prints the first word of stream 0 under seed 0 and a tiny audit's total.
+// melange::engine: a tiny audit through the backend table, and the table.
 #include <melange/engine.hpp>
 #include <melange/stream.hpp>
 
@@ -10,6 +10,8 @@ int main() {
   job.n = 4;
   job.trials = 1000;
   const melange::RunResult r = melange::run(job);
-  std::printf("%08x %llu\n", s.next(), static_cast<unsigned long long>(r.tally.ranks.total()));
+  const bool has_scalar = melange::backend_table().front().name == "scalar";
+  std::printf("%08x %llu %s\n", s.next(), static_cast<unsigned long long>(r.tally.ranks.total()),
+              has_scalar ? "table" : "no-table");
   return 0;
 }

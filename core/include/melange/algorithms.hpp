@@ -1,15 +1,23 @@
-// The shuffle algorithms of DESIGN.md section 3, each written once against a
-// RandomSource so that the sampler, the GPU threads and the exact enumerator
-// run the same definition. Items start in identity order; a[i] is the item at
-// position i.
+// The shuffle algorithms of DESIGN.md section 3, each defined once against a
+// RandomSource so that the sampler, the vector lanes, the GPU threads and the
+// exact enumerator run the same definition. Items start in identity order;
+// a[i] is the item at position i.
+//
+// Adding an algorithm: a value in `Algorithm`, its row in kAllAlgorithms and
+// algorithm_name(), and either a draw schedule (scheduled_draws and
+// scheduled_draw below: every backend then runs it, the vector kernels
+// included) or a coin-driven body in shuffle_as().
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "melange/config.hpp"
-#include "melange/source.hpp"
+#include "melange/limits.hpp"
 
 namespace melange {
 
@@ -27,16 +35,66 @@ inline constexpr Algorithm kAllAlgorithms[] = {
 
 std::string_view algorithm_name(Algorithm a);
 std::optional<Algorithm> parse_algorithm(std::string_view name);
+// "fisher-yates, naive-swap, ..." in kAllAlgorithms order, joined by `sep`.
+std::string algorithm_names(std::string_view sep);
+
+// What an algorithm asks of its randomness: bounded(s), a value in [0, s),
+// and less(), a comparator coin.
+template <class S>
+concept RandomSource = requires(S& s, std::uint64_t range) {
+  { s.bounded(range) } -> std::convertible_to<std::uint32_t>;
+  { s.less() } -> std::convertible_to<bool>;
+};
+
+// ---- The draw schedule ----------------------------------------------------
+
+// How a trial draws: along a fixed schedule of bounded ranges (the swap
+// algorithms), or comparator coins decided as it goes (the sort one-liners).
+enum class DrawKind : std::uint8_t { schedule, coins };
+
+MELANGE_HD constexpr DrawKind draw_kind(Algorithm a) {
+  return a == Algorithm::sort_binary_insertion || a == Algorithm::sort_v8_timsort ? DrawKind::coins
+                                                                                  : DrawKind::schedule;
+}
+
+// Draw k of a trial: j = bounded(range), then swap(a[position], a[j]).
+struct ScheduledDraw {
+  std::uint32_t range;
+  std::uint32_t position;
+};
+
+// How many draws a trial of n items makes (0 for the coin algorithms).
+MELANGE_HD constexpr int scheduled_draws(Algorithm a, int n) {
+  switch (a) {
+    case Algorithm::fisher_yates:
+    case Algorithm::sattolo: return n > 1 ? n - 1 : 0;
+    case Algorithm::naive_swap: return n;
+    default: return 0;
+  }
+}
+
+// Draw k, 0 <= k < scheduled_draws(a, n):
+//   fisher-yates  i = n-1 down to 1: range i+1   (n, n-1, .., 2)
+//   naive-swap    i = 0 up to n-1:   range n     (n times)
+//   sattolo       i = n-1 down to 1: range i     (n-1, .., 1)
+MELANGE_HD constexpr ScheduledDraw scheduled_draw(Algorithm a, int n, int k) {
+  const auto un = static_cast<std::uint32_t>(n), uk = static_cast<std::uint32_t>(k);
+  switch (a) {
+    case Algorithm::fisher_yates: return {un - uk, un - 1 - uk};
+    case Algorithm::naive_swap: return {un, uk};
+    case Algorithm::sattolo: return {un - 1 - uk, un - 1 - uk};
+    default: return {1, 0};
+  }
+}
 
 // Largest range an algorithm passes to bounded() for n items (0: coins only).
-// Items are 16-bit indices.
-inline constexpr int kMaxSampleItems = 1 << 16;
-
 std::uint64_t max_draw_range(Algorithm a, int n);
-// Largest n an algorithm is defined for (sort-v8-timsort models one run, n < 64).
+// Largest n an algorithm is defined for.
 int max_items(Algorithm a);
 // True when the algorithm draws comparator coins rather than bounded integers.
-bool uses_coins(Algorithm a);
+inline bool uses_coins(Algorithm a) { return draw_kind(a) == DrawKind::coins; }
+
+// ---- The definitions --------------------------------------------------------
 
 namespace internal {
 
@@ -49,7 +107,7 @@ MELANGE_HD inline void swap_items(T& a, T& b) {
 
 // V8's BinaryInsertionSort from index `start`: binary-search each pivot's slot
 // in a[0..i) with comparator(pivot, a[mid]); "less" moves right to mid.
-template <class Item, class Source>
+template <class Item, RandomSource Source>
 MELANGE_HD inline void binary_insertion_from(Item* a, int n, int start, Source& src) {
   for (int i = start; i < n; ++i) {
     const Item pivot = a[i];
@@ -68,54 +126,58 @@ MELANGE_HD inline void binary_insertion_from(Item* a, int n, int start, Source& 
 
 }  // namespace internal
 
-template <class Item, class Source>
-MELANGE_HD inline void fisher_yates(Item* a, int n, Source& src) {
-  for (int i = n - 1; i >= 1; --i) internal::swap_items(a[i], a[src.bounded(i + 1)]);
-}
-
-template <class Item, class Source>
-MELANGE_HD inline void naive_swap(Item* a, int n, Source& src) {
-  for (int i = 0; i < n; ++i) internal::swap_items(a[i], a[src.bounded(n)]);
-}
-
-template <class Item, class Source>
-MELANGE_HD inline void sattolo(Item* a, int n, Source& src) {
-  for (int i = n - 1; i >= 1; --i) internal::swap_items(a[i], a[src.bounded(i)]);
-}
-
-// `a.sort(() => Math.random() - 0.5)` on an engine that sorts short arrays by
-// binary insertion.
-template <class Item, class Source>
-MELANGE_HD inline void sort_binary_insertion(Item* a, int n, Source& src) {
-  internal::binary_insertion_from(a, n, 1, src);
-}
-
-// The same one-liner on V8's TimSort (Node.js 20) for n < 64, a single run:
-// CountAndMakeRun, reverse a descending run, then binary insertion.
-template <class Item, class Source>
-MELANGE_HD inline void sort_v8_timsort(Item* a, int n, Source& src) {
-  if (n < 2) return;
-  int run = 2;
-  const bool descending = src.less();  // comparator(a[1], a[0])
-  for (int k = 2; k < n; ++k) {
-    const bool less = src.less();  // comparator(a[k], a[k-1])
-    if (descending ? !less : less) break;
-    ++run;
+// Runs algorithm A on a[0..n).
+template <Algorithm A, class Item, RandomSource Source>
+MELANGE_HD inline void shuffle_as(Item* a, int n, Source& src) {
+  if constexpr (draw_kind(A) == DrawKind::schedule) {
+    // Every swap algorithm is its schedule: draw, then swap.
+    const int draws = scheduled_draws(A, n);
+    for (int k = 0; k < draws; ++k) {
+      const ScheduledDraw d = scheduled_draw(A, n, k);
+      internal::swap_items(a[d.position], a[src.bounded(d.range)]);
+    }
+  } else if constexpr (A == Algorithm::sort_binary_insertion) {
+    // `a.sort(() => Math.random() - 0.5)` on an engine that sorts short
+    // arrays by binary insertion.
+    internal::binary_insertion_from(a, n, 1, src);
+  } else {
+    static_assert(A == Algorithm::sort_v8_timsort, "an algorithm with no definition");
+    // The same one-liner on V8's TimSort (Node.js 20) for n < 64, a single
+    // run: CountAndMakeRun, reverse a descending run, then binary insertion.
+    if (n < 2) return;
+    int run = 2;
+    const bool descending = src.less();  // comparator(a[1], a[0])
+    for (int k = 2; k < n; ++k) {
+      const bool less = src.less();  // comparator(a[k], a[k-1])
+      if (descending ? !less : less) break;
+      ++run;
+    }
+    if (descending)
+      for (int lo = 0, hi = run - 1; lo < hi; ++lo, --hi) internal::swap_items(a[lo], a[hi]);
+    internal::binary_insertion_from(a, n, run, src);
   }
-  if (descending)
-    for (int lo = 0, hi = run - 1; lo < hi; ++lo, --hi) internal::swap_items(a[lo], a[hi]);
-  internal::binary_insertion_from(a, n, run, src);
 }
 
-template <class Item, class Source>
-MELANGE_HD inline void shuffle(Algorithm algo, Item* a, int n, Source& src) {
-  switch (algo) {
-    case Algorithm::fisher_yates: fisher_yates(a, n, src); return;
-    case Algorithm::naive_swap: naive_swap(a, n, src); return;
-    case Algorithm::sattolo: sattolo(a, n, src); return;
-    case Algorithm::sort_binary_insertion: sort_binary_insertion(a, n, src); return;
-    case Algorithm::sort_v8_timsort: sort_v8_timsort(a, n, src); return;
+// The one dispatch from a run-time Algorithm to compile-time code: calls
+// f(std::integral_constant<Algorithm, A>{}). Host code: a kernel launch may
+// sit inside f.
+template <class F>
+inline decltype(auto) with_algorithm(Algorithm a, F&& f) {
+  switch (a) {
+    case Algorithm::naive_swap: return f(std::integral_constant<Algorithm, Algorithm::naive_swap>{});
+    case Algorithm::sattolo: return f(std::integral_constant<Algorithm, Algorithm::sattolo>{});
+    case Algorithm::sort_binary_insertion:
+      return f(std::integral_constant<Algorithm, Algorithm::sort_binary_insertion>{});
+    case Algorithm::sort_v8_timsort: return f(std::integral_constant<Algorithm, Algorithm::sort_v8_timsort>{});
+    case Algorithm::fisher_yates: break;
   }
+  return f(std::integral_constant<Algorithm, Algorithm::fisher_yates>{});
+}
+
+// Runs `algo` on a[0..n), dispatching at run time.
+template <class Item, RandomSource Source>
+inline void shuffle(Algorithm algo, Item* a, int n, Source& src) {
+  with_algorithm(algo, [&](auto A) { shuffle_as<decltype(A)::value>(a, n, src); });
 }
 
 template <class Item>

@@ -17,7 +17,7 @@ inline constexpr double kMinExpectedPerBin = 5.0;
 
 struct AuditOptions {
   Thresholds thresholds{};
-  double alpha = 0.05;                     // for the printed critical values
+  double alpha = kDefaultAlpha;            // for the printed critical values
   const ExactDistribution* model = nullptr; // null: test against uniform
 };
 
@@ -31,7 +31,7 @@ struct TestResult {
 
 struct AuditReport {
   std::string reference;                  // "uniform" or "exact model"
-  double alpha = 0.05;                    // level of the critical values
+  double alpha = kDefaultAlpha;           // level of the critical values
   std::optional<RankSummary> summary;     // when a rank histogram was made
   std::optional<TestResult> rank;         // when made and the expected counts allow it
   std::optional<TestResult> position;     // when a position matrix was made

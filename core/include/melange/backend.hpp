@@ -1,38 +1,29 @@
-// Backends run trial ranges of a job; they own no algorithm. The scalar
-// backend is the reference every other backend is checked against bit for bit.
+// The interface every backend implements. Backends run trial ranges of a job;
+// they own no algorithm (they run the trial body of trial.hpp, or a kernel
+// checked against it bit for bit). Which backends exist, and which one a run
+// gets, is the engine's business (engine/: backend_table.hpp).
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "melange/job.hpp"
 
 namespace melange {
 
-enum class BackendKind : std::uint8_t { scalar, avx2, cuda };
-std::string_view backend_name(BackendKind k);
-std::optional<BackendKind> parse_backend(std::string_view name);
-
-struct BackendInfo {
-  BackendKind kind;
-  bool compiled;
-  bool available;
-};
-// Every backend melange knows, in order scalar, avx2, cuda.
-std::vector<BackendInfo> backend_inventory();
-
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual BackendKind kind() const = 0;
+  // Its row in the backend table: "scalar", "simd", "cuda".
+  virtual std::string_view name() const = 0;
+  // The architecture it runs on where it has several ("avx2"); else "".
+  virtual std::string arch() const { return ""; }
   // False when this backend has no kernel for the job; the engine then runs
   // the scalar path and says so.
   virtual bool supports(const Job& job) const = 0;
-  // Adds trials [begin, end) of `job` to `tally` (made by Tally::for_job).
+  // Adds trials [begin, end) of `job` to `tally` (made by Tally::for_job);
+  // end may be 0, meaning 2^64.
   virtual void run_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                          Tally& tally) const = 0;
   // Writes permutations of trials [begin, end), n items each, into out.
@@ -46,7 +37,5 @@ class Backend {
   // How many engine threads may call this backend at once.
   virtual int max_workers() const { return 1 << 10; }
 };
-
-std::unique_ptr<Backend> make_scalar_backend();
 
 }  // namespace melange

@@ -23,6 +23,8 @@ struct BoundedSpec {
 
 std::string_view method_name(Method m);
 std::optional<Method> parse_method(std::string_view name);
+// "lemire, modulo, ..." in kAllMethods order, joined by `sep`.
+std::string method_names(std::string_view sep);
 inline constexpr Method kAllMethods[] = {Method::lemire, Method::modulo, Method::rejection,
                                          Method::multiply};
 

@@ -8,3 +8,12 @@
 #else
 #define MELANGE_HD
 #endif
+
+// For the few small functions a hot loop must not call through (the Philox
+// round run across vector lanes): a call boundary would send the lanes
+// through memory.
+#if defined(__CUDACC__)
+#define MELANGE_HD_FORCE_INLINE __host__ __device__ __forceinline__
+#else
+#define MELANGE_HD_FORCE_INLINE [[gnu::always_inline]] inline
+#endif

@@ -9,14 +9,10 @@
 #include "melange/algorithms.hpp"
 #include "melange/bounded.hpp"
 #include "melange/histogram.hpp"
+#include "melange/limits.hpp"
 
 namespace melange {
 
-// "melange" in ASCII: the fixed default seed, printed with every result.
-inline constexpr std::uint64_t kDefaultSeed = 0x6d656c616e6765ull;
-// Bytes a run may hold by default: every worker's tallies together.
-inline constexpr std::uint64_t kDefaultMemoryCap = std::uint64_t{1} << 30;  // 1 GiB
-inline constexpr int kMaxPositionItems = 1024;
 
 struct Job {
   std::uint64_t seed = kDefaultSeed;

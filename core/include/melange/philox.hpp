@@ -40,11 +40,31 @@ MELANGE_HD inline void mulhilo(std::uint32_t a, std::uint32_t b, std::uint32_t& 
 #endif
 }
 
+// One round on four words of any type W, a scalar or a vector of lanes, given
+// the one operation beyond xor: mulhilo(a, b, hi, lo). The vector kernels run
+// this same round over their lanes.
+template <class W, class MulHiLo>
+MELANGE_HD_FORCE_INLINE void round_words(W (&c)[4], const W& k0, const W& k1, const W& m0, const W& m1,
+                                   MulHiLo&& mul) {
+  W hi0, lo0, hi1, lo1;
+  mul(m0, c[0], hi0, lo0);
+  mul(m1, c[2], hi1, lo1);
+  c[0] = hi1 ^ c[1] ^ k0;
+  c[1] = lo1;
+  c[2] = hi0 ^ c[3] ^ k1;
+  c[3] = lo0;
+}
+
+struct ScalarMulHiLo {
+  MELANGE_HD void operator()(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, std::uint32_t& lo) const {
+    mulhilo(a, b, hi, lo);
+  }
+};
+
 MELANGE_HD inline PhiloxCounter round(PhiloxCounter c, PhiloxKey k) {
-  std::uint32_t hi0, lo0, hi1, lo1;
-  mulhilo(kM0, c.v[0], hi0, lo0);
-  mulhilo(kM1, c.v[2], hi1, lo1);
-  return PhiloxCounter{{hi1 ^ c.v[1] ^ k.v[0], lo1, hi0 ^ c.v[3] ^ k.v[1], lo0}};
+  const std::uint32_t m0 = kM0, m1 = kM1;
+  round_words(c.v, k.v[0], k.v[1], m0, m1, ScalarMulHiLo{});
+  return c;
 }
 
 MELANGE_HD inline PhiloxKey bump(PhiloxKey k) {

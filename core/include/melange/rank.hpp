@@ -7,11 +7,10 @@
 #include <vector>
 
 #include "melange/config.hpp"
+#include "melange/limits.hpp"
 
 namespace melange {
 
-inline constexpr int kMaxRankItems = 20;   // 20! < 2^64 <= 21!
-inline constexpr int kMaxLabelItems = 26;
 
 MELANGE_HD inline std::uint64_t factorial(int n) {
   std::uint64_t f = 1;

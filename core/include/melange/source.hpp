@@ -4,20 +4,14 @@
 // (exact.hpp) answers them by walking every outcome.
 #pragma once
 
-#include <concepts>
 #include <cstdint>
 
+#include "melange/algorithms.hpp"
 #include "melange/bounded.hpp"
 #include "melange/config.hpp"
 #include "melange/stream.hpp"
 
 namespace melange {
-
-template <class S>
-concept RandomSource = requires(S& s, std::uint64_t range) {
-  { s.bounded(range) } -> std::convertible_to<std::uint32_t>;
-  { s.less() } -> std::convertible_to<bool>;
-};
 
 // Trial t of a job: stream t under the job's seed, drawn through one bounded method.
 class PhiloxSource {
@@ -36,5 +30,6 @@ class PhiloxSource {
   PhiloxStream stream_;
   BoundedSpec spec_;
 };
+static_assert(RandomSource<PhiloxSource>);
 
 }  // namespace melange

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "melange/histogram.hpp"
+#include "melange/limits.hpp"
 
 namespace melange {
 
@@ -15,8 +16,8 @@ enum class Verdict : std::uint8_t { pass, weak, fail };
 std::string_view verdict_name(Verdict v);
 
 struct Thresholds {
-  double weak = 0.005;  // p < weak (or p > 1 - weak): WEAK
-  double fail = 1e-6;   // p < fail (or p > 1 - fail, "too uniform"): FAIL
+  double weak = kDefaultWeak;  // p < weak (or p > 1 - weak): WEAK
+  double fail = kDefaultFail;  // p < fail (or p > 1 - fail, "too uniform"): FAIL
 };
 Verdict grade(double p_upper, const Thresholds& t = {});
 
@@ -44,8 +45,8 @@ struct GoodnessOfFit {
 // not sum exactly to one; they are normalised). Bins of zero probability are
 // left out of df; any observation there makes the statistic infinite.
 GoodnessOfFit chi_square(const std::vector<std::uint64_t>& observed,
-                         const std::vector<double>& probabilities, double alpha = 0.05);
-GoodnessOfFit chi_square_uniform(const std::vector<std::uint64_t>& observed, double alpha = 0.05);
+                         const std::vector<double>& probabilities, double alpha = kDefaultAlpha);
+GoodnessOfFit chi_square_uniform(const std::vector<std::uint64_t>& observed, double alpha = kDefaultAlpha);
 
 // Summary of a rank histogram: extremes and the identity order.
 struct RankSummary {
@@ -62,7 +63,7 @@ struct PositionTest {
 };
 // `expected` is n x n probabilities (row = item), empty for uniform 1/n.
 PositionTest position_test(const PositionMatrix& m, const std::vector<double>& expected = {},
-                           double alpha = 0.05);
+                           double alpha = kDefaultAlpha);
 // Adjusted residual of one cell: (O - E) / sqrt(E (1 - 1/n)^2) under uniform.
 std::vector<double> position_residuals(const PositionMatrix& m,
                                        const std::vector<double>& expected = {});
@@ -80,6 +81,6 @@ double noncentrality_per_trial(const std::vector<double>& truth, const std::vect
 double expected_chi2(double df, double delta, double trials);
 // Trials needed for the test at level alpha to reject with probability
 // `power`; infinity when delta is zero.
-double trials_to_detect(double df, double delta, double alpha = 1e-6, double power = 0.99);
+double trials_to_detect(double df, double delta, double alpha = kDetectAlpha, double power = kDetectPower);
 
 }  // namespace melange

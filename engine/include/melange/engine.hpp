@@ -1,4 +1,5 @@
-// The engine splits a job over threads and a backend and merges the tallies.
+// The engine: picks a backend from the table (backend_table.hpp), splits a
+// job's trial range over threads, and merges the tallies exactly.
 #pragma once
 
 #include <cstdint>
@@ -6,14 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "melange/backend.hpp"
+#include "melange/backend_table.hpp"
 #include "melange/job.hpp"
 
 namespace melange {
 
 struct RunOptions {
-  // auto picks the fastest available backend that supports the job.
-  std::optional<BackendKind> backend;  // nullopt = auto
+  // "auto" picks the fastest available backend that supports the job; else
+  // a backend's name ("scalar", "simd", "cuda") or an architecture that pins
+  // its backend ("avx2"). See backend_choices().
+  std::string backend = "auto";
   int threads = 1;
   // Bytes the run's tallies may hold, every worker's together (each worker
   // keeps its own tally and they are merged at the end). The engine runs
@@ -26,7 +29,8 @@ struct RunOptions {
 
 struct RunResult {
   Tally tally;
-  BackendKind backend;  // the backend that ran the trials
+  std::string backend;  // the backend that ran the trials: "scalar", "simd", "cuda"
+  std::string arch;     // its architecture, where it has several ("avx2"); else ""
   std::string note;     // e.g. why the requested backend was not used
   int threads;
   std::string threads_note;  // set when the memory cap cut the thread count
@@ -45,7 +49,8 @@ RunResult run(const Job& job, const RunOptions& options = {});
 
 struct SampleResult {
   std::vector<std::uint16_t> permutations;  // trials * n items, row-major: trial, then position
-  BackendKind backend;
+  std::string backend;
+  std::string arch;
   std::string note;
   int threads;
 };

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "melange/error.hpp"
-#include "melange/internal/backend_registry.hpp"
+#include "melange/internal/backend_choice.hpp"
 
 namespace melange {
 namespace {
@@ -67,7 +67,7 @@ std::uint64_t chunk_for(const Backend& b) {
 }
 
 void check_threads(int threads) {
-  if (threads < 1) throw UsageError("--threads must be at least 1, got " + std::to_string(threads));
+  if (threads < 1) throw UsageError(Param::threads, "{threads} must be at least 1, got " + std::to_string(threads));
 }
 
 std::string bytes_text(std::uint64_t b) {
@@ -80,10 +80,10 @@ std::string bytes_text(std::uint64_t b) {
 WorkerPlan plan_for(const Job& job, const RunOptions& options, const Backend& backend) {
   const std::uint64_t per_worker = tally_bytes(job) + backend.scratch_bytes(job);
   if (per_worker > options.memory_cap)
-    throw UsageError("the tallies of n = " + std::to_string(job.n) + " take " + bytes_text(per_worker) +
+    throw UsageError(Param::memory_cap, "the tallies of n = " + std::to_string(job.n) + " take " + bytes_text(per_worker) +
                      ", above the memory cap of " + bytes_text(options.memory_cap) +
-                     "; raise --memory-cap" +
-                     (job.rank_histogram ? ", or tally only --position with --no-rank" : ""));
+                     "; raise {memory_cap}" +
+                     (job.rank_histogram ? ", or tally only the item x position matrix ({position_matrix})" : ""));
   const int wanted = std::min(options.threads, backend.max_workers());
   const std::uint64_t fit = per_worker ? options.memory_cap / per_worker : ~std::uint64_t{0};
   WorkerPlan plan;
@@ -118,7 +118,8 @@ RunResult run(const Job& job, const RunOptions& options) {
                     choice.backend->run_range(job, b, e, tallies[w]);
                   });
   for (int w = 1; w < workers; ++w) tallies[0].merge(tallies[w]);
-  return RunResult{std::move(tallies[0]), choice.backend->kind(), choice.note, workers, plan.note};
+  return RunResult{std::move(tallies[0]), std::string(choice.backend->name()), choice.backend->arch(),
+                   choice.note, workers, plan.note};
 }
 
 SampleResult sample(const Job& job, const RunOptions& options) {
@@ -128,7 +129,7 @@ SampleResult sample(const Job& job, const RunOptions& options) {
   // The buffer is trials x n items of 2 bytes; check by division, not by a
   // product that could wrap.
   if (job.trials > options.memory_cap / 2 / static_cast<std::uint64_t>(job.n))
-    throw UsageError("a sample of " + std::to_string(job.trials) + " permutations of " +
+    throw UsageError(Param::memory_cap, "a sample of " + std::to_string(job.trials) + " permutations of " +
                      std::to_string(job.n) + " items does not fit the memory cap of " +
                      bytes_text(options.memory_cap) + "; sample in pieces");
   std::vector<std::uint16_t> out(job.trials * static_cast<std::size_t>(job.n));
@@ -137,7 +138,8 @@ SampleResult sample(const Job& job, const RunOptions& options) {
                   [&](std::uint64_t b, std::uint64_t e, int) {
                     choice.backend->sample_range(job, b, e, out.data() + (b - job.first) * job.n);
                   });
-  return SampleResult{std::move(out), choice.backend->kind(), choice.note, workers};
+  return SampleResult{std::move(out), std::string(choice.backend->name()), choice.backend->arch(),
+                      choice.note, workers};
 }
 
 }  // namespace melange

@@ -1,0 +1,96 @@
+// The trial body (DESIGN.md section 5): source -> algorithm -> sink. Every
+// place that runs trials runs this: the scalar reference loop below, the
+// vector kernels' fall-back batches, the CUDA threads, and the exact
+// enumerator (with a path walker for the source).
+//
+// A sink is called as sink(items, n, source) once the algorithm is done.
+// Adding a tally kind: a counter method here (count_trial) and the places
+// that report it.
+#pragma once
+
+#include <cstdint>
+
+#include "melange/algorithms.hpp"
+#include "melange/config.hpp"
+#include "melange/job.hpp"
+#include "melange/rank.hpp"
+#include "melange/source.hpp"
+
+namespace melange {
+
+// What one trial needs to know of its job, plain enough for a GPU thread.
+struct TrialJob {
+  std::uint64_t seed;
+  BoundedSpec spec;
+  int n;
+  bool ranks;      // tally the Lehmer rank
+  bool positions;  // tally the item x position matrix
+};
+
+inline TrialJob trial_job(const Job& job) {
+  return TrialJob{job.seed, job.spec, job.n, job.rank_histogram, job.position_matrix};
+}
+
+// Identity order, algorithm A drawing from `src`, then the sink.
+template <Algorithm A, class Item, RandomSource Source, class Sink>
+MELANGE_HD inline void trial_body(Item* items, int n, Source& src, Sink& sink) {
+  iota_items(items, n);
+  shuffle_as<A>(items, n, src);
+  sink(items, n, src);
+}
+
+// Trial t of a job: stream t through the job's bounded method.
+template <Algorithm A, class Item, class Sink>
+MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Item* items, Sink& sink) {
+  PhiloxSource src(job.seed, t, job.spec);
+  trial_body<A>(items, job.n, src, sink);
+}
+
+// Reports a finished trial to a counter with rank(r), position(item, p) and
+// words(w): the tallies the job asked for.
+template <class Item, class Counter>
+MELANGE_HD inline void count_trial(const TrialJob& job, const Item* items, std::uint64_t words,
+                                   Counter& counter) {
+  if (job.ranks) counter.rank(lehmer_rank(items, job.n));
+  if (job.positions)
+    for (int p = 0; p < job.n; ++p) counter.position(items[p], p);
+  counter.words(words);
+}
+
+// The sink that counts: a trial's tallies go to `counter`.
+template <class Counter>
+struct CountingSink {
+  const TrialJob& job;
+  Counter& counter;
+  template <class Item, class Source>
+  MELANGE_HD void operator()(const Item* items, int, const Source& src) {
+    count_trial(job, items, src.words_consumed(), counter);
+  }
+};
+
+// The sink that keeps the permutation: out[0..n), then out moves on a row.
+struct SampleSink {
+  std::uint16_t* out;
+  template <class Item, class Source>
+  MELANGE_HD void operator()(const Item* items, int n, const Source&) {
+    for (int p = 0; p < n; ++p) out[p] = static_cast<std::uint16_t>(items[p]);
+    out += n;
+  }
+};
+
+// The host's counter: a Tally.
+struct TallyCounter {
+  Tally& tally;
+  void rank(std::uint64_t r) { tally.ranks.add(r); }
+  void position(int item, int p) {
+    ++tally.positions.counts()[static_cast<std::size_t>(item) * tally.positions.n() + p];
+  }
+  void words(std::uint64_t w) { tally.words += w; }
+};
+
+// The scalar reference, one trial at a time: every other path is checked
+// against these bit for bit. [begin, end) may end at 2^64 (end == 0).
+void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally);
+void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out);
+
+}  // namespace melange

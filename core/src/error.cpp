@@ -1,0 +1,68 @@
+#include "melange/error.hpp"
+
+#include <cstdint>
+
+namespace melange {
+namespace {
+
+constexpr Param kParams[] = {Param::n,          Param::trials,          Param::first,      Param::seed,
+                             Param::threads,    Param::bits,            Param::method,     Param::range,
+                             Param::backend,    Param::memory_cap,      Param::position_matrix,
+                             Param::state_bits, Param::deal,            Param::model};
+
+// Replaces each {name} naming a Param by spell(param); other text stays.
+std::string substitute(const std::string& text, const std::function<std::string(Param)>& spell) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t close = text[i] == '{' ? text.find('}', i) : std::string::npos;
+    bool replaced = false;
+    if (close != std::string::npos) {
+      const std::string_view name(text.data() + i + 1, close - i - 1);
+      for (Param p : kParams)
+        if (param_name(p) == name) {
+          out += spell(p);
+          i = close + 1;
+          replaced = true;
+          break;
+        }
+    }
+    if (!replaced) out += text[i++];
+  }
+  return out;
+}
+
+std::string plain(Param p) { return std::string(param_name(p)); }
+
+}  // namespace
+
+std::string_view param_name(Param p) {
+  switch (p) {
+    case Param::none: return "";
+    case Param::n: return "n";
+    case Param::trials: return "trials";
+    case Param::first: return "first";
+    case Param::seed: return "seed";
+    case Param::threads: return "threads";
+    case Param::bits: return "bits";
+    case Param::method: return "method";
+    case Param::range: return "range";
+    case Param::backend: return "backend";
+    case Param::memory_cap: return "memory_cap";
+    case Param::position_matrix: return "position_matrix";
+    case Param::state_bits: return "state_bits";
+    case Param::deal: return "deal";
+    case Param::model: return "model";
+  }
+  return "";
+}
+
+UsageError::UsageError(const std::string& message) : Error(message), template_(message) {}
+
+UsageError::UsageError(Param param, std::string message)
+    : Error(substitute(message, plain)), param_(param), template_(std::move(message)) {}
+
+std::string UsageError::render(const std::function<std::string(Param)>& spell) const {
+  return substitute(template_, spell);
+}
+
+}  // namespace melange

@@ -1,0 +1,26 @@
+#include "melange/trial.hpp"
+
+#include <vector>
+
+namespace melange {
+
+void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) {
+  const TrialJob tj = trial_job(job);
+  with_algorithm(job.algorithm, [&](auto algo) {
+    std::vector<std::uint16_t> items(job.n);
+    TallyCounter counter{tally};
+    CountingSink<TallyCounter> sink{tj, counter};
+    for (std::uint64_t t = begin; t != end; ++t) run_trial<decltype(algo)::value>(tj, t, items.data(), sink);
+  });
+  tally.trials += end - begin;
+}
+
+void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
+  const TrialJob tj = trial_job(job);
+  with_algorithm(job.algorithm, [&](auto algo) {
+    SampleSink sink{out};
+    for (std::uint64_t t = begin; t != end; ++t) run_trial<decltype(algo)::value>(tj, t, sink.out, sink);
+  });
+}
+
+}  // namespace melange

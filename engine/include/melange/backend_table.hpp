@@ -1,0 +1,45 @@
+// The backend table: one row per backend technology, in the order a plain
+// listing shows them. It is the only place that knows every backend; adding
+// one is a row here (and its library in CMake).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "melange/backend.hpp"
+
+namespace melange {
+
+struct BackendRow {
+  std::string_view name;  // what a run asks for: "scalar", "simd", "cuda"
+  int priority;           // "auto" tries the highest available first
+  bool compiled;          // built into this library
+  bool (*available)();    // usable on this machine, now
+  // The backend, pinned to one of its architectures when `arch` is not empty;
+  // nullptr when that is not available here.
+  std::unique_ptr<Backend> (*make)(std::string_view arch);
+  // Architectures it can be pinned to ("avx2"), compiled and available here.
+  std::vector<std::string> (*compiled_archs)();
+  std::vector<std::string> (*available_archs)();
+};
+
+std::span<const BackendRow> backend_table();
+
+// What a run may ask for: "auto", each compiled backend's name, and each
+// architecture name (which pins that backend to it); and the same joined by `sep`.
+std::vector<std::string> backend_choice_list();
+std::string backend_choices(std::string_view sep);
+
+// Every backend, in table order, as `melange version` lists them.
+struct BackendInfo {
+  std::string name;
+  bool compiled;
+  bool available;
+  std::vector<std::string> archs;  // available architectures, widest first
+};
+std::vector<BackendInfo> backend_inventory();
+
+}  // namespace melange

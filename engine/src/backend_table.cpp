@@ -1,0 +1,140 @@
+#include "melange/backend_table.hpp"
+
+#include <algorithm>
+
+#include "melange/error.hpp"
+#include "melange/internal/backend_choice.hpp"
+#include "melange/internal/join_names.hpp"
+
+#if defined(MELANGE_HAVE_SIMD)
+#include "melange/simd/backend.hpp"
+#endif
+#if defined(MELANGE_HAVE_CUDA)
+#include "melange/cuda/device.hpp"
+#endif
+
+namespace melange {
+
+std::unique_ptr<Backend> make_scalar_backend();  // backend_scalar.cpp
+
+namespace {
+
+std::vector<std::string> no_archs() { return {}; }
+
+const BackendRow kTable[] = {
+    {"scalar", 0, true, [] { return true; }, [](std::string_view) { return make_scalar_backend(); },
+     no_archs, no_archs},
+#if defined(MELANGE_HAVE_SIMD)
+    {"simd", 1, true, [] { return !simd::available_architectures().empty(); },
+     [](std::string_view arch) { return simd::make_backend(arch); }, simd::compiled_architectures,
+     simd::available_architectures},
+#else
+    {"simd", 1, false, [] { return false; }, [](std::string_view) { return std::unique_ptr<Backend>(); },
+     no_archs, no_archs},
+#endif
+#if defined(MELANGE_HAVE_CUDA)
+    {"cuda", 2, true, [] { return cuda::device_count() > 0; },
+     [](std::string_view) { return cuda::make_backend(); }, no_archs, no_archs},
+#else
+    {"cuda", 2, false, [] { return false; }, [](std::string_view) { return std::unique_ptr<Backend>(); },
+     no_archs, no_archs},
+#endif
+};
+
+}  // namespace
+
+std::span<const BackendRow> backend_table() { return kTable; }
+
+std::vector<std::string> backend_choice_list() {
+  std::vector<std::string> out{"auto"};
+  for (const BackendRow& row : kTable) {
+    if (!row.compiled) continue;
+    out.emplace_back(row.name);
+    for (const std::string& arch : row.compiled_archs()) out.push_back(arch);
+  }
+  return out;
+}
+
+std::string backend_choices(std::string_view sep) {
+  return internal::join_names(backend_choice_list(), [](const std::string& c) { return c; }, sep);
+}
+
+std::vector<BackendInfo> backend_inventory() {
+  std::vector<BackendInfo> out;
+  for (const BackendRow& row : kTable) {
+    const bool available = row.compiled && row.available();
+    out.push_back({std::string(row.name), row.compiled, available,
+                   available ? row.available_archs() : std::vector<std::string>{}});
+  }
+  return out;
+}
+
+namespace internal {
+namespace {
+
+// Why the job did not run where it was headed.
+std::string fallback_note(const Job& job, const Backend& skipped, std::string_view used) {
+  const std::string where = skipped.arch().empty() ? std::string(skipped.name())
+                                                   : std::string(skipped.name()) + " (" + skipped.arch() + ")";
+  return std::string(algorithm_name(job.algorithm)) + " at n = " + std::to_string(job.n) + " has no " +
+         where + " kernel; it ran on the " + std::string(used) + " path";
+}
+
+// The best available CPU backend's name, for error messages.
+std::string best_cpu_backend() {
+  std::string best = "scalar";
+  for (const BackendRow& row : kTable)
+    if (row.name != "cuda" && row.compiled && row.available()) best = std::string(row.name);
+  return best;
+}
+
+}  // namespace
+
+BackendChoice choose_backend(const Job& job, std::string_view requested) {
+  if (requested != "auto") {
+    // A backend's name, or an architecture that pins its backend.
+    const BackendRow* row = nullptr;
+    std::string_view arch;
+    for (const BackendRow& r : kTable) {
+      if (r.name == requested) row = &r;
+      for (const std::string& a : r.compiled_archs())
+        if (a == requested) row = &r, arch = requested;
+    }
+    if (!row) {
+      for (const BackendRow& r : kTable)
+        if (r.name == requested)
+          throw Error("backend " + std::string(requested) + " is not built into this melange: use " +
+                      best_cpu_backend());
+      throw UsageError(Param::backend, "unknown {backend} '" + std::string(requested) + "': use " + backend_choices(", "));
+    }
+    if (!row->compiled)
+      throw Error("backend " + std::string(requested) + " is not built into this melange: use " + best_cpu_backend());
+    std::unique_ptr<Backend> backend = row->available() ? row->make(arch) : nullptr;
+    if (!backend) {
+      if (row->name == "cuda") throw Error("no CUDA device: use --backend " + best_cpu_backend());
+      throw Error("this CPU cannot run " + std::string(requested) + ": use --backend scalar");
+    }
+    if (backend->supports(job)) return BackendChoice{std::move(backend), ""};
+    return BackendChoice{make_scalar_backend(), fallback_note(job, *backend, "scalar")};
+  }
+  // auto: the highest-priority available backend that has a kernel for the job.
+  std::vector<const BackendRow*> order;
+  for (const BackendRow& r : kTable)
+    if (r.compiled) order.push_back(&r);
+  std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->priority > b->priority; });
+  std::unique_ptr<Backend> skipped;
+  for (const BackendRow* row : order) {
+    if (!row->available()) continue;
+    std::unique_ptr<Backend> backend = row->make("");
+    if (!backend) continue;
+    if (backend->supports(job)) {
+      std::string note = skipped ? fallback_note(job, *skipped, backend->name()) : "";
+      return BackendChoice{std::move(backend), std::move(note)};
+    }
+    if (!skipped) skipped = std::move(backend);
+  }
+  return BackendChoice{make_scalar_backend(), ""};
+}
+
+}  // namespace internal
+}  // namespace melange

@@ -1,0 +1,36 @@
+// The SIMD backend: one trial per 32-bit lane, bit-identical to the scalar
+// reference, on the widest architecture this CPU runs from those the build
+// has kernels for. The dispatcher that builds it is compiled without
+// architecture flags; only each architecture's kernels get theirs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "melange/backend.hpp"
+
+namespace melange::simd {
+
+// The architectures this build has kernels for, widest first ("avx2").
+std::vector<std::string> compiled_architectures();
+// Those of them this CPU executes (CPUID at run time), widest first.
+std::vector<std::string> available_architectures();
+
+// The backend on `arch`, or on the widest available when `arch` is empty;
+// nullptr when this CPU runs none of them (or not `arch`).
+std::unique_ptr<Backend> make_backend(std::string_view arch = "");
+
+// Raw stream words on the widest available architecture: fills
+// out[0..streams * words_per_stream) with words of streams first, first+1, ...
+// (each stream's words in order). For benchmarks and tests of the lanes.
+void stream_words(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
+                  int words_per_stream, std::uint32_t* out);
+
+// The Philox ceiling: XOR of the four words of block 0 of streams
+// first .. first + streams - 1, generated a register at a time and never stored.
+std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams);
+
+}  // namespace melange::simd

@@ -63,6 +63,10 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
     << " with power " << general(kDetectPower, 3) << ": "
     << (j["trials_to_detect"].is_null() ? "never (exactly uniform)"
                                         : grouped(j["trials_to_detect"].get<std::uint64_t>()))
+    << (j["trials_needed"].is_null()
+            ? std::string()
+            : "\n  trials an audit needs: " + grouped(j["trials_needed"].get<std::uint64_t>()) + " (set by " +
+                  j["trials_needed_by"].get<std::string>() + ")")
     << "\n";
   std::cout << o.str();
   outputs.commit();

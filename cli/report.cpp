@@ -19,7 +19,7 @@ Json fit_json(const GoodnessOfFit& g) {
   return Json{{"chi2", number(g.statistic)}, {"df", g.df},
               {"p_value", g.p_value},        {"p_lower", g.p_lower},
               {"log10_p", number(g.log10_p)}, {"critical", g.critical},
-              {"g", number(g.g_statistic)},  {"g_p_value", g.g_p_value},
+              {"g", number(g.g_statistic)},  {"g_p_value", number(g.g_p_value)},
               {"min_expected", number(g.min_expected)}, {"impossible", g.impossible}};
 }
 
@@ -30,9 +30,9 @@ std::string line_for(const std::string& title, const TestResult& t, double alpha
   o << title << ": chi2 " << fixed(g.statistic, 1) << ", df " << fixed(g.df, 0) << ", p "
     << p_text(g.p_value, g.log10_p);
   o << ", critical " << fixed(g.critical, 2) << " at alpha " << general(alpha, 3) << ", G "
-    << fixed(g.g_statistic, 1) << ", Holm p " << p_text(t.p_holm, t.log10_p_holm) << " -> "
+    << (std::isnan(g.g_statistic) ? std::string("n/a") : fixed(g.g_statistic, 1)) << ", Holm p " << p_text(t.p_holm, t.log10_p_holm) << " -> "
     << verdict_name(v);
-  if (g.p_value > 0.5 && v != Verdict::pass) o << " (too uniform)";
+  if (t.too_uniform) o << " (too uniform: Holm lower-tail p " << general(t.p_lower_holm, 3) << ")";
   if (g.impossible) o << "; " << g.impossible << " trials in orders the reference forbids";
   return o.str();
 }
@@ -73,6 +73,13 @@ Json exact_json(const ExactDistribution& d, double trials) {
   j["noncentrality_per_trial"] = number(delta);
   j["expected_chi2"] = number(expected_chi2(df, delta, trials));
   j["trials_to_detect"] = number(trials_to_detect(df, delta));
+  // Power alone can name fewer trials than the rank test needs to run at
+  // all (5 expected per order): the figure to plan by is the larger.
+  const double minimum = std::ceil(kMinExpectedPerBin * static_cast<double>(uniform.size()));
+  const double power = trials_to_detect(df, delta);
+  j["trials_needed"] = number(std::max(power, minimum));
+  j["trials_needed_by"] = std::isinf(power) ? "never (exactly uniform)"
+                          : power >= minimum ? "power" : "the rank test's minimum of 5 expected per order";
   j["detect_alpha"] = kDetectAlpha;
   j["detect_power"] = kDetectPower;
   Json dist = Json::array();
@@ -150,6 +157,8 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report)
     stats = fit_json(report.rank->fit);
     stats["p_holm"] = report.rank->p_holm;
     stats["log10_p_holm"] = number(report.rank->log10_p_holm);
+    stats["p_lower_holm"] = report.rank->p_lower_holm;
+    stats["too_uniform"] = report.rank->too_uniform;
     stats["rank_verdict"] = verdict_name(report.rank->verdict);
   } else {
     stats["chi2"] = nullptr;
@@ -173,6 +182,8 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report)
     Json pos = fit_json(report.position->fit);
     pos["p_holm"] = report.position->p_holm;
     pos["log10_p_holm"] = number(report.position->log10_p_holm);
+    pos["p_lower_holm"] = report.position->p_lower_holm;
+    pos["too_uniform"] = report.position->too_uniform;
     pos["verdict"] = verdict_name(report.position->verdict);
     pos["max_residual"] = number(report.position_detail->max_residual);
     pos["max_residual_item"] = report.position_detail->max_item;

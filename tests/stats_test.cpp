@@ -108,7 +108,8 @@ TEST(Stats, PositionTestFindsTheHotCell) {
   c = {150, 75, 75, 75, 150, 75, 75, 75, 150};
   const PositionTest t = position_test(m);
   EXPECT_EQ(t.fit.df, 4);
-  EXPECT_DOUBLE_EQ(t.fit.statistic, 3 * 2500.0 / 100 + 6 * 625.0 / 100);
+  // Pearson's sum times (n-1)/n: the cells of a permutation matrix covary.
+  EXPECT_DOUBLE_EQ(t.fit.statistic, (3 * 2500.0 / 100 + 6 * 625.0 / 100) * 2 / 3);
   EXPECT_EQ(t.max_item, 0);
   EXPECT_EQ(t.max_position, 0);
   EXPECT_NEAR(t.max_residual, 50 / std::sqrt(300 * (1.0 / 3) * (2.0 / 3)), 1e-12);

@@ -290,6 +290,26 @@ std::vector<double> ExactDistribution::probabilities() const {
   return p;
 }
 
+PositionLaw ExactDistribution::position_law() const {
+  PositionLaw law;
+  law.n = n;
+  const std::size_t cells = static_cast<std::size_t>(n) * n;
+  law.p.assign(cells, 0.0);
+  law.pair.assign(cells * cells, 0.0);
+  std::vector<std::size_t> cell(n);
+  for (std::uint64_t r = 0; r < probability.size(); ++r) {
+    const double p = static_cast<double>(probability[r]);
+    if (p == 0) continue;
+    const std::vector<int> perm = lehmer_unrank(r, n);
+    for (int pos = 0; pos < n; ++pos) cell[pos] = static_cast<std::size_t>(perm[pos]) * n + pos;
+    for (int a = 0; a < n; ++a) {
+      law.p[cell[a]] += p;
+      for (int b = 0; b < n; ++b) law.pair[cell[a] * cells + cell[b]] += p;
+    }
+  }
+  return law;
+}
+
 std::vector<double> ExactDistribution::position_probabilities() const {
   std::vector<double> m(static_cast<std::size_t>(n) * n, 0.0);
   for (std::uint64_t r = 0; r < probability.size(); ++r) {

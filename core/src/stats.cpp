@@ -51,7 +51,7 @@ void finish(GoodnessOfFit& g, double alpha) {
     g.p_lower = chi2_lower(g.statistic, g.df);
     g.log10_p = log10_chi2_upper(g.statistic, g.df);
     g.critical = chi2_critical(g.df, alpha);
-    g.g_p_value = chi2_upper(g.g_statistic, g.df);
+    g.g_p_value = std::isnan(g.g_statistic) ? g.g_statistic : chi2_upper(g.g_statistic, g.df);
   } else {
     g.p_lower = 0;
   }
@@ -66,6 +66,12 @@ std::string_view verdict_name(Verdict v) {
     case Verdict::fail: return "FAIL";
   }
   return "?";
+}
+
+Verdict grade_tail(double p, const Thresholds& t) {
+  if (p < t.fail) return Verdict::fail;
+  if (p < t.weak) return Verdict::weak;
+  return Verdict::pass;
 }
 
 Verdict grade(double p, const Thresholds& t) {
@@ -123,6 +129,12 @@ GoodnessOfFit chi_square_with(const std::vector<std::uint64_t>& observed, Probab
     add_bin(g, o, trials * p / total_p);
   }
   g.df = support > 0 ? static_cast<double>(support - 1) : 0;
+  double log_mode = std::lgamma(trials + 1);
+  for (std::size_t i = 0; i < observed.size(); ++i) {
+    const double p = probability(i) / total_p;
+    if (p > 0) log_mode += trials * p * std::log(p) - std::lgamma(trials * p + 1);
+  }
+  g.log10_mode = std::min(0.0, log_mode / std::log(10.0));
   finish(g, alpha);
   return g;
 }
@@ -188,25 +200,112 @@ std::vector<double> position_residuals(const PositionMatrix& m, const std::vecto
   return z;
 }
 
-PositionTest position_test(const PositionMatrix& m, const std::vector<double>& expected,
-                           double alpha) {
+namespace {
+
+// Eigenvalues and eigenvectors of a symmetric matrix (row-major, size x size)
+// by cyclic Jacobi rotations: a is destroyed; vectors[k * size + i] is
+// component i of eigenvector k. Sizes here are n^2 <= a few hundred.
+void symmetric_eigen(std::vector<double>& a, std::size_t size, std::vector<double>& values,
+                     std::vector<double>& vectors) {
+  vectors.assign(size * size, 0.0);
+  for (std::size_t i = 0; i < size; ++i) vectors[i * size + i] = 1;
+  auto at = [&](std::size_t i, std::size_t j) -> double& { return a[i * size + j]; };
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, diag = 0;
+    for (std::size_t i = 0; i < size; ++i) {
+      diag += at(i, i) * at(i, i);
+      for (std::size_t j = i + 1; j < size; ++j) off += at(i, j) * at(i, j);
+    }
+    if (off <= 1e-30 * diag || off == 0) break;
+    for (std::size_t p = 0; p < size; ++p)
+      for (std::size_t q = p + 1; q < size; ++q) {
+        const double apq = at(p, q);
+        if (std::fabs(apq) < 1e-300) continue;
+        const double theta = (at(q, q) - at(p, p)) / (2 * apq);
+        const double t = (theta >= 0 ? 1 : -1) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), sn = t * c;
+        for (std::size_t k = 0; k < size; ++k) {  // columns p and q
+          const double akp = at(k, p), akq = at(k, q);
+          at(k, p) = c * akp - sn * akq;
+          at(k, q) = sn * akp + c * akq;
+        }
+        for (std::size_t k = 0; k < size; ++k) {  // rows p and q
+          const double apk = at(p, k), aqk = at(q, k);
+          at(p, k) = c * apk - sn * aqk;
+          at(q, k) = sn * apk + c * aqk;
+        }
+        for (std::size_t k = 0; k < size; ++k) {
+          double& vp = vectors[p * size + k];
+          double& vq = vectors[q * size + k];
+          const double a_ = vp, b_ = vq;
+          vp = c * a_ - sn * b_;
+          vq = sn * a_ + c * b_;
+        }
+      }
+  }
+  values.resize(size);
+  for (std::size_t i = 0; i < size; ++i) values[i] = at(i, i);
+}
+
+// log of the probability of the most likely row of a multinomial(T, p).
+double log_mode_row(double trials, const double* p, int cells) {
+  double l = std::lgamma(trials + 1);
+  for (int j = 0; j < cells; ++j)
+    if (p[j] > 0) l += trials * p[j] * std::log(p[j]) - std::lgamma(trials * p[j] + 1);
+  return l;
+}
+
+}  // namespace
+
+PositionTest position_test(const PositionMatrix& m, const PositionLaw* law, double alpha) {
   const int n = m.n();
+  const std::size_t cells = static_cast<std::size_t>(n) * n;
   PositionTest t;
   const double trials = static_cast<double>(m.trials());
   GoodnessOfFit& g = t.fit;
   g.min_expected = kInf;
-  for (std::size_t i = 0; i < m.counts().size(); ++i) {
-    const double p = expected.empty() ? 1.0 / n : expected[i];
-    const double o = static_cast<double>(m.counts()[i]);
-    if (p <= 0) {
-      g.impossible += m.counts()[i];
-      continue;
+  std::vector<double> p(cells, 1.0 / n);
+  if (law) p = law->p;
+  double log_mode = 0;
+  // The rows' multinomial modes, n - 1 of them free: the lattice's coarseness.
+  for (int item = 0; item < n; ++item) log_mode += log_mode_row(trials, &p[item * n], n);
+  g.log10_mode = n > 1 ? std::min(0.0, log_mode * (n - 1) / n / std::log(10.0)) : 0;
+  if (!law) {
+    for (std::size_t i = 0; i < cells; ++i) add_bin(g, static_cast<double>(m.counts()[i]), trials / n);
+    // Cells covary: Pearson's sum is (n / (n-1)) chi2((n-1)^2) under uniform.
+    const double scale = n > 1 ? static_cast<double>(n - 1) / n : 1;
+    g.statistic *= scale;
+    g.g_statistic *= scale;
+    g.df = static_cast<double>(n - 1) * (n - 1);
+  } else {
+    std::vector<double> x(cells);
+    for (std::size_t i = 0; i < cells; ++i) {
+      x[i] = static_cast<double>(m.counts()[i]) - trials * p[i];
+      if (p[i] <= 0) g.impossible += m.counts()[i];
+      else g.min_expected = std::min(g.min_expected, trials * p[i]);
     }
-    add_bin(g, o, trials * p);
+    // Sigma = pair - p p' per trial; the statistic is x' (T Sigma)^+ x.
+    std::vector<double> sigma(cells * cells);
+    for (std::size_t a = 0; a < cells; ++a)
+      for (std::size_t b = 0; b < cells; ++b) sigma[a * cells + b] = law->pair[a * cells + b] - p[a] * p[b];
+    std::vector<double> values, vectors;
+    symmetric_eigen(sigma, cells, values, vectors);
+    const double top = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
+    double stat = 0;
+    int rank = 0;
+    for (std::size_t k = 0; k < cells; ++k) {
+      if (!(values[k] > 1e-10 * top)) continue;
+      ++rank;
+      double proj = 0;
+      for (std::size_t i = 0; i < cells; ++i) proj += vectors[k * cells + i] * x[i];
+      stat += proj * proj / (trials * values[k]);
+    }
+    g.statistic = stat;
+    g.g_statistic = std::numeric_limits<double>::quiet_NaN();
+    g.df = rank;
   }
-  g.df = static_cast<double>(n - 1) * (n - 1);
   finish(g, alpha);
-  const std::vector<double> z = position_residuals(m, expected);
+  const std::vector<double> z = position_residuals(m, law ? law->p : std::vector<double>{});
   for (std::size_t i = 0; i < z.size(); ++i)
     if (std::fabs(z[i]) > std::fabs(t.max_residual)) {
       t.max_residual = z[i];

@@ -21,11 +21,19 @@ struct AuditOptions {
   const ExactDistribution* model = nullptr; // null: test against uniform
 };
 
+// Each test is graded on both tails, each tail corrected by Holm's method
+// across the audit's tests on its own: "too biased" on the upper-tail p
+// (p_holm), "too uniform" on the lower-tail p (p_lower_holm). A lower tail is
+// graded only where the statistic's lattice is fine enough to reach it: the
+// single most likely table must be rarer than the threshold.
 struct TestResult {
   std::string name;        // "rank" or "position"
   GoodnessOfFit fit;
-  double p_holm = 1;       // after Holm's correction across this audit's tests
+  double p_holm = 1;       // upper tail, after Holm's correction across this audit's tests
   double log10_p_holm = 0; // its log10, finite where p_holm underflows
+  double p_lower_holm = 1; // lower tail, after Holm's correction
+  bool lower_graded = true;  // false: too few trials to call a table too uniform
+  bool too_uniform = false;  // the verdict comes from the lower tail
   Verdict verdict = Verdict::pass;
 };
 
@@ -42,6 +50,12 @@ struct AuditReport {
 };
 
 AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options = {});
+
+// Grades a family of tests (TestResult above): Holm on each tail, the lower
+// tail only where the lattice reaches it; adds a note per test it could not
+// grade as too uniform. Returns the worst verdict.
+Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thresholds,
+                    std::vector<std::string>& notes);
 
 // The probabilities a rank histogram is tested against: uniform 1/n!, or the model's.
 std::vector<double> reference_probabilities(int n, const ExactDistribution* model);

@@ -11,6 +11,7 @@
 
 #include "melange/algorithms.hpp"
 #include "melange/bounded.hpp"
+#include "melange/stats.hpp"
 
 namespace melange {
 
@@ -31,6 +32,8 @@ struct ExactDistribution {
   std::vector<double> probabilities() const;  // as doubles, by rank
   // Exact probability that `item` ends at `position`, as doubles: n x n, row = item.
   std::vector<double> position_probabilities() const;
+  // The law of the item x position matrix, pairs of cells included.
+  PositionLaw position_law() const;
 };
 
 // Largest n the walk accepts: n! bins and the number of leaves stay small.

@@ -19,7 +19,12 @@ struct Thresholds {
   double weak = kDefaultWeak;  // p < weak (or p > 1 - weak): WEAK
   double fail = kDefaultFail;  // p < fail (or p > 1 - fail, "too uniform"): FAIL
 };
+// Grades both tails of one test: p < weak or p > 1 - weak is WEAK, and so
+// on. Kept for single tests; an audit grades each tail after Holm's
+// correction across its tests with grade_tail.
 Verdict grade(double p_upper, const Thresholds& t = {});
+// One tail: p < fail is FAIL, p < weak is WEAK.
+Verdict grade_tail(double p, const Thresholds& t = {});
 
 // Upper tail of the chi-square distribution and its logarithm, which stays
 // finite when the tail itself underflows a double.
@@ -39,6 +44,10 @@ struct GoodnessOfFit {
   double g_p_value = 1;
   double min_expected = 0;
   std::uint64_t impossible = 0;  // observations in bins of zero expected probability
+  // log10 of the probability of the single most likely table under the
+  // reference: how coarse the lattice of the statistic is. A lower-tail p
+  // ("too uniform") below this cannot be told from the lattice's own mass.
+  double log10_mode = 0;
 };
 
 // Pearson chi-square and G-test of counts against probabilities (which need
@@ -56,15 +65,31 @@ struct RankSummary {
 };
 RankSummary summarize(const RankHistogram& h, int extremes = 5);
 
+// The law of the item x position matrix under a model: the cell
+// probabilities and, for one trial, the joint probabilities of pairs of
+// cells (a trial puts a whole permutation matrix in, so cells covary).
+struct PositionLaw {
+  int n = 0;
+  std::vector<double> p;     // n x n, row = item
+  std::vector<double> pair;  // n^2 x n^2: P(cell a and cell b), pair[a][a] = p[a]
+};
+
 struct PositionTest {
-  GoodnessOfFit fit;  // df (n-1)^2 against the expected matrix
-  double max_residual = 0;  // largest |adjusted standardized residual|
+  GoodnessOfFit fit;        // against the expected matrix, see position_test
+  double max_residual = 0;  // largest |standardized residual| of one cell
   int max_item = 0, max_position = 0;
 };
-// `expected` is n x n probabilities (row = item), empty for uniform 1/n.
-PositionTest position_test(const PositionMatrix& m, const std::vector<double>& expected = {},
+// The item x position test. Each trial adds a permutation matrix, so the n^2
+// cells are not a multinomial table: per trial Cov(X_ij, X_kl) =
+// (d_ik - 1/n)(d_jl - 1/n)/(n - 1) under uniform, and Pearson's sum is
+// (n/(n-1)) chi2((n-1)^2). Under uniform the statistic is that sum (and G)
+// times (n-1)/n, on (n-1)^2 df. Under a model it is the quadratic form
+// (O-E)' (T Sigma)^+ (O-E) with Sigma from the law's pairs, on rank(Sigma)
+// df; G is not defined there (NaN).
+PositionTest position_test(const PositionMatrix& m, const PositionLaw* law = nullptr,
                            double alpha = kDefaultAlpha);
-// Adjusted residual of one cell: (O - E) / sqrt(E (1 - 1/n)^2) under uniform.
+// Standardized residual of one cell, (O - E) / sqrt(T p (1 - p)): its own
+// binomial spread, for the heatmap. `expected` is n x n, empty for uniform.
 std::vector<double> position_residuals(const PositionMatrix& m,
                                        const std::vector<double>& expected = {});
 

@@ -3,7 +3,12 @@
 // A sampled figure agrees when it lies within five standard deviations of
 // the value the exact model predicts; an exact figure agrees when it is equal.
 #include <algorithm>
+#include <atomic>
+#include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <map>
+#include <thread>
+#include <limits>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -27,12 +32,29 @@
 namespace melange::cli {
 namespace {
 
-constexpr double kSigmas = 5;  // agreement window for sampled figures
+constexpr double kSigmas = 5;  // agreement window for one sampled figure
+
+// The window for a claim over k figures at once (every count, or the largest
+// of k): as wide as keeps the whole claim at one 5-sigma miss, about 5.7e-7.
+double sigmas_for(int k) {
+  const double miss = std::erfc(kSigmas / std::sqrt(2.0)) / k;  // two-sided, per figure
+  return boost::math::quantile(boost::math::complement(boost::math::normal(), miss / 2));
+}
+constexpr std::uint64_t kRatioReplicates = 1'000'000;  // simulated audits per max/min window
+constexpr int kRatioChunks = 16;
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct ReproduceArgs {
   bool quick = false, quiet = false;
-  std::string seed, json, report_dir, threads;
+  std::string seed, json, report_dir, threads, seeds;
 };
+
+// The simulated max/min windows of a claim, made once per run of the command
+// (they depend on the model and the trials, not on the seed).
+struct RatioLaw {
+  double mean, low, high;
+};
+using RatioWindows = std::map<std::string, RatioLaw>;
 
 struct Claim {
   std::string claim, article, expected, measured, note;
@@ -47,8 +69,8 @@ struct Sampled {
 
 class Reproduction {
  public:
-  Reproduction(std::uint64_t seed, std::uint64_t runs, int threads, bool quiet)
-      : seed_(seed), runs_(runs), threads_(threads), quiet_(quiet) {}
+  Reproduction(std::uint64_t seed, std::uint64_t runs, int threads, bool quiet, RatioWindows& windows)
+      : seed_(seed), runs_(runs), threads_(threads), quiet_(quiet), windows_(windows) {}
 
   std::vector<Claim> claims;
   std::unique_ptr<Sampled> one_liner;  // for the report's chart
@@ -140,7 +162,7 @@ class Reproduction {
       const double p = model.probability_of(r);
       const auto [e, sd] = count_law(p, n);
       const double c = static_cast<double>(s.run.tally.ranks.counts()[r]);
-      clusters = clusters && std::fabs(c - e) <= kSigmas * sd;
+      clusters = clusters && std::fabs(c - e) <= sigmas_for(24) * sd;
       (p > 0.05 ? heavy_sum : light_sum) += c;
       (p > 0.05 ? heavy : light) += 1;
     }
@@ -148,7 +170,8 @@ class Reproduction {
         fixed(n / 16, 0) + " (x" + std::to_string(heavy) + ") and " + fixed(n / 32, 0) + " (x" +
             std::to_string(light) + ")",
         fixed(heavy_sum / heavy, 0) + " and " + fixed(light_sum / light, 0), clusters,
-        "every one of the 24 counts within 5 sd of its exact expectation");
+        "every one of the 24 counts within " + fixed(sigmas_for(24), 2) +
+            " sd of its exact expectation (5 sd for the 24 together)");
     const auto [abcd, abcd_sd] = count_law(model.probability_of(0), n);
     const double abcd_count = static_cast<double>(s.run.tally.ranks.counts()[0]);
     add("ABCD appears", "about 62,485", fixed(abcd, 0) + " \u00b1 " + fixed(abcd_sd, 0),
@@ -160,20 +183,84 @@ class Reproduction {
     ratio_claim("one-liner max/min ratio", "about 2.026", model, s);
   }
 
-  // The max/min ratio agrees when it lies between the ratios of the 5-sigma
-  // extremes of the heaviest and lightest orders.
+  // The max/min ratio agrees when it lies within the range of the ratios of
+  // kRatioReplicates simulated audits of the exact model: a correct sampler
+  // falls outside with probability 2 / (kRatioReplicates + 1).
   void ratio_claim(const std::string& what, const std::string& article, const ExactDistribution& model,
                    const Sampled& s) {
-    const auto p = model.probabilities();
-    const auto [lo_p, hi_p] = std::minmax_element(p.begin(), p.end());
-    const double n = static_cast<double>(s.job.trials);
-    const auto [hi, hi_sd] = count_law(*hi_p, n);
-    const auto [lo, lo_sd] = count_law(*lo_p, n);
-    const double low = (hi - kSigmas * hi_sd) / (lo + kSigmas * lo_sd);
-    const double high = (hi + kSigmas * hi_sd) / (lo - kSigmas * lo_sd);
+    auto it = windows_.find(what);
+    if (it == windows_.end())
+      it = windows_.emplace(what, simulate_ratio(model.probabilities(), static_cast<double>(s.job.trials), threads_))
+               .first;
+    const RatioLaw law = it->second;
     const double ratio = s.uniform.summary->max_min_ratio;
-    add(what, article, fixed(*hi_p / *lo_p, 3) + " (window " + fixed(std::max(low, 1.0), 3) + ".." + fixed(high, 3) + ")",
-        fixed(ratio, 3), ratio >= std::max(low, 1.0) && ratio <= high);
+    add(what, article,
+        fixed(law.mean, 3) + " (simulated mean; window " + fixed(law.low, 3) + ".." + fixed(law.high, 3) + ")",
+        fixed(ratio, 3), ratio >= law.low && ratio <= law.high);
+  }
+
+  // max/min of the counts of `trials` draws from p, kRatioReplicates times:
+  // each replicate's counts come bin by bin from their conditional binomials
+  // (normal approximations: every bin here expects thousands). The normals
+  // come from a fixed Philox stream, so the windows are the same every run.
+  // Replicates run in kRatioChunks fixed chunks, chunk k on Philox stream k,
+  // so the window is the same whatever the thread count.
+  static RatioLaw simulate_ratio(const std::vector<double>& p, double trials, int threads) {
+    std::vector<RatioLaw> parts(kRatioChunks);
+    std::atomic<int> next{0};
+    auto work = [&] {
+      for (int k; (k = next.fetch_add(1)) < kRatioChunks;) parts[k] = simulate_chunk(p, trials, k);
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::min(threads, kRatioChunks); ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    RatioLaw law{0, kInf, 0};
+    for (const RatioLaw& part : parts) {
+      law.mean += part.mean / kRatioChunks;
+      law.low = std::min(law.low, part.low);
+      law.high = std::max(law.high, part.high);
+    }
+    return law;
+  }
+
+  static RatioLaw simulate_chunk(const std::vector<double>& p, double trials, int chunk) {
+    constexpr std::uint64_t kSimulationSeed = 0x726174696fULL;  // "ratio"
+    constexpr std::uint64_t kReplicates = kRatioReplicates / kRatioChunks;
+    RatioLaw law{0, kInf, 0};
+    PhiloxStream words(kSimulationSeed, static_cast<std::uint64_t>(chunk));
+    auto uniform01 = [&] { return (words.next() + 0.5) / 4294967296.0; };
+    double spare = 0;
+    bool has_spare = false;
+    auto normal = [&] {
+      if (has_spare) {
+        has_spare = false;
+        return spare;
+      }
+      const double r = std::sqrt(-2 * std::log(uniform01())), a = 2 * 3.14159265358979323846 * uniform01();
+      spare = r * std::sin(a);
+      has_spare = true;
+      return r * std::cos(a);
+    };
+    for (std::uint64_t k = 0; k < kReplicates; ++k) {
+      double left = trials, mass = 1, hi = 0, lo = kInf;
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        double c = left;
+        if (i + 1 < p.size()) {
+          const double q = std::min(1.0, p[i] / mass);
+          c = std::clamp(std::round(left * q + normal() * std::sqrt(left * q * (1 - q))), 0.0, left);
+        }
+        hi = std::max(hi, c);
+        lo = std::min(lo, c);
+        left -= c;
+        mass -= p[i];
+      }
+      const double ratio = lo > 0 ? hi / lo : kInf;
+      law.mean += ratio / kReplicates;
+      law.low = std::min(law.low, ratio);
+      law.high = std::max(law.high, ratio);
+    }
+    return law;
   }
 
   void two_valued_fit() {
@@ -216,10 +303,10 @@ class Reproduction {
     const auto& summary = *s.uniform.summary;
     add("naive swap: most frequent order", "58,698", fixed(hi, 0) + " \u00b1 " + fixed(hi_sd, 0) + " (15/256)",
         grouped(summary.most[0].second) + " (" + rank_label(summary.most[0].first, 4) + ")",
-        std::fabs(static_cast<double>(summary.most[0].second) - hi) <= kSigmas * hi_sd);
+        std::fabs(static_cast<double>(summary.most[0].second) - hi) <= sigmas_for(24) * hi_sd);
     add("naive swap: least frequent order", "31,233", fixed(lo, 0) + " \u00b1 " + fixed(lo_sd, 0) + " (8/256)",
         grouped(summary.least[0].second) + " (" + rank_label(summary.least[0].first, 4) + ")",
-        std::fabs(static_cast<double>(summary.least[0].second) - lo) <= kSigmas * lo_sd);
+        std::fabs(static_cast<double>(summary.least[0].second) - lo) <= sigmas_for(24) * lo_sd);
 
     const auto three = exact_distribution(Algorithm::naive_swap, 3);
     int fives = 0, fours = 0;
@@ -285,6 +372,7 @@ class Reproduction {
   std::uint64_t seed_, runs_;
   int threads_;
   bool quiet_;
+  RatioWindows& windows_;
 };
 
 std::string table_text(const std::vector<Claim>& claims, std::uint64_t seed, std::uint64_t runs) {
@@ -336,6 +424,39 @@ std::string table_html(const Reproduction& r, std::uint64_t seed, std::uint64_t 
   return o.str();
 }
 
+// --seeds K: every claim over seeds S .. S + K - 1; a correct implementation
+// disagrees about once in a million claims or less.
+int sweep_seeds(const ReproduceArgs& a, std::uint64_t seed, std::uint64_t runs, int threads,
+                RatioWindows& windows) {
+  const std::uint64_t count = parse_count(a.seeds, "--seeds", 1'000'000);
+  if (count == 0) throw UsageError("--seeds must be at least 1");
+  if (!a.json.empty() || !a.report_dir.empty())
+    throw UsageError("--seeds prints a summary only; leave out --json and --report");
+  std::vector<std::string> names;
+  std::vector<std::uint64_t> misses;
+  std::uint64_t total = 0;
+  for (std::uint64_t k = 0; k < count; ++k) {
+    Reproduction r(seed + k, runs, threads, true, windows);
+    r.all();
+    misses.resize(r.claims.size(), 0);
+    for (std::size_t c = 0; c < r.claims.size(); ++c) {
+      if (names.size() < r.claims.size()) names.push_back(r.claims[c].claim);
+      if (!r.claims[c].agrees) {
+        ++misses[c];
+        ++total;
+        std::cout << "seed " << seed + k << ": " << r.claims[c].claim << " disagrees (" << r.claims[c].measured
+                  << ")\n";
+      }
+    }
+  }
+  std::cout << "melange reproduce: " << grouped(count) << " seeds from " << seed << ", " << grouped(runs)
+            << " runs per audit\n";
+  for (std::size_t c = 0; c < names.size(); ++c)
+    std::cout << "  " << pad(names[c], 60) << " " << grouped(misses[c]) << " disagreements\n";
+  std::cout << grouped(total) << " disagreements in " << grouped(count * names.size()) << " claims.\n";
+  return total == 0 ? 0 : kExitDisagrees;
+}
+
 int run_reproduce(const ReproduceArgs& a) {
   const std::uint64_t seed = a.seed.empty() ? kDefaultSeed : parse_seed(a.seed);
   const std::uint64_t runs = a.quick ? 100'000 : 1'000'000;
@@ -345,7 +466,9 @@ int run_reproduce(const ReproduceArgs& a) {
   Outputs outputs;
   outputs.declare("--json", a.json);
   const std::string page = outputs.declare_report("--report", a.report_dir);
-  Reproduction r(seed, runs, threads, a.quiet);
+  RatioWindows windows;
+  if (!a.seeds.empty()) return sweep_seeds(a, seed, runs, threads, windows);
+  Reproduction r(seed, runs, threads, a.quiet, windows);
   r.all();
 
   if (!a.json.empty()) {
@@ -380,6 +503,8 @@ void add_reproduce_command(CLI::App& app, Action& action) {
   cmd->add_option("--json", a->json, "write the table as JSON to FILE ('-': JSON on stdout only)");
   cmd->add_option("--report", a->report_dir, "write a self-contained HTML page to DIR/index.html");
   cmd->add_flag("--quiet", a->quiet, "no progress line on the terminal");
+  cmd->add_option("--seeds", a->seeds,
+                  "check every claim over K seeds from --seed, printing only the disagreements and a summary");
   cmd->footer("Exit status: 0 every claim agrees; 3 some claim does not; 2 usage error; 1 runtime error.");
   cmd->callback([a, &action] { action = [a] { return run_reproduce(*a); }; });
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Side by side on one core, in one run: melange AVX2, std::shuffle with
-# std::mt19937_64, and NumPy, doing the same audits; plus raw Philox words
-# (melange AVX2 against Random123 scalar) and melange on two threads.
+# Side by side on one core, in one run: melange (the simd backend on the
+# widest architecture the CPU runs), std::shuffle with std::mt19937_64, and
+# NumPy, doing the same audits; plus raw Philox words (melange SIMD against
+# Random123 scalar) and melange on two threads.
 # Usage: compare.sh MELANGE STD_SHUFFLE_AUDIT MELANGE_BENCH [REPEATS]
 set -euo pipefail
 melange=$1 peer=$2 bench=$3 repeats=${4:-5}
@@ -26,14 +27,18 @@ melange_rate() {
   local threads=$1; shift
   local start end
   start=$(date +%s.%N)
-  "$melange" audit --threads "$threads" --backend avx2 "$@" --json "$scratch/audit.json" >"$scratch/audit.txt"
+  "$melange" audit --threads "$threads" --backend "$backend" "$@" --json "$scratch/audit.json" >"$scratch/audit.txt"
   end=$(date +%s.%N)
   awk -v s="$start" -v e="$end" -v t="$TRIALS" 'BEGIN { printf "%.6e\n", t / (e - s) }'
 }
 
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
-echo "# melange compare: $cpu, $cores cores; median of $repeats runs, one core unless noted"
-printf "%-34s %14s %14s %14s %10s %10s\n" job melange-avx2 std::shuffle numpy vs-std vs-numpy
+# The SIMD backend on the widest architecture this CPU runs (MELANGE_BACKEND=avx2 pins one).
+backend=${MELANGE_BACKEND:-simd}
+arch=$("$melange" version | sed -n 's/.*backend simd: available (\([a-z0-9]*\).*/\1/p')
+[ "$backend" = simd ] || arch=$backend
+echo "# melange compare: $cpu, $cores cores; median of $repeats runs, one core unless noted; melange on simd ($arch)"
+printf "%-34s %14s %14s %14s %10s %10s\n" job melange-simd std::shuffle numpy vs-std vs-numpy
 
 row() {
   local name=$1 m=$2 s=$3 p=$4
@@ -61,6 +66,6 @@ awk -v one="$m4" -v two="$m4t" \
 "$bench" --benchmark_filter='BM_Philox' --benchmark_repetitions="$repeats" \
   --benchmark_report_aggregates_only=true --benchmark_format=csv 2>/dev/null |
   awk -F, '/_median/ { gsub(/"/, "", $1); sub(/_median/, "", $1); rate[$1] = $7 }
-           END { printf "raw Philox words/s: avx2 %.3e, melange scalar %.3e, Random123 scalar %.3e; avx2 %.1fx Random123\n",
-                 rate["BM_PhiloxAvx2"], rate["BM_PhiloxScalar"], rate["BM_PhiloxRandom123"],
-                 rate["BM_PhiloxAvx2"] / rate["BM_PhiloxRandom123"] }'
+           END { printf "raw Philox words/s: simd %.3e, melange scalar %.3e, Random123 scalar %.3e; simd %.1fx Random123\n",
+                 rate["BM_PhiloxSimd"], rate["BM_PhiloxScalar"], rate["BM_PhiloxRandom123"],
+                 rate["BM_PhiloxSimd"] / rate["BM_PhiloxRandom123"] }'

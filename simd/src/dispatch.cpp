@@ -19,6 +19,10 @@ struct Architecture {
 // Widest first. A new architecture is its kernels_<arch>.cpp, compiled with
 // its flags, and one row here.
 const Architecture kArchitectures[] = {
+    {"avx512", [] {
+       const auto cpu = xsimd::available_architectures();
+       return cpu.avx512f != 0 && cpu.avx512bw != 0 && cpu.avx512dq != 0;
+     }, &internal::avx512_kernels},
     {"avx2", [] { return xsimd::available_architectures().avx2 != 0; }, &internal::avx2_kernels},
 };
 

@@ -18,6 +18,7 @@ struct KernelEntry {
   std::uint32_t (*checksum)(std::uint64_t seed, std::uint64_t first, std::uint64_t streams);
 };
 
-KernelEntry avx2_kernels();  // kernels_avx2.cpp, compiled with -mavx2
+KernelEntry avx2_kernels();    // kernels_avx2.cpp, compiled with -mavx2
+KernelEntry avx512_kernels();  // kernels_avx512.cpp, compiled with -mavx512f/bw/dq
 
 }  // namespace melange::simd::internal

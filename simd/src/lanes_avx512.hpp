@@ -1,0 +1,50 @@
+// The lane operations xsimd 8.1 lacks for 32-bit integers on AVX-512 (F, BW
+// and DQ): multiply-high over _mm512_mul_epu32 on the even and odd lanes,
+// unsigned compares as all-ones lanes, per-lane variable shifts. Include only
+// where the AVX-512 flags are on.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <xsimd/xsimd.hpp>
+
+namespace melange::simd::internal {
+
+template <class Arch>
+struct Lanes;
+
+template <>
+struct Lanes<xsimd::avx512bw> {
+  using u32 = xsimd::batch<std::uint32_t, xsimd::avx512bw>;
+
+  // High halves of the 32 x 32 -> 64-bit products, lane by lane.
+  static u32 mulhi(u32 a, u32 b) {
+    const __m512i even = _mm512_mul_epu32(a, b);
+    const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32));
+    return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+  }
+
+  // The 64-bit-slot view Philox runs in (see lanes_avx2.hpp): full products
+  // of the even lanes, one per slot.
+  static u32 even_products(u32 a, u32 m) { return _mm512_mul_epu32(a, m); }
+  static u32 high_halves(u32 a) { return _mm512_srli_epi64(a, 32); }
+  static u32 interleave(u32 even, u32 odd) {
+    return _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+  }
+
+  static u32 mullo(u32 a, u32 b) { return _mm512_mullo_epi32(a, b); }
+
+  // All ones where a < b as unsigned 32-bit values.
+  static u32 less(u32 a, u32 b) { return _mm512_movm_epi32(_mm512_cmplt_epu32_mask(a, b)); }
+  // All ones where a > b.
+  static u32 greater_small(u32 a, u32 b) { return _mm512_movm_epi32(_mm512_cmpgt_epu32_mask(a, b)); }
+  static u32 equal(u32 a, u32 b) { return _mm512_movm_epi32(_mm512_cmpeq_epu32_mask(a, b)); }
+
+  static u32 shift_left(u32 a, u32 counts) { return _mm512_sllv_epi32(a, counts); }
+  static u32 shift_right(u32 a, u32 counts) { return _mm512_srlv_epi32(a, counts); }
+
+  static bool any(u32 mask) { return _mm512_test_epi32_mask(mask, mask) != 0; }
+};
+
+}  // namespace melange::simd::internal

@@ -72,6 +72,11 @@ int run_audit(const AuditArgs& a) {
   const std::uint64_t cap = parse_count(a.memory_cap, "--memory-cap", ~std::uint64_t{0});
   const std::uint64_t reserve = output_reserve(cap);
   job.rank_histogram = !a.no_rank && !(a.position && job.n > kMaxRankItems);
+  // Why a rank histogram asked for (no --no-rank) was left out, for the report.
+  std::string rank_note = !a.no_rank && !job.rank_histogram
+                              ? "rank histogram left out: n! orders do not fit 64-bit ranks; the position matrix "
+                                "carries the verdict"
+                              : "";
   if (!(a.fail > 0 && a.fail <= a.weak && a.weak < 0.5))
     throw UsageError("thresholds need 0 < --fail <= --weak < 0.5");
   if (!(a.alpha > 0 && a.alpha < 1))
@@ -103,6 +108,8 @@ int run_audit(const AuditArgs& a) {
       plan_workers(job, options);
     } catch (const UsageError&) {
       job.rank_histogram = false;
+      rank_note = "rank histogram left out: its " + std::to_string(job.n) +
+                  "! bins do not fit --memory-cap; the position matrix carries the verdict";
     }
   }
   plan_workers(job, options);  // throws when one tally cannot fit
@@ -128,7 +135,8 @@ int run_audit(const AuditArgs& a) {
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
   audit.model = model.get();
-  const AuditReport report = analyze(job, run.tally, audit);
+  AuditReport report = analyze(job, run.tally, audit);
+  if (!rank_note.empty()) report.notes.insert(report.notes.begin(), rank_note);
 
   const AuditView view{job, run, report, model.get(), a.model};
   if (!a.job.json.empty()) write_audit_json(outputs.open(a.job.json), job, run, report);

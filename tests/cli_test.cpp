@@ -139,8 +139,10 @@ TEST(CliAudit, MemoryCapIsConfigurable) {
   EXPECT_NE(over.err.find("--memory-cap"), std::string::npos) << over.err;
   EXPECT_NE(over.err.find("--position"), std::string::npos) << "suggests the position matrix";
   EXPECT_EQ(run_cli("audit --n 7 --trials 1e3 --memory-cap 4000000").status, 0);
-  EXPECT_EQ(run_cli("audit --n 8 --trials 1e3 --memory-cap 500000 --position").status, 0)
-      << "with --position the rank histogram is left out";
+  const auto left_out = run_cli("audit --n 8 --trials 1e3 --memory-cap 500000 --position");
+  EXPECT_EQ(left_out.status, 0) << "with --position the rank histogram is left out";
+  EXPECT_NE(left_out.out.find("rank histogram left out"), std::string::npos) << "and the output says so";
+  EXPECT_NE(run_cli("audit --n 22 --trials 1e3 --position").out.find("rank histogram left out"), std::string::npos);
 }
 
 TEST(CliExact, JsonDistribution) {

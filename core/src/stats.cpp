@@ -129,10 +129,17 @@ GoodnessOfFit chi_square_with(const std::vector<std::uint64_t>& observed, Probab
     add_bin(g, o, trials * p / total_p);
   }
   g.df = support > 0 ? static_cast<double>(support - 1) : 0;
-  double log_mode = std::lgamma(trials + 1);
+  // The likeliest table's log probability; a bin's term is reused while the
+  // probabilities repeat (all n! of them under uniform), sparing n! lgammas.
+  double log_mode = std::lgamma(trials + 1), last_p = -1, last_term = 0;
   for (std::size_t i = 0; i < observed.size(); ++i) {
     const double p = probability(i) / total_p;
-    if (p > 0) log_mode += trials * p * std::log(p) - std::lgamma(trials * p + 1);
+    if (p <= 0) continue;
+    if (p != last_p) {
+      last_p = p;
+      last_term = trials * p * std::log(p) - std::lgamma(trials * p + 1);
+    }
+    log_mode += last_term;
   }
   g.log10_mode = std::min(0.0, log_mode / std::log(10.0));
   finish(g, alpha);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "format.hpp"
+#include "report.hpp"
 #include "melange/rank.hpp"
 #include "melange/stream.hpp"
 #include "melange/version.hpp"
@@ -236,7 +237,7 @@ std::string audit_html(const AuditView& v) {
                               std::to_string(v.job.spec.bits) + "-bit source");
   param("backend", backend_text(v.run.backend, v.run.arch) + ", " + std::to_string(v.run.threads) + " threads");
   param("stream", "Philox4x32-10, stream version " + std::to_string(kStreamVersion) + ", melange " + kVersion);
-  param(uses_coins(v.job.algorithm) ? "comparator calls per trial" : "stream words per trial",
+  param(words_label(v.job) + " per trial",
         fixed(v.report.mean_words, 4));
   if (v.report.summary) {
     param("max/min ratio", fixed(v.report.summary->max_min_ratio, 4));

@@ -108,15 +108,25 @@ int run_bounded(const StreamArgs& a) {
   validate_bounded(spec, s);
   Outputs outputs;
   outputs.declare("--json", a.json);
+  // Value i of the stream. Under `batched` the count draws of range s are the
+  // schedule the batches are cut from.
   auto values = [&]() {
     PhiloxStream words(seed, stream);
-    return [words, s, spec](std::uint64_t) mutable { return std::to_string(melange::bounded(words, s, spec)); };
+    BatchedDraws batch;
+    return [words, batch, s, spec, count](std::uint64_t i) mutable {
+      if (spec.method != Method::batched) return melange::bounded(words, s, spec);
+      return batch.next(words, s, [&](int j) { return i + j < count ? s : std::uint64_t{0}; });
+    };
   };
   // The header names the words consumed, known once every value is drawn.
   std::uint64_t consumed = 0;
   {
     PhiloxStream words(seed, stream);
-    for (std::uint64_t i = 0; i < count; ++i) melange::bounded(words, s, spec);
+    BatchedDraws batch;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      if (spec.method != Method::batched) melange::bounded(words, s, spec);
+      else batch.next(words, s, [&](int j) { return i + j < count ? s : std::uint64_t{0}; });
+    }
     consumed = words.words_consumed();
   }
 
@@ -131,7 +141,8 @@ int run_bounded(const StreamArgs& a) {
     doc["words_consumed"] = consumed;
     doc["values"] = count ? Json(nullptr) : Json::array();  // null: streamed below
     write_json(outputs.open(a.json), doc, "values", [&](std::ostream& to, const std::string& indent) {
-      json_elements(to, count, indent, values());
+      auto value = values();
+      json_elements(to, count, indent, [&](std::uint64_t i) { return std::to_string(value(i)); });
     });
   }
   if (a.json != "-")
@@ -141,7 +152,7 @@ int run_bounded(const StreamArgs& a) {
                    std::string(method_name(spec.method)) + ", bits " + std::to_string(a.bits) +
                    ", count " + std::to_string(count) + ", words consumed " +
                    std::to_string(consumed),
-               values());
+               [value = values()](std::uint64_t i) mutable { return std::to_string(value(i)); });
   outputs.commit();
   return 0;
 }

@@ -51,6 +51,11 @@ void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n) {
 
 }  // namespace
 
+std::string words_label(const Job& job) {
+  if (!uses_coins(job.algorithm)) return "stream words";
+  return job.spec.method == Method::batched ? "stream words (24 comparator calls a word)" : "comparator calls";
+}
+
 void add_job_fields(Json& j, const Job& job) {
   j["seed"] = job.seed;
   add_shuffle_fields(j, job.algorithm, job.spec, job.n);
@@ -241,8 +246,7 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
     o << "\n  max/min ratio " << fixed(report.summary->max_min_ratio, 3) << ", identity ("
       << rank_label(0, job.n) << ") " << grouped(report.summary->identity_count) << "\n";
   }
-  o << "  " << (uses_coins(job.algorithm) ? "comparator calls" : "stream words")
-    << " per trial " << fixed(report.mean_words, 4) << "\n\n";
+  o << "  " << words_label(job) << " per trial " << fixed(report.mean_words, 4) << "\n\n";
   if (report.rank)
     o << "  " << line_for("rank test (" + std::to_string(h.bins()) + " orders)", *report.rank, report.alpha)
       << "\n";

@@ -13,6 +13,10 @@
 namespace melange::cli {
 
 
+// What a trial's stream words count, for the reports: one comparator call
+// each for the sort one-liners (but 24 to a word under `batched`).
+std::string words_label(const Job& job);
+
 // The fields that name a job: seed, algorithm, method, bits, n, first, trials.
 void add_job_fields(Json& j, const Job& job);
 

@@ -179,5 +179,70 @@ TEST(Bounded, MethodNamesRoundTrip) {
   EXPECT_FALSE(parse_method("lemire2").has_value());
 }
 
+// ---- batched ----------------------------------------------------------------
+
+// Every word of a narrowed 16-bit source through the same batch routine, with
+// products up to 2^8: each tuple of digits comes from exactly as many accepted
+// words, and exactly 2^16 mod P words are rejected. So the digits are exactly
+// uniform and independent.
+TEST(Batched, ExhaustiveOver16BitWordsDigitsAreUniformAndIndependent) {
+  const std::vector<std::vector<std::uint64_t>> batches = {
+      {3, 4, 5}, {2, 2, 2, 2, 2, 2, 2, 2}, {7, 11}, {256}, {5, 1, 3}, {13, 19}, {6, 6, 7}};
+  for (const auto& ranges : batches) {
+    std::uint64_t product = 1;
+    for (auto r : ranges) product *= r;
+    std::map<std::vector<std::uint32_t>, std::uint64_t> tuples;
+    std::uint64_t rejected = 0;
+    std::vector<std::uint32_t> digits(ranges.size());
+    for (std::uint64_t x0 = 0; x0 < (1u << 16); ++x0) {
+      if (!internal::batch_digits<16>(x0, ranges.data(), static_cast<int>(ranges.size()), product, digits.data())) {
+        ++rejected;
+        continue;
+      }
+      for (std::size_t i = 0; i < ranges.size(); ++i) ASSERT_LT(digits[i], ranges[i]);
+      ++tuples[digits];
+    }
+    EXPECT_EQ(tuples.size(), product) << "every tuple of digits occurs";
+    const std::uint64_t each = ((1u << 16) - rejected) / product;
+    for (const auto& [tuple, count] : tuples) EXPECT_EQ(count, each) << "product " << product;
+    EXPECT_EQ(rejected, (std::uint64_t{1} << 16) % product) << "product " << product;
+  }
+}
+
+// The digits are the mixed-radix digits of floor(x0 P / 2^32), checked with
+// 128-bit arithmetic on random words and ranges.
+TEST(Batched, DigitsAreTheMixedRadixDigitsOfTheScaledWord) {
+  PhiloxStream words(7, 7);
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::vector<std::uint64_t> ranges;
+    std::uint64_t product = 1;
+    while (true) {
+      const std::uint64_t r = 1 + words.next() % 300;
+      if (!ranges.empty() && product * r > kBatchProduct) break;
+      ranges.push_back(r);
+      product *= r;
+      if (ranges.size() == 6) break;
+    }
+    const std::uint64_t x0 = words.next();
+    std::vector<std::uint32_t> digits(ranges.size());
+    internal::batch_digits<32>(x0, ranges.data(), static_cast<int>(ranges.size()), product, digits.data());
+    unsigned __int128 q = (static_cast<unsigned __int128>(x0) * product) >> 32, rebuilt = 0;
+    for (std::size_t i = 0; i < ranges.size(); ++i) rebuilt = rebuilt * ranges[i] + digits[i];
+    ASSERT_EQ(static_cast<std::uint64_t>(rebuilt), static_cast<std::uint64_t>(q));
+  }
+}
+
+// A batch of one range is Lemire's method, word for word.
+TEST(Batched, OneAtATimeIsLemire) {
+  for (std::uint64_t s : {std::uint64_t{2}, std::uint64_t{52}, std::uint64_t{1000003},
+                          std::uint64_t{1} << 31, (std::uint64_t{1} << 32) - 1, std::uint64_t{1} << 32}) {
+    PhiloxStream a(3, 4), b(3, 4);
+    for (int i = 0; i < 1000; ++i)
+      ASSERT_EQ(bounded(a, s, BoundedSpec{Method::batched, 32}), bounded(b, s, BoundedSpec{Method::lemire, 32}));
+    EXPECT_EQ(a.words_consumed(), b.words_consumed());
+  }
+  EXPECT_THROW(validate_bounded(BoundedSpec{Method::batched, 31}, 10), UsageError);
+}
+
 }  // namespace
 }  // namespace melange

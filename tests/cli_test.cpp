@@ -225,5 +225,16 @@ INSTANTIATE_TEST_SUITE_P(
                       "sample --count 1e9 --n 10", "reach --n 0", "reach --state-bits 0",
                       "audit --n 4 --trials 10 --method modulo --bits 1"));
 
+// `bounded --method batched`: the count draws of one range are the schedule,
+// so six draws of range 6 (6^6 <= 2^24) read a single word.
+TEST(CliBounded, BatchedReadsSeveralDrawsFromAWord) {
+  const auto r = run_cli("bounded --range 6 --count 6 --method batched --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["words_consumed"], 1);
+  EXPECT_EQ(j["values"].size(), 6u);
+  EXPECT_EQ(run_cli("audit --n 4 --trials 10 --method batched --bits 31").status, 2);
+}
+
 }  // namespace
 }  // namespace melange

@@ -44,7 +44,8 @@ TEST(CudaThreadCode, EqualsTheScalarReference) {
   int compared = 0;
   for (Algorithm a : kAllAlgorithms)
     for (int n : {4, 5, 8, 52})
-      for (BoundedSpec spec : {BoundedSpec{}, BoundedSpec{Method::modulo, 8}, BoundedSpec{Method::rejection, 7}}) {
+      for (BoundedSpec spec : {BoundedSpec{}, BoundedSpec{Method::modulo, 8}, BoundedSpec{Method::rejection, 7},
+                               BoundedSpec{Method::batched, 32}}) {
         if (max_draw_range(a, n) > (1u << spec.bits)) continue;
         Job job;
         job.algorithm = a;

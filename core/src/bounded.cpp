@@ -13,6 +13,7 @@ std::string_view method_name(Method m) {
     case Method::modulo: return "modulo";
     case Method::rejection: return "rejection";
     case Method::multiply: return "multiply";
+    case Method::batched: return "batched";
   }
   return "?";
 }
@@ -31,6 +32,8 @@ void validate_bounded(BoundedSpec spec, std::uint64_t max_range) {
   if (spec.bits < 1 || spec.bits > 32)
     throw UsageError(Param::bits, "{bits} must be between 1 and 32, got " + std::to_string(spec.bits));
   if (max_range < 1) throw UsageError(Param::range, "{range} must be at least 1");
+  if (spec.method == Method::batched && spec.bits != 32)
+    throw UsageError(Param::bits, "the batched method reads whole 32-bit words; leave {bits} at 32");
   const std::uint64_t span = std::uint64_t{1} << spec.bits;
   if (max_range > span)
     throw UsageError(Param::bits, "range " + std::to_string(max_range) + " exceeds the " +
@@ -48,6 +51,12 @@ DrawLaw draw_law(std::uint64_t s, BoundedSpec spec) {
     }
     case Method::modulo:
     case Method::multiply: return DrawLaw{s, spec, span, 1, 1};
+    case Method::batched: {
+      // Every digit exactly uniform; the words per draw depend on the batch
+      // (the exact walk counts them per path), a batch of one is Lemire's.
+      const std::uint64_t t = internal::reject_threshold(s, 32);
+      return DrawLaw{s, spec, s, span, span - t};
+    }
   }
   return DrawLaw{s, spec, s, 1, 1};
 }
@@ -57,7 +66,8 @@ std::uint64_t DrawLaw::weight(std::uint64_t v) const {
   const int b = spec.bits;
   switch (spec.method) {
     case Method::lemire:
-    case Method::rejection: return 1;
+    case Method::rejection:
+    case Method::batched: return 1;
     case Method::modulo: {
       // Values below 2^b mod s have one more preimage than the rest.
       const std::uint64_t span = std::uint64_t{1} << b;

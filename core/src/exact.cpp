@@ -8,6 +8,7 @@
 #include <atomic>
 #include <optional>
 #include <mutex>
+#include <functional>
 #include <thread>
 
 #include "melange/error.hpp"
@@ -151,7 +152,13 @@ struct LeafProbability {
   Rational as_rational() const { return fast ? Rational(num, den) : exact; }
 };
 
+// Mean words of one path: each draw's own mean, or under `batched` the path's
+// batches (a swap schedule's batches, each read again when rejected; or its
+// coins, 24 to a word).
+using PathWords = std::function<long double(const std::vector<Draw>&)>;
+
 struct Accumulator {
+  PathWords path_words_of;
   std::vector<MassSum> mass;  // by rank
   std::vector<std::uint64_t> rank_paths;
   MassSum draws;              // sum of P(leaf) * draws on the leaf's path
@@ -160,13 +167,12 @@ struct Accumulator {
   std::optional<LeafProbability> first;  // the first leaf seen
   bool equal = true;                     // every leaf so far matches `first`
 
-  explicit Accumulator(std::uint64_t bins) : mass(bins), rank_paths(bins, 0) {}
+  Accumulator(std::uint64_t bins, PathWords words) : path_words_of(std::move(words)), mass(bins), rank_paths(bins, 0) {}
 
   void leaf(const std::vector<Draw>& path, std::uint64_t rank) {
     ++paths;
     ++rank_paths[rank];
-    long double path_words = 0;
-    for (const Draw& d : path) path_words += d.mean_words();
+    const long double path_words = path_words_of(path);
     LeafProbability p{true, 1, 1, {}};
     if (!path.empty() && path.back().fits) {
       p.num = path.back().num, p.den = path.back().den;
@@ -237,6 +243,27 @@ ExactDistribution exact_distribution(
   validate_bounded(spec, std::max<std::uint64_t>(1, max_draw_range(a, n)));
 
   const std::uint64_t bins = factorial(n);
+  PathWords path_words = [](const std::vector<Draw>& path) {
+    long double w = 0;
+    for (const Draw& d : path) w += d.mean_words();
+    return w;
+  };
+  if (spec.method == Method::batched) {
+    if (draw_kind(a) == DrawKind::schedule) {
+      // The schedule is the same on every path: sum over its batches of the
+      // mean words to accept one, 2^32 / (2^32 - (2^32 mod P)).
+      long double words = 0;
+      for (const ScheduleBatch& b : schedule_batches(a, n)) {
+        const long double span = 4294967296.0L;
+        words += span / (span - static_cast<long double>((std::uint64_t{1} << 32) % b.product));
+      }
+      path_words = [words](const std::vector<Draw>&) { return words; };
+    } else {
+      path_words = [](const std::vector<Draw>& path) {
+        return static_cast<long double>((path.size() + kCoinsPerWord - 1) / kCoinsPerWord);
+      };
+    }
+  }
   // Discover the first draw's arity, then walk each of its outcomes as a task.
   PathWalker probe(spec, -1);
   {
@@ -246,13 +273,13 @@ ExactDistribution exact_distribution(
   }
   const std::uint32_t tasks = probe.path().empty() ? 0 : probe.path()[0].arity;
 
-  Accumulator total(bins);
+  Accumulator total(bins, path_words);
   if (tasks == 0) {
     PathWalker w(spec, -1);
     walk(a, n, w, total);
   } else {
     const int workers = std::min<int>(threads, static_cast<int>(tasks));
-    std::vector<Accumulator> parts(workers, Accumulator(bins));
+    std::vector<Accumulator> parts(workers, Accumulator(bins, path_words));
     std::atomic<std::uint32_t> next{0};
     std::uint32_t finished = 0;
     std::mutex progress_mutex;

@@ -347,6 +347,7 @@ struct Kernel {
       case Method::modulo: return tally_range<Method::modulo>(p, begin, end, t);
       case Method::rejection: return tally_range<Method::rejection>(p, begin, end, t);
       case Method::multiply: return tally_range<Method::multiply>(p, begin, end, t);
+      case Method::batched: return tally_trials(p.job, begin, end, t);  // no lane kernel yet
     }
   }
 
@@ -356,6 +357,7 @@ struct Kernel {
       case Method::modulo: return sample_range<Method::modulo>(p, begin, end, out);
       case Method::rejection: return sample_range<Method::rejection>(p, begin, end, out);
       case Method::multiply: return sample_range<Method::multiply>(p, begin, end, out);
+      case Method::batched: return sample_trials(p.job, begin, end, out);  // no lane kernel yet
     }
   }
 

@@ -20,7 +20,10 @@ bool vectorizable(const Job& job) {
   // Every algorithm with a draw schedule runs in the lanes: the kernels swap
   // along the plan's draws, which are read off the schedule. Coin-driven
   // algorithms decide their draws as they go and run on the scalar path.
-  return draw_kind(job.algorithm) == DrawKind::schedule && job.n >= 2;
+  // The lanes draw one value per word; `batched` runs on the scalar path until
+  // they cut batches too.
+  return draw_kind(job.algorithm) == DrawKind::schedule && job.n >= 2 &&
+         job.spec.method != Method::batched;
 }
 
 std::uint64_t scratch_bytes(const Job& job) {

@@ -1,5 +1,6 @@
 // Bounded integers (DESIGN.md section 2): words from a stream become values in
-// [0, s). `lemire` is the unbiased default; the others exist to show bias.
+// [0, s). `lemire` is the unbiased default, `batched` draws several values
+// from one word (Brackett-Rozinsky and Lemire 2024); the others show bias.
 // Every method first narrows the word to its top `bits` bits, so a source of
 // width b has 2^b equally likely words.
 #pragma once
@@ -13,7 +14,7 @@
 
 namespace melange {
 
-enum class Method : std::uint8_t { lemire, modulo, rejection, multiply };
+enum class Method : std::uint8_t { lemire, modulo, rejection, multiply, batched };
 
 struct BoundedSpec {
   Method method = Method::lemire;
@@ -26,9 +27,10 @@ std::optional<Method> parse_method(std::string_view name);
 // "lemire, modulo, ..." in kAllMethods order, joined by `sep`.
 std::string method_names(std::string_view sep);
 inline constexpr Method kAllMethods[] = {Method::lemire, Method::modulo, Method::rejection,
-                                         Method::multiply};
+                                         Method::multiply, Method::batched};
 
-// Throws UsageError unless bits is in 1..32 and 1 <= max_range <= 2^bits.
+// Throws UsageError unless bits is in 1..32 and 1 <= max_range <= 2^bits, and
+// bits is 32 for `batched`.
 void validate_bounded(BoundedSpec spec, std::uint64_t max_range);
 
 namespace internal {
@@ -45,8 +47,73 @@ MELANGE_HD inline std::uint64_t reject_threshold(std::uint64_t s, int bits) {
 
 }  // namespace internal
 
+// ---- batched: several draws from one word ---------------------------------
+
+// A batch's ranges multiply to at most this (kBatchProduct, DESIGN.md 2).
+inline constexpr std::uint64_t kBatchProduct = std::uint64_t{1} << 24;
+// Ranges in one batch: 24 of at least 2, and room for ranges of 1.
+inline constexpr int kMaxBatch = 32;
+// Coins from one word under `batched`: bit 31 - i is coin i.
+inline constexpr int kCoinsPerWord = 24;
+
+namespace internal {
+
+// One batch on `Bits`-bit words (32 in every stream; narrower in the tests
+// that walk every word): from word x0, the mixed-radix digits of
+// floor(x0 * P / 2^Bits) for ranges[0..count), and whether x0 is accepted
+// (Lemire's test on P: the final x is x0 * P mod 2^Bits).
+template <int Bits>
+MELANGE_HD inline bool batch_digits(std::uint64_t x0, const std::uint64_t* ranges, int count,
+                                    std::uint64_t product, std::uint32_t* digits) {
+  constexpr std::uint64_t kMask = (std::uint64_t{1} << Bits) - 1;
+  std::uint64_t x = x0;
+  for (int i = 0; i < count; ++i) {
+    const std::uint64_t m = x * ranges[i];
+    digits[i] = static_cast<std::uint32_t>(m >> Bits);
+    x = m & kMask;
+  }
+  return !(x < product && x < ((kMask + 1) % product));
+}
+
+}  // namespace internal
+
+// Draws along a known sequence of ranges, a batch at a time: `ahead(j)` is the
+// range of the j-th draw after the current one (0 when there is none). The
+// first range of a batch is always taken; the next while the product stays
+// <= kBatchProduct. A rejected batch is redrawn whole before any digit is used.
+class BatchedDraws {
+ public:
+  template <class WordSource, class Ahead>
+  MELANGE_HD std::uint32_t next(WordSource& words, std::uint64_t s, Ahead&& ahead) {
+    if (used_ == count_) refill(words, s, ahead);
+    return digits_[used_++];
+  }
+
+ private:
+  template <class WordSource, class Ahead>
+  MELANGE_HD void refill(WordSource& words, std::uint64_t s, Ahead& ahead) {
+    std::uint64_t ranges[kMaxBatch];
+    ranges[0] = s;
+    std::uint64_t product = s;
+    count_ = 1;
+    for (int j = 1; count_ < kMaxBatch; ++j) {
+      const std::uint64_t r = ahead(j);
+      if (r == 0 || product * r > kBatchProduct) break;
+      ranges[count_++] = r;
+      product *= r;
+    }
+    while (!internal::batch_digits<32>(words.next(), ranges, count_, product, digits_)) {
+    }
+    used_ = 0;
+  }
+
+  std::uint32_t digits_[kMaxBatch];
+  int count_ = 0, used_ = 0;
+};
+
 // A value in [0, s) drawn from `words` (anything with next() -> uint32).
-// Requires 1 <= s <= 2^spec.bits (see validate_bounded).
+// Requires 1 <= s <= 2^spec.bits (see validate_bounded). `batched` drawn one
+// at a time is a batch of one range: Lemire's method, word for word.
 template <class WordSource>
 MELANGE_HD inline std::uint32_t bounded(WordSource& words, std::uint64_t s, BoundedSpec spec) {
   const int b = spec.bits;
@@ -74,6 +141,10 @@ MELANGE_HD inline std::uint32_t bounded(WordSource& words, std::uint64_t s, Boun
     }
     case Method::multiply:
       return static_cast<std::uint32_t>((internal::narrow(words.next(), b) * s) >> b);
+    case Method::batched: {
+      BatchedDraws one;
+      return one.next(words, s, [](int) { return std::uint64_t{0}; });
+    }
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "melange/algorithms.hpp"
 #include "melange/bounded.hpp"
@@ -13,23 +14,70 @@
 
 namespace melange {
 
-// Trial t of a job: stream t under the job's seed, drawn through one bounded method.
+// Trial t of a job: stream t under the job's seed, drawn through one bounded
+// method. Under `batched` the source knows the algorithm's draw schedule, so
+// that it can cut each batch from the ranges still to come, and it takes
+// comparator coins 24 to a word.
 class PhiloxSource {
  public:
-  MELANGE_HD PhiloxSource(std::uint64_t seed, std::uint64_t trial, BoundedSpec spec)
-      : stream_(seed, trial), spec_(spec) {}
+  MELANGE_HD PhiloxSource(std::uint64_t seed, std::uint64_t trial, BoundedSpec spec,
+                          Algorithm algorithm = Algorithm::fisher_yates, int n = 0)
+      : stream_(seed, trial), spec_(spec), algorithm_(algorithm), n_(n) {}
 
-  MELANGE_HD std::uint32_t bounded(std::uint64_t s) { return melange::bounded(stream_, s, spec_); }
+  MELANGE_HD std::uint32_t bounded(std::uint64_t s) {
+    if (spec_.method != Method::batched) return melange::bounded(stream_, s, spec_);
+    const int k = draw_++;
+    const int draws = scheduled_draws(algorithm_, n_);
+    return batch_.next(stream_, s, [&](int j) -> std::uint64_t {
+      return k + j < draws ? scheduled_draw(algorithm_, n_, k + j).range : 0;
+    });
+  }
 
-  // Models `Math.random() - 0.5 < 0`: "less" when the word's top bit is 0.
-  MELANGE_HD bool less() { return (stream_.next() >> 31) == 0; }
+  // Models `Math.random() - 0.5 < 0`: "less" when the word's top bit is 0;
+  // under `batched`, coin i of a word is its bit 31 - i.
+  MELANGE_HD bool less() {
+    if (spec_.method != Method::batched) return (stream_.next() >> 31) == 0;
+    if (coins_left_ == 0) {
+      coin_word_ = stream_.next();
+      coins_left_ = kCoinsPerWord;
+    }
+    const int i = kCoinsPerWord - coins_left_--;
+    return ((coin_word_ >> (31 - i)) & 1u) == 0;
+  }
 
   MELANGE_HD std::uint64_t words_consumed() const { return stream_.words_consumed(); }
 
  private:
   PhiloxStream stream_;
   BoundedSpec spec_;
+  Algorithm algorithm_;
+  int n_;
+  int draw_ = 0;  // bounded draws made so far: the place in the schedule
+  BatchedDraws batch_;
+  std::uint32_t coin_word_ = 0;
+  int coins_left_ = 0;
 };
 static_assert(RandomSource<PhiloxSource>);
+
+// The batches `batched` cuts from a swap algorithm's schedule, in order: the
+// same greedy rule as BatchedDraws. For the tests, the exact walk's word count
+// and the vector kernels' plans.
+struct ScheduleBatch {
+  int first, count;       // draws first .. first + count - 1
+  std::uint64_t product;  // P, the product of their ranges
+};
+inline std::vector<ScheduleBatch> schedule_batches(Algorithm a, int n) {
+  std::vector<ScheduleBatch> out;
+  const int draws = scheduled_draws(a, n);
+  for (int k = 0; k < draws;) {
+    ScheduleBatch b{k, 1, scheduled_draw(a, n, k).range};
+    while (k + b.count < draws && b.count < kMaxBatch &&
+           b.product * scheduled_draw(a, n, k + b.count).range <= kBatchProduct)
+      b.product *= scheduled_draw(a, n, k + b.count++).range;
+    out.push_back(b);
+    k += b.count;
+  }
+  return out;
+}
 
 }  // namespace melange

@@ -42,7 +42,7 @@ MELANGE_HD inline void trial_body(Item* items, int n, Source& src, Sink& sink) {
 // Trial t of a job: stream t through the job's bounded method.
 template <Algorithm A, class Item, class Sink>
 MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Item* items, Sink& sink) {
-  PhiloxSource src(job.seed, t, job.spec);
+  PhiloxSource src(job.seed, t, job.spec, A, job.n);
   trial_body<A>(items, job.n, src, sink);
 }
 

@@ -62,7 +62,8 @@ std::vector<Case> cases() {
   std::vector<Case> c;
   const BoundedSpec specs[] = {{Method::lemire, 32},   {Method::modulo, 32},  {Method::rejection, 32},
                                {Method::multiply, 32}, {Method::modulo, 8},   {Method::lemire, 7},
-                               {Method::rejection, 6}, {Method::multiply, 6}, {Method::lemire, 3}};
+                               {Method::rejection, 6}, {Method::multiply, 6}, {Method::lemire, 3},
+                               {Method::batched, 32}};
   // Every algorithm with a schedule: a new one is covered here by itself.
   for (Algorithm a : kAllAlgorithms)
     if (draw_kind(a) == DrawKind::schedule)

@@ -147,10 +147,39 @@ struct Kernel {
 
   // Runs the draws and swaps of one batch with the permutation in a register.
   // Returns the packed permutations and sets `reject`.
+  // Calls f(draw, j) for each draw of the trials of one group under
+  // `batched`: a word per batch of the schedule, its digits by successive
+  // multiplies (the high half is the digit, the low half carries on), and the
+  // batch's rejection test on what is left.
+  template <class F>
+  MELANGE_LANE_INLINE static void batched_draws(const Plan& p, std::uint64_t first, u32& reject, F&& f) {
+    for_each_word(p, first, p.words.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+      const WordPlan& w = p.words[k];
+      u32 x = word;
+      for (std::uint32_t i = 0; i < w.count; ++i) {
+        const DrawPlan& d = p.draws[w.first + i];
+        u32 j, low;
+        L::mul_wide(x, u32(d.s), j, low);
+        x = low;
+        f(d, j);
+      }
+      if (w.threshold) reject = reject | L::less(x, u32(w.threshold));
+    });
+  }
+
   template <Method M, int N>
   MELANGE_LANE_INLINE static u32 packed_batch(const Plan& p, std::uint64_t first, u32& reject) {
     u32 perm(packed_identity(N));
     const u32 nibble(15u);
+    if constexpr (M == Method::batched) {
+      batched_draws(p, first, reject, [&](const DrawPlan& d, const u32& j) MELANGE_LANE_LAMBDA {
+        const u32 j4 = j << 2;
+        const int i4 = static_cast<int>(d.i) * 4;
+        const u32 x = ((perm >> i4) ^ L::shift_right(perm, j4)) & nibble;
+        perm = perm ^ (x << i4) ^ L::shift_left(x, j4);
+      });
+      return perm;
+    }
     auto swap_along = [&](std::size_t draws) MELANGE_LANE_LAMBDA {
       for_each_word(p, first, draws, [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
         const DrawPlan& d = p.draws[k];
@@ -195,6 +224,15 @@ struct Kernel {
     const std::size_t n = static_cast<std::size_t>(p.job.n);
     for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
     alignas(64) std::uint32_t j[kLanes];
+    if constexpr (M == Method::batched) {
+      batched_draws(p, first, reject, [&](const DrawPlan& d, const u32& lanes_j) MELANGE_LANE_LAMBDA {
+        lanes_j.store_aligned(j);
+        std::uint16_t* a = items;
+#pragma GCC unroll 8
+        for (int l = 0; l < kLanes; ++l, a += n) std::swap(a[d.i], a[j[l]]);
+      });
+      return;
+    }
     for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
       const DrawPlan& d = p.draws[k];
       draw<M>(p, d, word, reject).store_aligned(j);
@@ -226,8 +264,19 @@ struct Kernel {
     }
   };
 
+  // The lanes whose trial met a rejection: the scalar reference redoes each
+  // of those trials alone, and the group's other lanes count as they are.
+  // Returns the mask of lanes to keep (all ones: keep).
+  static u32 redo_rejected(const Plan& p, std::uint64_t t, const u32& reject, Tally& tally) {
+    alignas(64) std::uint32_t lane[kLanes];
+    reject.store_aligned(lane);
+    for (int l = 0; l < kLanes; ++l)
+      if (lane[l]) tally_trials(p.job, t + l, t + l + 1, tally);
+    return ~reject;
+  }
+
   // Small n: the permutation stays in a register; counts go to lane-private
-  // counters. Returns the number of batches that ran clean.
+  // counters. Returns the number of trials counted here (not redone).
   template <Method M, int N>
   static std::uint64_t tally_packed(const Plan& p, std::uint64_t begin, std::uint64_t full,
                                     Tally& tally) {
@@ -237,31 +286,36 @@ struct Kernel {
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
       const u32 perm = packed_batch<M, N>(p, t, reject);
-      if (p.may_reject && L::any(reject)) {
-        tally_trials(p.job, t, t + kLanes, tally);  // the scalar reference redoes the batch
-        continue;
-      }
-      ++clean;
+      const bool some_rejected = p.may_reject && L::any(reject);
+      const u32 keep = some_rejected ? redo_rejected(p, t, reject, tally) : u32(~0u);
+      alignas(64) std::uint32_t kept[kLanes];
+      if (some_rejected) keep.store_aligned(kept);
       if (want_ranks) {
         alignas(64) std::uint32_t r[kLanes];
         packed_rank<N>(perm).store_aligned(r);
-        for (int l = 0; l < kLanes; ++l) ++c.ranks[l * c.bins + r[l]];
+        for (int l = 0; l < kLanes; ++l)
+          if (!some_rejected || kept[l]) ++c.ranks[l * c.bins + r[l]];
       }
       if (want_positions)
         for (int pos = 0; pos < N; ++pos) {
           const u32 item = (perm >> (4 * pos)) & u32(15u);
           for (int v = 0; v < N; ++v) {
             u32& cell = c.positions[static_cast<std::size_t>(v) * N + pos];
-            cell = cell - L::equal(item, u32(static_cast<std::uint32_t>(v)));
+            cell = cell - (L::equal(item, u32(static_cast<std::uint32_t>(v))) & keep);
           }
         }
+      if (some_rejected) {
+        for (int l = 0; l < kLanes; ++l) clean += kept[l] != 0;
+      } else {
+        clean += kLanes;
+      }
       if (++c.batches == kFlushBatches) c.flush(tally);
     }
     c.flush(tally);
     return clean;
   }
 
-  // Larger n: per-lane item arrays in memory.
+  // Larger n: per-lane item arrays in memory. Returns the trials counted here.
   template <Method M>
   static std::uint64_t tally_wide(const Plan& p, std::uint64_t begin, std::uint64_t full,
                                   Tally& tally) {
@@ -273,12 +327,12 @@ struct Kernel {
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
       wide_batch<M>(p, t, reject, items.data(), identity.data());
-      if (p.may_reject && L::any(reject)) {
-        tally_trials(p.job, t, t + kLanes, tally);  // the scalar reference redoes the batch
-        continue;
-      }
-      ++clean;
+      const bool some_rejected = p.may_reject && L::any(reject);
+      alignas(64) std::uint32_t kept[kLanes];
+      if (some_rejected) redo_rejected(p, t, reject, tally).store_aligned(kept);
       for (int l = 0; l < kLanes; ++l) {
+        if (some_rejected && !kept[l]) continue;
+        ++clean;
         const std::uint16_t* a = items.data() + l * static_cast<std::size_t>(p.job.n);
         if (want_ranks) tally.ranks.add(lehmer_rank(a, p.job.n));
         if (want_positions) c.add(a);
@@ -311,8 +365,8 @@ struct Kernel {
         p.job.n <= kPackedItems
             ? with_packed_n(p.job.n, [&](auto n) { return tally_packed<M, n()>(p, begin, full, tally); })
             : tally_wide<M>(p, begin, full, tally);
-    tally.trials += clean * kLanes;
-    tally.words += clean * kLanes * p.draws.size();
+    tally.trials += clean;
+    tally.words += clean * p.words_per_trial;
     if (full != end) tally_trials(p.job, full, end, tally);
   }
 
@@ -329,14 +383,19 @@ struct Kernel {
       if (p.job.n <= kPackedItems) {
         alignas(64) std::uint32_t perm[kLanes];
         with_packed_n(p.job.n, [&](auto n) { packed_batch<M, n()>(p, t, reject).store_aligned(perm); });
-        if (!(p.may_reject && L::any(reject)))
-          for (int l = 0; l < kLanes; ++l)
-            for (std::size_t k = 0; k < n; ++k)
-              row[l * n + k] = static_cast<std::uint16_t>((perm[l] >> (4 * k)) & 15u);
+        for (int l = 0; l < kLanes; ++l)
+          for (std::size_t k = 0; k < n; ++k)
+            row[l * n + k] = static_cast<std::uint16_t>((perm[l] >> (4 * k)) & 15u);
       } else {
         wide_batch<M>(p, t, reject, row, identity.data());  // lanes' rows are the output rows
       }
-      if (p.may_reject && L::any(reject)) sample_trials(p.job, t, t + kLanes, row);
+      if (p.may_reject && L::any(reject)) {
+        // The scalar reference rewrites the rows of the lanes that rejected.
+        alignas(64) std::uint32_t lane[kLanes];
+        reject.store_aligned(lane);
+        for (int l = 0; l < kLanes; ++l)
+          if (lane[l]) sample_trials(p.job, t + l, t + l + 1, row + l * n);
+      }
     }
     if (full != end) sample_trials(p.job, full, end, out + (full - begin) * n);
   }
@@ -347,7 +406,7 @@ struct Kernel {
       case Method::modulo: return tally_range<Method::modulo>(p, begin, end, t);
       case Method::rejection: return tally_range<Method::rejection>(p, begin, end, t);
       case Method::multiply: return tally_range<Method::multiply>(p, begin, end, t);
-      case Method::batched: return tally_trials(p.job, begin, end, t);  // no lane kernel yet
+      case Method::batched: return tally_range<Method::batched>(p, begin, end, t);
     }
   }
 
@@ -357,7 +416,7 @@ struct Kernel {
       case Method::modulo: return sample_range<Method::modulo>(p, begin, end, out);
       case Method::rejection: return sample_range<Method::rejection>(p, begin, end, out);
       case Method::multiply: return sample_range<Method::multiply>(p, begin, end, out);
-      case Method::batched: return sample_trials(p.job, begin, end, out);  // no lane kernel yet
+      case Method::batched: return sample_range<Method::batched>(p, begin, end, out);
     }
   }
 

@@ -37,6 +37,15 @@ struct Lanes<xsimd::avx2> {
 
   static u32 mullo(u32 a, u32 b) { return _mm256_mullo_epi32(a, b); }
 
+  // Both halves of the 32 x 32 -> 64-bit products from the two widening
+  // multiplies: no slow 32-bit mullo on a dependency chain.
+  static void mul_wide(u32 a, u32 b, u32& hi, u32& lo) {
+    const __m256i even = _mm256_mul_epu32(a, b);
+    const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
+    hi = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
+    lo = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+  }
+
   // All ones where a < b as unsigned 32-bit values.
   static u32 less(u32 a, u32 b) {
     const __m256i flip = _mm256_set1_epi32(static_cast<int>(0x80000000u));

@@ -35,6 +35,15 @@ struct Lanes<xsimd::avx512bw> {
 
   static u32 mullo(u32 a, u32 b) { return _mm512_mullo_epi32(a, b); }
 
+  // Both halves of the 32 x 32 -> 64-bit products from the two widening
+  // multiplies: no slow 32-bit mullo on a dependency chain.
+  static void mul_wide(u32 a, u32 b, u32& hi, u32& lo) {
+    const __m512i even = _mm512_mul_epu32(a, b);
+    const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32));
+    hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+    lo = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+  }
+
   // All ones where a < b as unsigned 32-bit values.
   static u32 less(u32 a, u32 b) { return _mm512_movm_epi32(_mm512_cmplt_epu32_mask(a, b)); }
   // All ones where a > b.

@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "melange/rank.hpp"
+#include "melange/source.hpp"
 #include "melange/stream.hpp"
 #include "tuning.hpp"
 
@@ -20,10 +21,7 @@ bool vectorizable(const Job& job) {
   // Every algorithm with a draw schedule runs in the lanes: the kernels swap
   // along the plan's draws, which are read off the schedule. Coin-driven
   // algorithms decide their draws as they go and run on the scalar path.
-  // The lanes draw one value per word; `batched` runs on the scalar path until
-  // they cut batches too.
-  return draw_kind(job.algorithm) == DrawKind::schedule && job.n >= 2 &&
-         job.spec.method != Method::batched;
+  return draw_kind(job.algorithm) == DrawKind::schedule && job.n >= 2;
 }
 
 std::uint64_t scratch_bytes(const Job& job) {
@@ -58,6 +56,16 @@ Plan make_plan(const Job& job) {
   for (int k = 0; k < scheduled_draws(job.algorithm, job.n); ++k) {
     const ScheduledDraw d = scheduled_draw(job.algorithm, job.n, k);
     add(d.range, d.position);
+  }
+  p.words_per_trial = p.draws.size();
+  if (job.spec.method == Method::batched) {
+    // The same batches as the scalar source cuts (schedule_batches).
+    for (const ScheduleBatch& b : schedule_batches(job.algorithm, job.n)) {
+      const auto t = static_cast<std::uint32_t>((std::uint64_t{1} << 32) % b.product);
+      p.words.push_back(WordPlan{static_cast<std::uint32_t>(b.first), static_cast<std::uint32_t>(b.count), t});
+      if (t != 0) p.may_reject = true;
+    }
+    p.words_per_trial = p.words.size();
   }
   return p;
 }

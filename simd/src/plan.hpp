@@ -27,12 +27,21 @@ struct DrawPlan {
   Divisor divisor;         // for modulo and rejection
 };
 
+// Under `batched`: the draws one word of a trial serves (a batch cut from
+// the schedule) and its rejection threshold 2^32 mod P: the batch is redrawn
+// when the word times P leaves a low half below it.
+struct WordPlan {
+  std::uint32_t first, count, threshold;
+};
+
 struct Plan {
   Job job;  // the job itself, also for the batches that re-run on the scalar path
   PhiloxKey round_keys[philox::kRounds];
   std::uint32_t high_mask;  // keeps a word's top `bits` bits
   bool may_reject;          // lemire or rejection with some t > 0
   std::vector<DrawPlan> draws;
+  std::vector<WordPlan> words;      // batched only
+  std::size_t words_per_trial = 0;  // words a trial reads when nothing is rejected
 };
 
 // True when the vector kernels cover the job (otherwise use the scalar path).

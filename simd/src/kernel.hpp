@@ -220,26 +220,30 @@ struct Kernel {
   // within each draw, so that eight independent chains overlap.
   template <Method M>
   MELANGE_LANE_INLINE static void wide_batch(const Plan& p, std::uint64_t first, u32& reject,
-                                             std::uint16_t* items, const std::uint16_t* identity) {
+                                             std::uint16_t* items, const std::uint16_t* identity,
+                                             std::uint32_t* digits) {
     const std::size_t n = static_cast<std::size_t>(p.job.n);
     for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
-    alignas(64) std::uint32_t j[kLanes];
+    // Two passes: every draw's lanes first (Philox, and under `batched` the
+    // batches' multiply chains, which are independent of each other), then
+    // the swaps, so that the draws overlap instead of waiting on the swaps.
     if constexpr (M == Method::batched) {
-      batched_draws(p, first, reject, [&](const DrawPlan& d, const u32& lanes_j) MELANGE_LANE_LAMBDA {
-        lanes_j.store_aligned(j);
-        std::uint16_t* a = items;
-#pragma GCC unroll 8
-        for (int l = 0; l < kLanes; ++l, a += n) std::swap(a[d.i], a[j[l]]);
+      std::size_t k = 0;
+      batched_draws(p, first, reject, [&](const DrawPlan&, const u32& lanes_j) MELANGE_LANE_LAMBDA {
+        lanes_j.store_aligned(digits + k++ * kLanes);
       });
-      return;
+    } else {
+      for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+        draw<M>(p, p.draws[k], word, reject).store_aligned(digits + k * kLanes);
+      });
     }
-    for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
-      const DrawPlan& d = p.draws[k];
-      draw<M>(p, d, word, reject).store_aligned(j);
+    for (std::size_t draw = 0; draw < p.draws.size(); ++draw) {
+      const std::uint32_t* jd = digits + draw * kLanes;
+      const std::uint32_t i = p.draws[draw].i;
       std::uint16_t* a = items;
 #pragma GCC unroll 8
-      for (int l = 0; l < kLanes; ++l, a += n) std::swap(a[d.i], a[j[l]]);
-    });
+      for (int l = 0; l < kLanes; ++l, a += n) std::swap(a[i], a[jd[l]]);
+    }
   }
 
   // Position counts of the wide path, [position][item] so that the address
@@ -322,11 +326,12 @@ struct Kernel {
     const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
     std::vector<std::uint16_t> items(static_cast<std::size_t>(p.job.n) * kLanes), identity(p.job.n);
     iota_items(identity.data(), p.job.n);
+    std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
     WideCounters c(p.job.n, want_positions);
     std::uint64_t clean = 0;
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
-      wide_batch<M>(p, t, reject, items.data(), identity.data());
+      wide_batch<M>(p, t, reject, items.data(), identity.data(), digits.data());
       const bool some_rejected = p.may_reject && L::any(reject);
       alignas(64) std::uint32_t kept[kLanes];
       if (some_rejected) redo_rejected(p, t, reject, tally).store_aligned(kept);
@@ -377,6 +382,7 @@ struct Kernel {
     const auto n = static_cast<std::size_t>(p.job.n);
     std::vector<std::uint16_t> identity(n);
     iota_items(identity.data(), p.job.n);
+    std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       std::uint16_t* row = out + (t - begin) * n;
       u32 reject(0u);
@@ -387,7 +393,7 @@ struct Kernel {
           for (std::size_t k = 0; k < n; ++k)
             row[l * n + k] = static_cast<std::uint16_t>((perm[l] >> (4 * k)) & 15u);
       } else {
-        wide_batch<M>(p, t, reject, row, identity.data());  // lanes' rows are the output rows
+        wide_batch<M>(p, t, reject, row, identity.data(), digits.data());  // lanes' rows are the output rows
       }
       if (p.may_reject && L::any(reject)) {
         // The scalar reference rewrites the rows of the lanes that rejected.

@@ -236,6 +236,8 @@ std::string audit_html(const AuditView& v) {
   param("bounded method", std::string(method_name(v.job.spec.method)) + ", " +
                               std::to_string(v.job.spec.bits) + "-bit source");
   param("backend", backend_text(v.run.backend, v.run.arch) + ", " + std::to_string(v.run.threads) + " threads");
+  if (!v.run.note.empty()) param("backend note", v.run.note);
+  if (!v.run.threads_note.empty()) param("threads note", v.run.threads_note);
   param("stream", "Philox4x32-10, stream version " + std::to_string(kStreamVersion) + ", melange " + kVersion);
   param(words_label(v.job) + " per trial",
         fixed(v.report.mean_words, 4));

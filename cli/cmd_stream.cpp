@@ -108,27 +108,23 @@ int run_bounded(const StreamArgs& a) {
   validate_bounded(spec, s);
   Outputs outputs;
   outputs.declare("--json", a.json);
-  // Value i of the stream. Under `batched` the count draws of range s are the
-  // schedule the batches are cut from.
-  auto values = [&]() {
-    PhiloxStream words(seed, stream);
+  // The stream's values, drawn afresh for each output. Under `batched` the
+  // count draws of range s are the schedule the batches are cut from.
+  struct Values {
+    PhiloxStream words;
     BatchedDraws batch;
-    return [words, batch, s, spec, count](std::uint64_t i) mutable {
+    std::uint64_t s, count;
+    BoundedSpec spec;
+    std::uint32_t operator()(std::uint64_t i) {
       if (spec.method != Method::batched) return melange::bounded(words, s, spec);
       return batch.next(words, s, [&](int j) { return i + j < count ? s : std::uint64_t{0}; });
-    };
-  };
-  // The header names the words consumed, known once every value is drawn.
-  std::uint64_t consumed = 0;
-  {
-    PhiloxStream words(seed, stream);
-    BatchedDraws batch;
-    for (std::uint64_t i = 0; i < count; ++i) {
-      if (spec.method != Method::batched) melange::bounded(words, s, spec);
-      else batch.next(words, s, [&](int j) { return i + j < count ? s : std::uint64_t{0}; });
     }
-    consumed = words.words_consumed();
-  }
+  };
+  auto values = [&] { return Values{PhiloxStream(seed, stream), {}, s, count, spec}; };
+  // The header names the words consumed, known once every value is drawn.
+  Values all = values();
+  for (std::uint64_t i = 0; i < count; ++i) all(i);
+  const std::uint64_t consumed = all.words.words_consumed();
 
   if (!a.json.empty()) {
     auto doc = json_header("bounded");

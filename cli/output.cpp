@@ -48,6 +48,17 @@ fs::path resolve(const fs::path& p) {
 
 std::string error_text(int err) { return err ? std::strerror(err) : "write failed"; }
 
+// `flag` names `what` (as given), to be written in the existing folder `folder`.
+void require_writable_folder(const std::string& flag, const std::string& what, const fs::path& folder) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec))
+    throw UsageError(flag + " " + in_quotes(what) + ": the folder " + in_quotes(folder.string()) +
+                     " does not exist; create it first");
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    throw UsageError(flag + " " + in_quotes(what) + ": cannot write in the folder " +
+                     in_quotes(folder.string()) + "; choose a writable one");
+}
+
 }  // namespace
 
 Outputs::Outputs() {
@@ -115,14 +126,7 @@ void Outputs::declare(const std::string& flag, const std::string& path) {
     t.keep_mode = true;
     t.mode = st.st_mode & 07777;
   }
-  const fs::path folder = folder_of(t.real);
-  std::error_code ec;
-  if (!fs::is_directory(folder, ec))
-    throw UsageError(flag + " " + in_quotes(path) + ": the folder " + in_quotes(folder.string()) +
-                     " does not exist; create it first");
-  if (::access(folder.c_str(), W_OK | X_OK) != 0)
-    throw UsageError(flag + " " + in_quotes(path) + ": cannot write in the folder " +
-                     in_quotes(folder.string()) + "; choose a writable one");
+  require_writable_folder(flag, path, folder_of(t.real));
   add(std::move(t));
 }
 
@@ -137,8 +141,7 @@ std::string Outputs::declare_report(const std::string& flag, const std::string& 
   if (fs::exists(status)) {
     if (!fs::is_directory(status))
       throw UsageError(flag + " " + in_quotes(dir) + " is a file; name a folder for the report");
-    if (::access(real.c_str(), W_OK | X_OK) != 0)
-      throw UsageError(flag + " " + in_quotes(dir) + ": cannot write in this folder; choose a writable one");
+    require_writable_folder(flag, dir, real);
     struct stat st {};
     if (::stat((real / "index.html").c_str(), &st) == 0) {
       if (!S_ISREG(st.st_mode))
@@ -147,13 +150,7 @@ std::string Outputs::declare_report(const std::string& flag, const std::string& 
       t.mode = st.st_mode & 07777;
     }
   } else {
-    const fs::path parent = folder_of(real);
-    if (!fs::is_directory(parent, ec))
-      throw UsageError(flag + " " + in_quotes(dir) + ": the folder " + in_quotes(parent.string()) +
-                       " does not exist; create it first");
-    if (::access(parent.c_str(), W_OK | X_OK) != 0)
-      throw UsageError(flag + " " + in_quotes(dir) + ": cannot make a folder in " +
-                       in_quotes(parent.string()) + "; choose a writable place");
+    require_writable_folder(flag, dir, folder_of(real));
     t.make_folder = true;
   }
   t.path = (fs::path(dir) / "index.html").string();

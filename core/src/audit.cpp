@@ -65,19 +65,15 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     report.summary = summarize(tally.ranks);
     // Uniform needs no n!-entry reference beside the tally.
     const double uniform_p = 1.0 / static_cast<double>(tally.ranks.bins());
-    double min_p = 1;
-    if (options.model) {
-      for (double p : options.model->probabilities())
-        if (p > 0) min_p = std::min(min_p, p);
-    } else {
-      min_p = uniform_p;
-    }
+    const std::vector<double> model_p = options.model ? options.model->probabilities() : std::vector<double>{};
+    double min_p = options.model ? 1 : uniform_p;
+    for (double p : model_p)
+      if (p > 0) min_p = std::min(min_p, p);
     const double min_expected = static_cast<double>(tally.trials) * min_p;
     if (min_expected >= kMinExpectedPerBin) {
       report.rank = TestResult{
-          "rank", options.model
-                      ? chi_square(tally.ranks.counts(), options.model->probabilities(), options.alpha)
-                      : chi_square_uniform(tally.ranks.counts(), options.alpha)};
+          "rank", options.model ? chi_square(tally.ranks.counts(), model_p, options.alpha)
+                                : chi_square_uniform(tally.ranks.counts(), options.alpha)};
     } else {
       const double needed = std::ceil(kMinExpectedPerBin / min_p);
       report.notes.push_back("rank test skipped: " + std::to_string(min_expected).substr(0, 8) +

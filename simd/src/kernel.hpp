@@ -170,23 +170,22 @@ struct Kernel {
   template <Method M, int N>
   MELANGE_LANE_INLINE static u32 packed_batch(const Plan& p, std::uint64_t first, u32& reject) {
     u32 perm(packed_identity(N));
-    const u32 nibble(15u);
+    // swap(a[i], a[j]) on four-bit items: j differs by lane, i does not.
+    auto swap = [&perm](std::uint32_t i, const u32& j) MELANGE_LANE_LAMBDA {
+      const u32 j4 = j << 2;
+      const int i4 = static_cast<int>(i) * 4;
+      const u32 x = ((perm >> i4) ^ L::shift_right(perm, j4)) & u32(15u);
+      perm = perm ^ (x << i4) ^ L::shift_left(x, j4);
+    };
     if constexpr (M == Method::batched) {
-      batched_draws(p, first, reject, [&](const DrawPlan& d, const u32& j) MELANGE_LANE_LAMBDA {
-        const u32 j4 = j << 2;
-        const int i4 = static_cast<int>(d.i) * 4;
-        const u32 x = ((perm >> i4) ^ L::shift_right(perm, j4)) & nibble;
-        perm = perm ^ (x << i4) ^ L::shift_left(x, j4);
-      });
+      batched_draws(p, first, reject,
+                    [&](const DrawPlan& d, const u32& j) MELANGE_LANE_LAMBDA { swap(d.i, j); });
       return perm;
     }
     auto swap_along = [&](std::size_t draws) MELANGE_LANE_LAMBDA {
       for_each_word(p, first, draws, [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
         const DrawPlan& d = p.draws[k];
-        const u32 j4 = draw<M>(p, d, word, reject) << 2;
-        const int i4 = static_cast<int>(d.i) * 4;
-        const u32 x = ((perm >> i4) ^ L::shift_right(perm, j4)) & nibble;
-        perm = perm ^ (x << i4) ^ L::shift_left(x, j4);
+        swap(d.i, draw<M>(p, d, word, reject));
       });
     };
     // The plan's draws are the algorithm's schedule. The usual counts, n - 1

@@ -239,8 +239,7 @@ std::string audit_html(const AuditView& v) {
   if (!v.run.note.empty()) param("backend note", v.run.note);
   if (!v.run.threads_note.empty()) param("threads note", v.run.threads_note);
   param("stream", "Philox4x32-10, stream version " + std::to_string(kStreamVersion) + ", melange " + kVersion);
-  param(words_label(v.job) + " per trial",
-        fixed(v.report.mean_words, 4));
+  for (const auto& [label, value] : usage_rows(v.job, v.report)) param(label, value);
   if (v.report.summary) {
     param("max/min ratio", fixed(v.report.summary->max_min_ratio, 4));
     param("identity count (" + rank_label(0, v.job.n) + ")", grouped(v.report.summary->identity_count));

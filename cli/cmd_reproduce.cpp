@@ -176,7 +176,7 @@ class Reproduction {
     const double abcd_count = static_cast<double>(s.run.tally.ranks.counts()[0]);
     add("ABCD appears", "about 62,485", fixed(abcd, 0) + " \u00b1 " + fixed(abcd_sd, 0),
         grouped(s.run.tally.ranks.counts()[0]), std::fabs(abcd_count - abcd) <= kSigmas * abcd_sd);
-    const double calls = static_cast<double>(s.run.tally.words) / n;
+    const double calls = static_cast<double>(s.run.tally.draws) / n;
     add("comparator calls per shuffle", "4.5", model.mean_draws.str() + " (exact)",
         fixed(calls, 4), std::fabs(calls - 4.5) <= kSigmas * 0.5 / std::sqrt(n),
         "each shuffle makes 4 or 5 calls, so the sd of the mean is at most 0.5/sqrt(runs)");

@@ -19,9 +19,14 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
   if (which.first)
     cmd->add_option("--first", a.first, "global index of the first trial (trial t uses stream t)")
         ->capture_default_str();
-  cmd->add_option("--method", a.method, "bounded-integer method: " + method_names(" | "))
+  cmd->add_option("--method", a.method,
+                  "bounded-integer method: " + method_names(" | ") +
+                      ". batched is the default: the same exactly uniform draws from the fewest words "
+                      "(several per word, comparator coins 24 a word); lemire reads one word a draw, "
+                      "as melange 0.1 did")
       ->capture_default_str();
-  cmd->add_option("--bits", a.bits, "source width in bits, 1..32 (narrow sources show modulo bias)")
+  cmd->add_option("--bits", a.bits,
+                  "source width in bits, 1..32 (narrow sources show modulo bias; batched needs 32)")
       ->capture_default_str();
   if (which.threads)
     cmd->add_option("--threads", a.threads, "worker threads (default: one per hardware thread)");

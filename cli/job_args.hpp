@@ -17,7 +17,7 @@ struct JobArgs {
   std::string trials = "1e6";
   std::string seed;   // empty: kDefaultSeed
   std::string first = "0";
-  std::string method = "lemire";
+  std::string method = "batched";
   int bits = 32;
   std::string threads;  // empty: one per hardware thread
   std::string backend = "auto";

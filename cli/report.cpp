@@ -51,9 +51,13 @@ void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n) {
 
 }  // namespace
 
-std::string words_label(const Job& job) {
-  if (!uses_coins(job.algorithm)) return "stream words";
-  return job.spec.method == Method::batched ? "stream words (24 comparator calls a word)" : "comparator calls";
+std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, const AuditReport& report) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  // A sort's comparator calls vary by trial and are the article's figure; a
+  // swap algorithm's draws are fixed by its schedule.
+  if (uses_coins(job.algorithm)) rows.emplace_back("comparator calls per trial", fixed(report.mean_draws, 4));
+  rows.emplace_back("stream words per trial", fixed(report.mean_words, 4));
+  return rows;
 }
 
 void add_job_fields(Json& j, const Job& job) {
@@ -146,6 +150,8 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report)
   j["reference"] = report.reference;
   j["words_consumed"] = run.tally.words;
   j["mean_words"] = report.mean_words;
+  j["draws"] = run.tally.draws;
+  j["mean_draws"] = report.mean_draws;
   if (!run.tally.ranks.empty()) j["histogram"] = nullptr;  // n! counts: streamed by write_audit_json
   if (!run.tally.positions.empty()) {
     Json rows = Json::array();
@@ -246,7 +252,8 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
     o << "\n  max/min ratio " << fixed(report.summary->max_min_ratio, 3) << ", identity ("
       << rank_label(0, job.n) << ") " << grouped(report.summary->identity_count) << "\n";
   }
-  o << "  " << words_label(job) << " per trial " << fixed(report.mean_words, 4) << "\n\n";
+  for (const auto& [label, value] : usage_rows(job, report)) o << "  " << label << " " << value << "\n";
+  o << "\n";
   if (report.rank)
     o << "  " << line_for("rank test (" + std::to_string(h.bins()) + " orders)", *report.rank, report.alpha)
       << "\n";

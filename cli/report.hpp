@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "melange/audit.hpp"
 #include "melange/engine.hpp"
@@ -12,10 +14,9 @@
 
 namespace melange::cli {
 
-
-// What a trial's stream words count, for the reports: one comparator call
-// each for the sort one-liners (but 24 to a word under `batched`).
-std::string words_label(const Job& job);
+// What the trials read, as (label, value) rows for the reports: comparator
+// calls per trial for the sort one-liners, then stream words per trial.
+std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, const AuditReport& report);
 
 // The fields that name a job: seed, algorithm, method, bits, n, first, trials.
 void add_job_fields(Json& j, const Job& job);

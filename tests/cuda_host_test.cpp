@@ -16,13 +16,16 @@ namespace melange {
 namespace {
 
 // What the block level does on the GPU, done plainly: the same counter
-// interface (rank, position, words) as the kernel's shared-memory sink.
+// interface (rank, position, usage) as the kernel's shared-memory sink.
 struct HostCounter {
   Tally& tally;
   int n;
   void rank(std::uint64_t r) { tally.ranks.add(r); }
   void position(int item, int p) { ++tally.positions.counts()[static_cast<std::size_t>(item) * n + p]; }
-  void words(std::uint64_t w) { tally.words += w; }
+  void usage(std::uint64_t words, std::uint64_t draws) {
+    tally.words += words;
+    tally.draws += draws;
+  }
 };
 
 // The thread level as the kernel runs it: a byte an item, the core's trial

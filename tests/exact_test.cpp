@@ -78,7 +78,11 @@ TEST(Exact, SortBinaryInsertionFourItems) {
   EXPECT_EQ(sixteenths, 8);
   EXPECT_EQ(thirty_seconds, 16);
   EXPECT_EQ(d.mean_draws, frac(9, 2)) << "4.5 comparisons on average";
-  EXPECT_DOUBLE_EQ(d.mean_words, 4.5);
+  EXPECT_DOUBLE_EQ(d.mean_words, 1) << "batched, the default: at most 5 coins, all from one word";
+  const ExactDistribution one_a_word =
+      exact_distribution(Algorithm::sort_binary_insertion, 4, BoundedSpec{Method::lemire, 32});
+  EXPECT_EQ(one_a_word.probability, d.probability);
+  EXPECT_DOUBLE_EQ(one_a_word.mean_words, 4.5) << "lemire: a word a coin";
 }
 
 // Fisher-Yates with an 8-bit modulo source, computed independently: every

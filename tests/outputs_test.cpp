@@ -24,7 +24,7 @@ TEST(Svg, AuditChartsAreValidXmlAndTitled) {
   ASSERT_EQ(r.status, 0) << r.err;
   ASSERT_TRUE(well_formed_xml(file)) << slurp(file).substr(0, 300);
   const std::string svg = slurp(file);
-  for (const char* part : {"sort-binary-insertion", "lemire/32-bit", "n = 4", "200,000 trials",
+  for (const char* part : {"sort-binary-insertion", "batched/32-bit", "n = 4", "200,000 trials",
                            "seed 5", "verdict FAIL", "expected", "ABCD", "DCBA", "standardized"})
     EXPECT_NE(svg.find(part), std::string::npos) << part;
   // Two panels: the rank chart with a bar per order, and the heatmap.

@@ -60,6 +60,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
   report.reference = options.model ? "exact model" : "uniform";
   report.alpha = options.alpha;
   report.mean_words = tally.trials ? static_cast<double>(tally.words) / tally.trials : 0;
+  report.mean_draws = tally.trials ? static_cast<double>(tally.draws) / tally.trials : 0;
 
   if (!tally.ranks.empty()) {
     report.summary = summarize(tally.ranks);

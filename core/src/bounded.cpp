@@ -33,7 +33,8 @@ void validate_bounded(BoundedSpec spec, std::uint64_t max_range) {
     throw UsageError(Param::bits, "{bits} must be between 1 and 32, got " + std::to_string(spec.bits));
   if (max_range < 1) throw UsageError(Param::range, "{range} must be at least 1");
   if (spec.method == Method::batched && spec.bits != 32)
-    throw UsageError(Param::bits, "the batched method reads whole 32-bit words; leave {bits} at 32");
+    throw UsageError(Param::bits, "the batched method (the default) reads whole 32-bit words: leave {bits} at 32, or set "
+                     "{method} to lemire, modulo, rejection or multiply for a narrower source");
   const std::uint64_t span = std::uint64_t{1} << spec.bits;
   if (max_range > span)
     throw UsageError(Param::bits, "range " + std::to_string(max_range) + " exceeds the " +

@@ -61,6 +61,7 @@ void Tally::merge(const Tally& other) {
   if (!other.positions.empty()) positions.merge(other.positions);
   trials += other.trials;
   words += other.words;
+  draws += other.draws;
 }
 
 }  // namespace melange

@@ -63,7 +63,7 @@ struct Outputs {
   std::uint32_t* partials;            // [bin * grid + block], shared-counter modes
   unsigned long long* ranks;          // [bin], global mode
   unsigned long long* positions;      // [item * n + position]
-  unsigned long long* words;
+  unsigned long long* usage;  // [0] stream words, [1] draws and coins
 };
 
 // Reports of one thread, counted in the block's shared memory.
@@ -72,7 +72,7 @@ struct BlockSink {
   std::uint32_t* shared;
   const Outputs& out;
   int n;
-  std::uint64_t words_total = 0;
+  std::uint64_t words_total = 0, draws_total = 0;
 
   __device__ void rank(std::uint64_t r) {
     switch (layout.ranks) {
@@ -97,7 +97,10 @@ struct BlockSink {
     else
       atomicAdd(&out.positions[cell], 1ull);
   }
-  __device__ void words(std::uint64_t w) { words_total += w; }
+  __device__ void usage(std::uint64_t words, std::uint64_t draws) {
+    words_total += words;
+    draws_total += draws;
+  }
 };
 
 template <Algorithm A>
@@ -115,11 +118,16 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
        i += stride)
     run_trial<A>(job, first + i, items, sink);
 
-  // Words: summed within each warp (CUB), one atomic per warp.
+  // Words and draws: summed within each warp (CUB), one atomic per warp each.
   using WarpSum = cub::WarpReduce<unsigned long long>;
   __shared__ typename WarpSum::TempStorage warp_sum[tuning::kWarpsPerBlock];
   const unsigned long long w = WarpSum(warp_sum[threadIdx.x / 32]).Sum(counter.words_total);
-  if ((threadIdx.x & 31) == 0) atomicAdd(out.words, w);
+  __syncwarp();
+  const unsigned long long d = WarpSum(warp_sum[threadIdx.x / 32]).Sum(counter.draws_total);
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&out.usage[0], w);
+    atomicAdd(&out.usage[1], d);
+  }
 
   __syncthreads();
   if (layout.ranks == RankCounters::warp_shared || layout.ranks == RankCounters::block_shared) {
@@ -175,9 +183,9 @@ class CudaBackend final : public Backend {
     thrust::device_vector<std::uint32_t> partials(partial ? layout.bins * grid_ : 0);
     thrust::device_vector<unsigned long long> positions(
         job.position_matrix ? static_cast<std::size_t>(job.n) * job.n : 0, 0ull);
-    thrust::device_vector<unsigned long long> words(1, 0ull);
+    thrust::device_vector<unsigned long long> usage(2, 0ull);
     const Outputs out{thrust::raw_pointer_cast(partials.data()), thrust::raw_pointer_cast(ranks.data()),
-                      thrust::raw_pointer_cast(positions.data()), thrust::raw_pointer_cast(words.data())};
+                      thrust::raw_pointer_cast(positions.data()), thrust::raw_pointer_cast(usage.data())};
 
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kLaunchTrials)) {
       with_algorithm(job.algorithm, [&](auto algo) {
@@ -202,7 +210,9 @@ class CudaBackend final : public Backend {
       for (std::size_t c = 0; c < h.size(); ++c) tally.positions.counts()[c] += h[c];
     }
     tally.trials += end - begin;
-    tally.words += static_cast<std::uint64_t>(words[0]);
+    const thrust::host_vector<unsigned long long> used = usage;
+    tally.words += static_cast<std::uint64_t>(used[0]);
+    tally.draws += static_cast<std::uint64_t>(used[1]);
   }
 
   void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,

@@ -371,6 +371,7 @@ struct Kernel {
             : tally_wide<M>(p, begin, full, tally);
     tally.trials += clean;
     tally.words += clean * p.words_per_trial;
+    tally.draws += clean * p.draws.size();
     if (full != end) tally_trials(p.job, full, end, tally);
   }
 

@@ -46,7 +46,8 @@ struct AuditReport {
   std::optional<PositionTest> position_detail;
   std::vector<std::string> notes;         // e.g. why a test was skipped
   std::optional<Verdict> verdict;         // worst of the tests, if any ran
-  double mean_words = 0;                  // stream words per trial (coins for the sorts)
+  double mean_words = 0;                  // stream words per trial, rejected ones included
+  double mean_draws = 0;                  // bounded draws or comparator calls per trial
 };
 
 AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options = {});

@@ -1,6 +1,7 @@
 // Bounded integers (DESIGN.md section 2): words from a stream become values in
-// [0, s). `lemire` is the unbiased default, `batched` draws several values
-// from one word (Brackett-Rozinsky and Lemire 2024); the others show bias.
+// [0, s). `batched`, the default, draws several values from one word
+// (Brackett-Rozinsky and Lemire 2024); `lemire` draws one value a word; the
+// others show bias.
 // Every method first narrows the word to its top `bits` bits, so a source of
 // width b has 2^b equally likely words.
 #pragma once
@@ -16,8 +17,11 @@ namespace melange {
 
 enum class Method : std::uint8_t { lemire, modulo, rejection, multiply, batched };
 
+// The default is `batched` from melange 0.2 on (DESIGN.md section 2): the
+// fewest words for the same exactly uniform draws. `lemire` keeps version-1
+// results of 0.1 reproducible, one word a draw.
 struct BoundedSpec {
-  Method method = Method::lemire;
+  Method method = Method::batched;
   int bits = 32;  // source width, 1..32
   friend constexpr bool operator==(const BoundedSpec&, const BoundedSpec&) = default;
 };

@@ -41,7 +41,8 @@ struct Tally {
   RankHistogram ranks;        // empty unless job.rank_histogram
   PositionMatrix positions;   // empty unless job.position_matrix
   std::uint64_t trials = 0;
-  std::uint64_t words = 0;    // stream words consumed (comparator calls for the sorts)
+  std::uint64_t words = 0;    // stream words consumed, rejected ones included
+  std::uint64_t draws = 0;    // bounded draws and comparator calls made
 
   static Tally for_job(const Job& job);
   void merge(const Tally& other);

@@ -25,8 +25,8 @@ class PhiloxSource {
       : stream_(seed, trial), spec_(spec), algorithm_(algorithm), n_(n) {}
 
   MELANGE_HD std::uint32_t bounded(std::uint64_t s) {
-    if (spec_.method != Method::batched) return melange::bounded(stream_, s, spec_);
     const int k = draw_++;
+    if (spec_.method != Method::batched) return melange::bounded(stream_, s, spec_);
     const int draws = scheduled_draws(algorithm_, n_);
     return batch_.next(stream_, s, [&](int j) -> std::uint64_t {
       return k + j < draws ? scheduled_draw(algorithm_, n_, k + j).range : 0;
@@ -36,6 +36,7 @@ class PhiloxSource {
   // Models `Math.random() - 0.5 < 0`: "less" when the word's top bit is 0;
   // under `batched`, coin i of a word is its bit 31 - i.
   MELANGE_HD bool less() {
+    ++draw_;
     if (spec_.method != Method::batched) return (stream_.next() >> 31) == 0;
     if (coins_left_ == 0) {
       coin_word_ = stream_.next();
@@ -46,13 +47,16 @@ class PhiloxSource {
   }
 
   MELANGE_HD std::uint64_t words_consumed() const { return stream_.words_consumed(); }
+  // Bounded draws and comparator coins so far: what the algorithm asked for,
+  // whatever the words behind them.
+  MELANGE_HD std::uint64_t draws_made() const { return static_cast<std::uint64_t>(draw_); }
 
  private:
   PhiloxStream stream_;
   BoundedSpec spec_;
   Algorithm algorithm_;
   int n_;
-  int draw_ = 0;  // bounded draws made so far: the place in the schedule
+  int draw_ = 0;  // draws and coins made so far: the place in the schedule
   BatchedDraws batch_;
   std::uint32_t coin_word_ = 0;
   int coins_left_ = 0;

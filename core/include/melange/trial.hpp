@@ -47,14 +47,15 @@ MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Item* ite
 }
 
 // Reports a finished trial to a counter with rank(r), position(item, p) and
-// words(w): the tallies the job asked for.
+// usage(words, draws): the tallies the job asked for, and what the trial read
+// (stream words) and asked for (bounded draws and comparator coins).
 template <class Item, class Counter>
 MELANGE_HD inline void count_trial(const TrialJob& job, const Item* items, std::uint64_t words,
-                                   Counter& counter) {
+                                   std::uint64_t draws, Counter& counter) {
   if (job.ranks) counter.rank(lehmer_rank(items, job.n));
   if (job.positions)
     for (int p = 0; p < job.n; ++p) counter.position(items[p], p);
-  counter.words(words);
+  counter.usage(words, draws);
 }
 
 // The sink that counts: a trial's tallies go to `counter`.
@@ -64,7 +65,7 @@ struct CountingSink {
   Counter& counter;
   template <class Item, class Source>
   MELANGE_HD void operator()(const Item* items, int, const Source& src) {
-    count_trial(job, items, src.words_consumed(), counter);
+    count_trial(job, items, src.words_consumed(), src.draws_made(), counter);
   }
 };
 
@@ -85,7 +86,10 @@ struct TallyCounter {
   void position(int item, int p) {
     ++tally.positions.counts()[static_cast<std::size_t>(item) * tally.positions.n() + p];
   }
-  void words(std::uint64_t w) { tally.words += w; }
+  void usage(std::uint64_t words, std::uint64_t draws) {
+    tally.words += words;
+    tally.draws += draws;
+  }
 };
 
 // The scalar reference, one trial at a time: every other path is checked

@@ -70,6 +70,14 @@ std::vector<Case> cases() {
       for (int n : {3, 4, 5, 8, 13, 52})
       for (BoundedSpec s : specs)
         if (max_draw_range(a, n) <= (std::uint64_t{1} << s.bits)) c.push_back({a, n, s});
+  // Every coin algorithm through its decision table: one word under
+  // `batched`, a word a coin otherwise (whatever the bits).
+  for (Algorithm a : kAllAlgorithms)
+    if (draw_kind(a) == DrawKind::coins)
+      for (int n : {2, 3, 4, 5, 8})
+        for (BoundedSpec s : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 32},
+                              BoundedSpec{Method::modulo, 8}})
+          c.push_back({a, n, s});
   return c;
 }
 
@@ -138,6 +146,7 @@ TEST(SimdBackend, IsTheDefaultAndFallsBackWithANote) {
   EXPECT_EQ(run(fy).arch, simd::available_architectures().front()) << "on the widest architecture";
   Job sort = fy;
   sort.algorithm = Algorithm::sort_binary_insertion;
+  sort.n = kMaxTableItems + 1;  // no decision table: the coins are drawn one by one
   const RunResult r = run(sort, on("simd", 1));
   EXPECT_EQ(r.backend, "scalar");
   EXPECT_NE(r.note.find("scalar path"), std::string::npos) << r.note;
@@ -153,8 +162,9 @@ TEST(SimdBackend, InventoryReportsIt) {
 }
 
 // Every algorithm either has a draw schedule, and then a SIMD kernel the
-// backend takes, or draws coins and is named here as running on the scalar
-// path. An algorithm added with neither fails this test.
+// backend takes, or draws coins and runs in the lanes through its decision
+// table up to kMaxTableItems, on the scalar path above. An algorithm added
+// with neither fails this test.
 TEST(SimdBackend, EveryAlgorithmHasAKernelOrIsACoinAlgorithm) {
   REQUIRE_SIMD();
   const auto simd_backend = simd::make_backend();
@@ -176,7 +186,9 @@ TEST(SimdBackend, EveryAlgorithmHasAKernelOrIsACoinAlgorithm) {
       }
     } else {
       EXPECT_TRUE(uses_coins(a)) << algorithm_name(a) << " has neither a schedule nor coins";
-      EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
+      EXPECT_TRUE(simd_backend->supports(job)) << algorithm_name(a) << " has no table at n 6";
+      job.n = kMaxTableItems + 1;
+      EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a) << " at n " << job.n;
     }
   }
 }

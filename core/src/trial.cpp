@@ -23,4 +23,18 @@ void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::
   });
 }
 
+void tally_table_trials(const Job& job, const CoinTableView& table, std::uint64_t begin, std::uint64_t end,
+                        Tally& tally) {
+  const TrialJob tj = trial_job(job);
+  TallyCounter counter{tally};
+  for (std::uint64_t t = begin; t != end; ++t) count_table_trial(tj, table, t, counter);
+  tally.trials += end - begin;
+}
+
+void sample_table_trials(const Job& job, const CoinTableView& table, std::uint64_t begin, std::uint64_t end,
+                         std::uint16_t* out) {
+  const TrialJob tj = trial_job(job);
+  for (std::uint64_t t = begin; t != end; ++t, out += job.n) sample_table_trial(tj, table, t, out);
+}
+
 }  // namespace melange

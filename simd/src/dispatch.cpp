@@ -37,17 +37,26 @@ class SimdBackend final : public Backend {
 
   void run_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                  Tally& tally) const override {
-    kernels_.tally(internal::make_plan(job), begin, end, tally);
+    const auto table = tables_.get(job.algorithm, job.n);
+    kernels_.tally(plan(job, table.get()), begin, end, tally);
   }
 
   void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                     std::uint16_t* out) const override {
-    kernels_.sample(internal::make_plan(job), begin, end, out);
+    const auto table = tables_.get(job.algorithm, job.n);
+    kernels_.sample(plan(job, table.get()), begin, end, out);
   }
 
  private:
+  static internal::Plan plan(const Job& job, const CoinTable* table) {
+    internal::Plan p = internal::make_plan(job);
+    if (table) p.table = table->view();
+    return p;
+  }
+
   const Architecture& arch_;
   internal::KernelEntry kernels_;
+  CoinTables tables_;  // the sort one-liners' tables, built on first use
 };
 
 const Architecture* widest_available() {

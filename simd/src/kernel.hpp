@@ -120,6 +120,26 @@ struct Kernel {
         : n(p.job.n), bins(want_ranks ? factorial(p.job.n) : 0), ranks(bins * kLanes, 0),
           positions(want_positions ? static_cast<std::size_t>(p.job.n) * p.job.n : 0, u32(0u)) {}
 
+    // Counts each lane's rank, except lanes whose kept[l] is 0 (kept null: all).
+    MELANGE_LANE_INLINE void add_ranks(const u32& rank, const std::uint32_t* kept) {
+      alignas(64) std::uint32_t r[kLanes];
+      rank.store_aligned(r);
+      for (int l = 0; l < kLanes; ++l)
+        if (!kept || kept[l]) ++ranks[l * bins + r[l]];
+    }
+
+    // Counts each lane's packed permutation in the lanes where `keep` is all ones.
+    template <int N>
+    MELANGE_LANE_INLINE void add_positions(const u32& perm, const u32& keep) {
+      for (int pos = 0; pos < N; ++pos) {
+        const u32 item = (perm >> (4 * pos)) & u32(15u);
+        for (int v = 0; v < N; ++v) {
+          u32& cell = positions[static_cast<std::size_t>(v) * N + pos];
+          cell = cell - (L::equal(item, u32(static_cast<std::uint32_t>(v))) & keep);
+        }
+      }
+    }
+
     void flush(Tally& tally) {
       if (bins)
         for (std::uint64_t b = 0; b < bins; ++b) {
@@ -293,20 +313,8 @@ struct Kernel {
       const u32 keep = some_rejected ? redo_rejected(p, t, reject, tally) : u32(~0u);
       alignas(64) std::uint32_t kept[kLanes];
       if (some_rejected) keep.store_aligned(kept);
-      if (want_ranks) {
-        alignas(64) std::uint32_t r[kLanes];
-        packed_rank<N>(perm).store_aligned(r);
-        for (int l = 0; l < kLanes; ++l)
-          if (!some_rejected || kept[l]) ++c.ranks[l * c.bins + r[l]];
-      }
-      if (want_positions)
-        for (int pos = 0; pos < N; ++pos) {
-          const u32 item = (perm >> (4 * pos)) & u32(15u);
-          for (int v = 0; v < N; ++v) {
-            u32& cell = c.positions[static_cast<std::size_t>(v) * N + pos];
-            cell = cell - (L::equal(item, u32(static_cast<std::uint32_t>(v))) & keep);
-          }
-        }
+      if (want_ranks) c.add_ranks(packed_rank<N>(perm), some_rejected ? kept : nullptr);
+      if (want_positions) c.template add_positions<N>(perm, keep);
       if (some_rejected) {
         for (int l = 0; l < kLanes; ++l) clean += kept[l] != 0;
       } else {
@@ -347,6 +355,62 @@ struct Kernel {
     return clean;
   }
 
+  // The sort one-liners through their decision table (coin_table.hpp): each
+  // lane's coins as a table index, from the top `depth` bits of its first
+  // word under `batched`, else from the top bit of each of its first `depth`
+  // words. No coin is ever rejected, so no lane is redone.
+  MELANGE_LANE_INLINE static u32 coin_indices(const Plan& p, std::uint64_t first) {
+    const int depth = p.table.depth;
+    u32 index(0u);
+    if (p.job.spec.method == Method::batched) {
+      for_each_word(p, first, 1, [&](std::size_t, const u32& word) MELANGE_LANE_LAMBDA {
+        index = word >> (32 - depth);
+      });
+    } else {
+      for_each_word(p, first, static_cast<std::size_t>(depth), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+        index = index | ((word >> 31) << (depth - 1 - static_cast<int>(k)));
+      });
+    }
+    return index;
+  }
+
+  // Tallies of the coin algorithms: ranks and coins used from the table's
+  // meta entries, positions from its packed permutations.
+  template <int N>
+  static void tally_coins(const Plan& p, std::uint64_t begin, std::uint64_t full, Tally& tally) {
+    const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
+    Counters c(p, want_ranks, want_positions);
+    u32 coins(0u);
+    std::uint64_t coins_total = 0;
+    auto flush = [&] {
+      alignas(64) std::uint32_t lane[kLanes];
+      coins.store_aligned(lane);
+      for (int l = 0; l < kLanes; ++l) coins_total += lane[l];
+      coins = u32(0u);
+      c.flush(tally);
+    };
+    for (std::uint64_t t = begin; t != full; t += kLanes) {
+      const u32 index = coin_indices(p, t);
+      const u32 meta = L::gather(p.table.meta, index);
+      if (want_ranks) c.add_ranks(meta & u32((1u << kTableCoinShift) - 1), nullptr);
+      if (want_positions) c.template add_positions<N>(L::gather(p.table.perms, index), u32(~0u));
+      coins = coins + (meta >> kTableCoinShift);
+      if (++c.batches == kFlushBatches) flush();
+    }
+    flush();
+    const std::uint64_t trials = full - begin;
+    static_assert(kMaxTableCoins <= kCoinsPerWord, "under batched, a trial's coins come from one word");
+    tally.trials += trials;
+    tally.draws += coins_total;
+    tally.words += p.job.spec.method == Method::batched ? trials : coins_total;
+  }
+
+  static void tally_coin_range(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& tally) {
+    const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
+    with_packed_n(p.job.n, [&](auto n) { tally_coins<n()>(p, begin, full, tally); });
+    if (full != end) tally_table_trials(p.job, p.table, full, end, tally);
+  }
+
   // Calls f(std::integral_constant<int, N>{}) for the job's n, 2 <= n <= kPackedItems.
   template <class F>
   static auto with_packed_n(int n, F&& f) {
@@ -375,6 +439,21 @@ struct Kernel {
     if (full != end) tally_trials(p.job, full, end, tally);
   }
 
+  // Each lane's packed permutation as a row of n 16-bit items.
+  static void store_rows(const u32& packed, int n, std::uint16_t* rows) {
+    alignas(64) std::uint32_t perm[kLanes];
+    packed.store_aligned(perm);
+    for (int l = 0; l < kLanes; ++l)
+      for (int k = 0; k < n; ++k) rows[l * n + k] = static_cast<std::uint16_t>((perm[l] >> (4 * k)) & 15u);
+  }
+
+  static void sample_coin_range(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
+    const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
+    for (std::uint64_t t = begin; t != full; t += kLanes)
+      store_rows(L::gather(p.table.perms, coin_indices(p, t)), p.job.n, out + (t - begin) * p.job.n);
+    if (full != end) sample_table_trials(p.job, p.table, full, end, out + (full - begin) * p.job.n);
+  }
+
   template <Method M>
   static void sample_range(const Plan& p, std::uint64_t begin, std::uint64_t end,
                            std::uint16_t* out) {
@@ -387,11 +466,9 @@ struct Kernel {
       std::uint16_t* row = out + (t - begin) * n;
       u32 reject(0u);
       if (p.job.n <= kPackedItems) {
-        alignas(64) std::uint32_t perm[kLanes];
-        with_packed_n(p.job.n, [&](auto n) { packed_batch<M, n()>(p, t, reject).store_aligned(perm); });
-        for (int l = 0; l < kLanes; ++l)
-          for (std::size_t k = 0; k < n; ++k)
-            row[l * n + k] = static_cast<std::uint16_t>((perm[l] >> (4 * k)) & 15u);
+        u32 perm;
+        with_packed_n(p.job.n, [&](auto n) { perm = packed_batch<M, n()>(p, t, reject); });
+        store_rows(perm, p.job.n, row);
       } else {
         wide_batch<M>(p, t, reject, row, identity.data(), digits.data());  // lanes' rows are the output rows
       }
@@ -407,6 +484,7 @@ struct Kernel {
   }
 
   static void tally(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& t) {
+    if (p.table.perms) return tally_coin_range(p, begin, end, t);
     switch (p.job.spec.method) {
       case Method::lemire: return tally_range<Method::lemire>(p, begin, end, t);
       case Method::modulo: return tally_range<Method::modulo>(p, begin, end, t);
@@ -417,6 +495,7 @@ struct Kernel {
   }
 
   static void sample(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
+    if (p.table.perms) return sample_coin_range(p, begin, end, out);
     switch (p.job.spec.method) {
       case Method::lemire: return sample_range<Method::lemire>(p, begin, end, out);
       case Method::modulo: return sample_range<Method::modulo>(p, begin, end, out);

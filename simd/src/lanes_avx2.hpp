@@ -1,6 +1,6 @@
 // The few lane operations xsimd 8.1 lacks for 32-bit integers on AVX2:
 // multiply-high (over _mm256_mul_epu32 on the even and odd lanes), unsigned
-// compare, and per-lane variable shifts. Include only where -mavx2 is on.
+// compare, per-lane variable shifts and gathers. Include only where -mavx2 is on.
 #pragma once
 
 #include <immintrin.h>
@@ -60,6 +60,11 @@ struct Lanes<xsimd::avx2> {
   static u32 shift_right(u32 a, u32 counts) { return _mm256_srlv_epi32(a, counts); }
 
   static bool any(u32 mask) { return !_mm256_testz_si256(mask, mask); }
+
+  // base[index] lane by lane (the coin tables).
+  static u32 gather(const std::uint32_t* base, u32 index) {
+    return _mm256_i32gather_epi32(reinterpret_cast<const int*>(base), index, 4);
+  }
 };
 
 }  // namespace melange::simd::internal

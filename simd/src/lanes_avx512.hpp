@@ -1,6 +1,6 @@
 // The lane operations xsimd 8.1 lacks for 32-bit integers on AVX-512 (F, BW
 // and DQ): multiply-high over _mm512_mul_epu32 on the even and odd lanes,
-// unsigned compares as all-ones lanes, per-lane variable shifts. Include only
+// unsigned compares as all-ones lanes, per-lane variable shifts, gathers. Include only
 // where the AVX-512 flags are on.
 #pragma once
 
@@ -54,6 +54,9 @@ struct Lanes<xsimd::avx512bw> {
   static u32 shift_right(u32 a, u32 counts) { return _mm512_srlv_epi32(a, counts); }
 
   static bool any(u32 mask) { return _mm512_test_epi32_mask(mask, mask) != 0; }
+
+  // base[index] lane by lane (the coin tables).
+  static u32 gather(const std::uint32_t* base, u32 index) { return _mm512_i32gather_epi32(index, base, 4); }
 };
 
 }  // namespace melange::simd::internal

@@ -20,15 +20,17 @@ Divisor::Divisor(std::uint32_t d) {
 bool vectorizable(const Job& job) {
   // Every algorithm with a draw schedule runs in the lanes: the kernels swap
   // along the plan's draws, which are read off the schedule. Coin-driven
-  // algorithms decide their draws as they go and run on the scalar path.
-  return draw_kind(job.algorithm) == DrawKind::schedule && job.n >= 2;
+  // algorithms decide their draws as they go; they run in the lanes through
+  // their decision tables where one fits, else on the scalar path.
+  if (draw_kind(job.algorithm) == DrawKind::coins) return CoinTable::fits(job.algorithm, job.n);
+  return job.n >= 2;
 }
 
 std::uint64_t scratch_bytes(const Job& job) {
   // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
   // position matrix; the wide path adds to the tally directly.
   if (!vectorizable(job) || job.n > kPackedItems) return 0;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = coin_table_bytes(job.algorithm, job.n);
   if (job.rank_histogram) bytes += factorial(job.n) * kMaxLanes * sizeof(std::uint32_t);
   if (job.position_matrix) bytes += static_cast<std::uint64_t>(job.n) * job.n * kMaxLanes * sizeof(std::uint32_t);
   return bytes;

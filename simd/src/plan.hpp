@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "melange/coin_table.hpp"
 #include "melange/job.hpp"
 #include "melange/philox.hpp"
 
@@ -42,6 +43,9 @@ struct Plan {
   std::vector<DrawPlan> draws;
   std::vector<WordPlan> words;      // batched only
   std::size_t words_per_trial = 0;  // words a trial reads when nothing is rejected
+  // The sort one-liners: their decision table, owned by the backend (perms
+  // is null for the swap algorithms).
+  CoinTableView table{nullptr, nullptr, 0};
 };
 
 // True when the vector kernels cover the job (otherwise use the scalar path).

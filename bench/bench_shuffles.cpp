@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include "melange/engine.hpp"
+#include "melange/trial.hpp"
 
 namespace {
 
@@ -37,5 +38,32 @@ void Args(benchmark::internal::Benchmark* b) {
     }
 }
 BENCHMARK(BM_Audit)->Apply(Args)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+namespace {
+
+// The reference loop (trial.hpp's tally_trials): every algorithm coin by coin
+// or draw by draw, no decision table, no lanes. compare.sh sets the sort
+// one-liners' decision tables against it.
+void BM_ReferenceLoop(benchmark::State& state) {
+  melange::Job job;
+  job.algorithm = static_cast<melange::Algorithm>(state.range(0));
+  job.n = static_cast<int>(state.range(1));
+  constexpr std::uint64_t kTrials = 1u << 20;
+  std::uint64_t first = 0;
+  for (auto _ : state) {
+    melange::Tally tally = melange::Tally::for_job(job);
+    melange::tally_trials(job, first, first + kTrials, tally);
+    benchmark::DoNotOptimize(tally.words);
+    first += kTrials;
+  }
+  state.SetItemsProcessed(state.iterations() * kTrials);
+  state.SetLabel(std::string(melange::algorithm_name(job.algorithm)) + " n=" + std::to_string(job.n));
+}
+BENCHMARK(BM_ReferenceLoop)
+    ->Args({static_cast<long>(melange::Algorithm::sort_binary_insertion), 4})
+    ->Args({static_cast<long>(melange::Algorithm::sort_v8_timsort), 4})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Side by side on one core, in one run: melange (the simd backend on the
-# widest architecture the CPU runs), std::shuffle with std::mt19937_64, and
-# NumPy, doing the same audits; plus raw Philox words (melange SIMD against
-# Random123 scalar) and melange on two threads.
+# Side by side, in one run: melange (the simd backend on the widest
+# architecture the CPU runs) on one core and on two, std::shuffle with
+# std::mt19937_64 built with -O3 -march=native, and NumPy, doing the same
+# audits; the sort one-liners against melange's own coin-by-coin reference
+# loop; raw Philox words (melange SIMD against Random123 scalar).
 # Usage: compare.sh MELANGE STD_SHUFFLE_AUDIT MELANGE_BENCH [REPEATS]
 set -euo pipefail
 melange=$1 peer=$2 bench=$3 repeats=${4:-5}
@@ -32,36 +33,59 @@ melange_rate() {
   awk -v s="$start" -v e="$end" -v t="$TRIALS" 'BEGIN { printf "%.6e\n", t / (e - s) }'
 }
 
+# Stream words per trial of the last audit, from its JSON.
+words_per_trial() {
+  sed -n 's/.*"mean_words": *\([0-9.eE+-]*\).*/\1/p' "$scratch/audit.json" | head -1
+}
+
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 # The SIMD backend on the widest architecture this CPU runs (MELANGE_BACKEND=avx2 pins one).
 backend=${MELANGE_BACKEND:-simd}
 arch=$("$melange" version | sed -n 's/.*backend simd: available (\([a-z0-9]*\).*/\1/p')
 [ "$backend" = simd ] || arch=$backend
-echo "# melange compare: $cpu, $cores cores; median of $repeats runs, one core unless noted; melange on simd ($arch)"
-printf "%-34s %14s %14s %14s %10s %10s\n" job melange-simd std::shuffle numpy vs-std vs-numpy
+echo "# melange compare: $cpu, $cores cores; median of $repeats runs; melange on simd ($arch)"
+echo "# peers on one core: std::shuffle + std::mt19937_64 (-O3 -march=native), NumPy $("$python" -c 'import numpy; print(numpy.__version__)')"
+printf "%-40s %11s %6s %11s %6s %11s %11s %8s %8s\n" job melange words 2-threads x1 std::shuffle numpy vs-std vs-numpy
 
-row() {
-  local name=$1 m=$2 s=$3 p=$4
-  awk -v n="$name" -v m="$m" -v s="$s" -v p="$p" \
-    'BEGIN { printf "%-34s %14.3e %14.3e %14.3e %9.1fx %9.1fx\n", n, m, s, p, m / s, m / p }'
+# melange on one core and two, and the peers; prints one row.
+peer_row() {
+  local name=$1 peer_args=$2 numpy_args=$3; shift 3
+  local one words two s p
+  one=$(median_rate 1 melange_rate 1 "$@")
+  words=$(words_per_trial)
+  two=$(median_rate 1 melange_rate 2 "$@")
+  s=$(median_rate 3 "$peer" $peer_args)
+  p=$(median_rate 3 "$python" "$here/numpy_audit.py" $numpy_args)
+  awk -v n="$name" -v m="$one" -v w="$words" -v t="$two" -v s="$s" -v p="$p" \
+    'BEGIN { printf "%-40s %11.3e %6.2f %11.3e %5.2fx %11.3e %11.3e %7.1fx %7.1fx\n", n, m, w, t, t / m, s, p, m / s, m / p }'
 }
 
 TRIALS=400000000
-m4=$(median_rate 1 melange_rate 1 --algo fisher-yates --n 4 --trials $TRIALS)
-s4=$(median_rate 3 "$peer" rank 4 2e7)
-p4=$(median_rate 3 "$python" "$here/numpy_audit.py" rank 4 5e6)
-row "fisher-yates n=4, rank histogram" "$m4" "$s4" "$p4"
-
+peer_row "fisher-yates n=4, ranks, batched" "rank 4 2e7" "rank 4 5e6" --algo fisher-yates --n 4 --trials $TRIALS
+peer_row "fisher-yates n=4, ranks, lemire" "rank 4 2e7" "rank 4 5e6" --algo fisher-yates --n 4 --trials $TRIALS --method lemire
 TRIALS=40000000
-m52=$(median_rate 1 melange_rate 1 --algo fisher-yates --n 52 --position --trials $TRIALS)
-s52=$(median_rate 3 "$peer" position 52 2e6)
-p52=$(median_rate 3 "$python" "$here/numpy_audit.py" position 52 1e6)
-row "fisher-yates n=52, position matrix" "$m52" "$s52" "$p52"
+peer_row "fisher-yates n=52, positions, batched" "position 52 2e6" "position 52 1e6" \
+  --algo fisher-yates --n 52 --position --trials $TRIALS
+peer_row "fisher-yates n=52, positions, lemire" "position 52 2e6" "position 52 1e6" \
+  --algo fisher-yates --n 52 --position --trials $TRIALS --method lemire
 
+# The sort one-liners: their decision tables against the reference loop
+# that draws coin by coin (the scalar path before the tables).
+reference=$("$bench" --benchmark_filter='BM_ReferenceLoop' --benchmark_repetitions="$repeats" \
+  --benchmark_report_aggregates_only=true --benchmark_format=csv 2>/dev/null |
+  awk -F, '/_median/ { print $7 }')
+printf "%-40s %11s %6s %11s %6s %24s %8s\n" job melange words 2-threads x1 "reference loop" vs-ref
 TRIALS=400000000
-m4t=$(median_rate 1 melange_rate 2 --algo fisher-yates --n 4 --trials $TRIALS)
-awk -v one="$m4" -v two="$m4t" \
-  'BEGIN { printf "two threads, n=4: %.3e shuffles/s, %.2fx one thread\n", two, two / one }'
+k=0
+for algo in sort-binary-insertion sort-v8-timsort; do
+  k=$((k + 1))
+  ref=$(echo "$reference" | sed -n "${k}p")
+  one=$(median_rate 1 melange_rate 1 --algo $algo --n 4 --trials $TRIALS)
+  words=$(words_per_trial)
+  two=$(median_rate 1 melange_rate 2 --algo $algo --n 4 --trials $TRIALS)
+  awk -v n="$algo n=4, ranks, batched" -v m="$one" -v w="$words" -v t="$two" -v r="$ref" \
+    'BEGIN { printf "%-40s %11.3e %6.2f %11.3e %5.2fx %24.3e %7.1fx\n", n, m, w, t, t / m, r, m / r }'
+done
 
 "$bench" --benchmark_filter='BM_Philox' --benchmark_repetitions="$repeats" \
   --benchmark_report_aggregates_only=true --benchmark_format=csv 2>/dev/null |

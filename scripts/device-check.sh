@@ -17,7 +17,7 @@ sed "s/@PROJECT_VERSION@/$version/" core/include/melange/version.hpp.in >"$work/
 
 flags=(-std=c++20 -O3 "-arch=sm_$arch" --expt-relaxed-constexpr -Icore/include -Iengine/include
        -Icuda/include "-I$work/include" -DMELANGE_HAVE_CUDA=1 -Xcompiler=-pthread)
-sources=(core/src/algorithms.cpp core/src/bounded.cpp core/src/error.cpp core/src/histogram.cpp
+sources=(core/src/algorithms.cpp core/src/bounded.cpp core/src/decision_table.cpp core/src/error.cpp core/src/histogram.cpp
          core/src/job.cpp core/src/rank.cpp core/src/trial.cpp
          engine/src/backend_scalar.cpp engine/src/backend_table.cpp engine/src/engine.cpp
          cuda/src/backend.cu cuda/src/curand_words.cu cuda/src/device.cu cuda/src/stream_words.cu

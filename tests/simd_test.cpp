@@ -10,6 +10,7 @@
 #include "melange/engine.hpp"
 #include "melange/simd/backend.hpp"
 #include "melange/stream.hpp"
+#include "melange/trial.hpp"
 
 namespace melange {
 namespace {
@@ -135,6 +136,36 @@ TEST(SimdEquality, SampledPermutationsMatchTheScalarReference) {
       ASSERT_EQ(sample(job, on(arch, threads)).permutations, ref)
           << algorithm_name(c.algorithm) << " n=" << c.n << " " << method_name(c.spec.method) << "/"
           << c.spec.bits;
+  }
+}
+
+// Fisher-Yates at n = 8 under `batched` runs through a one-batch decision
+// table (P = 8!); a word rejected there (P x0 mod 2^32 < 2^32 mod P, about
+// 1 in 220,000) sends its lane to the scalar path. Streams that reject are
+// searched for, then run inside lane groups on every architecture.
+TEST(SimdEquality, RejectedBatchesInTheTablePathMatchTheScalarReference) {
+  REQUIRE_SIMD();
+  Case c{Algorithm::fisher_yates, 8, {Method::batched, 32}};
+  const std::uint64_t seed = 5, threshold = (std::uint64_t{1} << 32) % 40320;
+  std::vector<std::uint64_t> rejecting;
+  for (std::uint64_t t = 0; rejecting.size() < 3; ++t) {
+    PhiloxStream s(seed, t);
+    if (static_cast<std::uint32_t>(std::uint64_t{s.next()} * 40320) < threshold) rejecting.push_back(t);
+  }
+  for (std::uint64_t t : rejecting) {
+    const Job job = job_for(c, seed, t - std::min<std::uint64_t>(t, 37), 100);
+    // The reference loop itself, draw by draw: no table.
+    Tally ref = Tally::for_job(job);
+    tally_trials(job, job.first, job.first + job.trials, ref);
+    std::vector<std::uint16_t> ref_rows(job.trials * c.n);
+    sample_trials(job, job.first, job.first + job.trials, ref_rows.data());
+    for (const std::string& arch : simd::available_architectures()) {
+      const RunResult got = run(job, on(arch, 1));
+      EXPECT_TRUE(got.tally == ref) << arch << " stream " << t << ": words " << got.tally.words << " vs "
+                                    << ref.words;
+      EXPECT_EQ(sample(job, on(arch, 1)).permutations, ref_rows) << arch << " stream " << t;
+    }
+    EXPECT_GT(ref.words, job.trials) << "a rejected word is counted";
   }
 }
 

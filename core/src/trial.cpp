@@ -23,7 +23,7 @@ void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::
   });
 }
 
-void tally_table_trials(const Job& job, const CoinTableView& table, std::uint64_t begin, std::uint64_t end,
+void tally_table_trials(const Job& job, const DecisionTableView& table, std::uint64_t begin, std::uint64_t end,
                         Tally& tally) {
   const TrialJob tj = trial_job(job);
   TallyCounter counter{tally};
@@ -31,7 +31,7 @@ void tally_table_trials(const Job& job, const CoinTableView& table, std::uint64_
   tally.trials += end - begin;
 }
 
-void sample_table_trials(const Job& job, const CoinTableView& table, std::uint64_t begin, std::uint64_t end,
+void sample_table_trials(const Job& job, const DecisionTableView& table, std::uint64_t begin, std::uint64_t end,
                          std::uint16_t* out) {
   const TrialJob tj = trial_job(job);
   for (std::uint64_t t = begin; t != end; ++t, out += job.n) sample_table_trial(tj, table, t, out);

@@ -67,13 +67,20 @@ void check_tallies(int cpu_threads) {
     int n;
     BoundedSpec spec;
   };
+  // {} is `batched`, the default; the sort one-liners up to n = 8 run
+  // through their decision tables, above that coin by coin.
+  const BoundedSpec lemire{Method::lemire, 32};
   const Case cases[] = {
-      {Algorithm::fisher_yates, 4, {}},          {Algorithm::fisher_yates, 4, {Method::modulo, 8}},
+      {Algorithm::fisher_yates, 4, {}},          {Algorithm::fisher_yates, 4, lemire},
+      {Algorithm::fisher_yates, 4, {Method::modulo, 8}},
       {Algorithm::naive_swap, 4, {}},            {Algorithm::sort_binary_insertion, 4, {}},
-      {Algorithm::fisher_yates, 5, {Method::rejection, 7}}, {Algorithm::sort_v8_timsort, 5, {}},
+      {Algorithm::sort_binary_insertion, 4, lemire},        {Algorithm::sort_v8_timsort, 8, {}},
+      {Algorithm::fisher_yates, 5, {Method::rejection, 7}}, {Algorithm::sort_v8_timsort, 5, lemire},
       {Algorithm::sattolo, 8, {}},               {Algorithm::naive_swap, 8, {Method::multiply, 9}},
-      {Algorithm::fisher_yates, 8, {Method::lemire, 4}},    {Algorithm::fisher_yates, 52, {}},
-      {Algorithm::naive_swap, 52, {Method::modulo, 8}},     {Algorithm::sort_binary_insertion, 52, {}}};
+      {Algorithm::fisher_yates, 8, {Method::lemire, 4}},    {Algorithm::fisher_yates, 13, {}},
+      {Algorithm::fisher_yates, 52, {}},         {Algorithm::fisher_yates, 52, lemire},
+      {Algorithm::naive_swap, 52, {}},           {Algorithm::naive_swap, 52, {Method::modulo, 8}},
+      {Algorithm::sort_binary_insertion, 52, {}}, {Algorithm::sort_v8_timsort, 9, lemire}};
   for (const Case& c : cases)
     for (std::uint64_t trials : {std::uint64_t{10'000'019}, std::uint64_t{777}}) {
       const Job job = job_of(c.a, c.n, c.spec, (std::uint64_t{1} << 32) - 3'000'000, trials);
@@ -84,9 +91,12 @@ void check_tallies(int cpu_threads) {
                  " " + std::string(method_name(c.spec.method)) + "/" + std::to_string(c.spec.bits) +
                  ", " + std::to_string(trials) + " trials");
     }
-  const Job job = job_of(Algorithm::sort_v8_timsort, 9, {}, 99, 1'000'003);
-  report(sample(job, on("cuda")).permutations == sample(job, on("scalar", cpu_threads)).permutations,
-         "sampled permutations = CPU: sort-v8-timsort n=9");
+  for (auto [a, n] : {std::pair{Algorithm::sort_v8_timsort, 9}, std::pair{Algorithm::sort_binary_insertion, 6},
+                      std::pair{Algorithm::fisher_yates, 52}}) {
+    const Job job = job_of(a, n, {}, 99, 1'000'003);
+    report(sample(job, on("cuda")).permutations == sample(job, on("scalar", cpu_threads)).permutations,
+           "sampled permutations = CPU: " + std::string(algorithm_name(a)) + " n=" + std::to_string(n));
+  }
 }
 
 double seconds_of(const std::function<void()>& f) {
@@ -144,9 +154,18 @@ int main() {
   };
   Job n4 = job_of(Algorithm::fisher_yates, 4, {}, 0, 0);
   n4.position_matrix = false;
-  audit_row("fisher-yates n=4 audit", n4, 100'000'000'000ull, 2'000'000'000ull, ">= 2e11");
+  audit_row("fisher-yates n=4 audit, batched", n4, 100'000'000'000ull, 2'000'000'000ull, ">= 2e11");
+  Job n4_lemire = n4;
+  n4_lemire.spec = BoundedSpec{Method::lemire, 32};
+  audit_row("fisher-yates n=4 audit, lemire", n4_lemire, 100'000'000'000ull, 2'000'000'000ull, ">= 2e11");
+  Job sort4 = n4;
+  sort4.algorithm = Algorithm::sort_binary_insertion;
+  audit_row("sort-binary-insertion n=4, batched", sort4, 100'000'000'000ull, 2'000'000'000ull, "");
   Job n52 = job_of(Algorithm::fisher_yates, 52, {}, 0, 0);
-  audit_row("fisher-yates n=52 + position matrix", n52, 10'000'000'000ull, 100'000'000ull, ">= 1e10");
+  audit_row("fisher-yates n=52 + positions, batched", n52, 10'000'000'000ull, 100'000'000ull, ">= 1e10");
+  Job n52_lemire = n52;
+  n52_lemire.spec = BoundedSpec{Method::lemire, 32};
+  audit_row("fisher-yates n=52 + positions, lemire", n52_lemire, 10'000'000'000ull, 100'000'000ull, ">= 1e10");
   const double trillion = seconds_of([&] {
     Job j = n4;
     j.trials = 1'000'000'000'000ull;

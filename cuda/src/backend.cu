@@ -1,5 +1,6 @@
 // The CUDA backend: thread -> block -> device.
-//   thread: the core's trial body (melange/trial.hpp) over PhiloxSource.
+//   thread: the core's trial body (melange/trial.hpp) over PhiloxSource, or
+//           the job's decision table (melange/decision_table.hpp).
 //   block:  counters in shared memory, aggregated within each warp, flushed
 //           once per launch into per-block partials (or straight to global
 //           atomics when the bins do not fit).
@@ -103,20 +104,45 @@ struct BlockSink {
   }
 };
 
+// How a thread runs one trial: the algorithm itself (the core's trial body,
+// a byte an item), or the job's decision table (decision_table.hpp) in
+// device memory.
 template <Algorithm A>
+struct DirectTrial {
+  __device__ void count(const TrialJob& job, std::uint64_t t, BlockSink& counter) const {
+    std::uint8_t items[kMaxDeviceItems];  // in registers or local memory
+    CountingSink<BlockSink> sink{job, counter};
+    run_trial<A>(job, t, items, sink);
+  }
+  __device__ void sample(const TrialJob& job, std::uint64_t t, std::uint16_t* out) const {
+    std::uint8_t items[kMaxDeviceItems];
+    SampleSink sink{out};
+    run_trial<A>(job, t, items, sink);
+  }
+};
+
+struct TableTrial {
+  DecisionTableView table;  // device pointers
+  __device__ void count(const TrialJob& job, std::uint64_t t, BlockSink& counter) const {
+    count_table_trial(job, table, t, counter);
+  }
+  __device__ void sample(const TrialJob& job, std::uint64_t t, std::uint16_t* out) const {
+    sample_table_trial(job, table, t, out);
+  }
+};
+
+template <class Trial>
 __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
-    audit_kernel(TrialJob job, Layout layout, std::uint64_t first, std::uint64_t count, Outputs out) {
+    audit_kernel(TrialJob job, Layout layout, std::uint64_t first, std::uint64_t count, Outputs out, Trial trial) {
   extern __shared__ std::uint32_t shared[];
   for (std::size_t i = threadIdx.x; i < layout.shared_bytes / 4; i += blockDim.x) shared[i] = 0;
   __syncthreads();
 
   BlockSink counter{layout, shared, out, job.n};
-  CountingSink<BlockSink> sink{job, counter};
-  std::uint8_t items[kMaxDeviceItems];  // a byte an item, in registers or local memory
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
        i += stride)
-    run_trial<A>(job, first + i, items, sink);
+    trial.count(job, first + i, counter);
 
   // Words and draws: summed within each warp (CUB), one atomic per warp each.
   using WarpSum = cub::WarpReduce<unsigned long long>;
@@ -147,17 +173,35 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
   }
 }
 
-template <Algorithm A>
+template <class Trial>
 __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
-    sample_kernel(TrialJob job, std::uint64_t first, std::uint64_t count, std::uint16_t* out) {
-  std::uint8_t items[kMaxDeviceItems];
+    sample_kernel(TrialJob job, std::uint64_t first, std::uint64_t count, std::uint16_t* out, Trial trial) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
-       i += stride) {
-    SampleSink sink{out + i * job.n};
-    run_trial<A>(job, first + i, items, sink);
-  }
+       i += stride)
+    trial.sample(job, first + i, out + i * job.n);
 }
+
+// A job's decision table copied to the device, where it has one.
+struct DeviceTable {
+  thrust::device_vector<std::uint32_t> perms, meta;
+  DecisionTableView view;  // perms null: no table
+  explicit DeviceTable(const Job& job) {
+    if (!DecisionTable::fits(job)) return;
+    const DecisionTable host(job);
+    perms = host.perms();
+    meta = host.meta();
+    view = host.view();
+    view.perms = thrust::raw_pointer_cast(perms.data());
+    view.meta = thrust::raw_pointer_cast(meta.data());
+  }
+  // Calls f(trial) with the job's thread-level trial.
+  template <class F>
+  void with_trial(Algorithm a, F&& f) const {
+    if (view.perms) return f(TableTrial{view});
+    with_algorithm(a, [&](auto algo) { f(DirectTrial<decltype(algo)::value>{}); });
+  }
+};
 
 struct AddTo {
   __host__ __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const {
@@ -187,10 +231,11 @@ class CudaBackend final : public Backend {
     const Outputs out{thrust::raw_pointer_cast(partials.data()), thrust::raw_pointer_cast(ranks.data()),
                       thrust::raw_pointer_cast(positions.data()), thrust::raw_pointer_cast(usage.data())};
 
+    const DeviceTable table(job);
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kLaunchTrials)) {
-      with_algorithm(job.algorithm, [&](auto algo) {
-        audit_kernel<decltype(algo)::value>
-            <<<grid_, tuning::kThreadsPerBlock, layout.shared_bytes>>>(dj, layout, l.first, l.count, out);
+      table.with_trial(job.algorithm, [&](auto trial) {
+        audit_kernel<<<grid_, tuning::kThreadsPerBlock, layout.shared_bytes>>>(dj, layout, l.first, l.count, out,
+                                                                               trial);
       });
       internal::check(cudaGetLastError(), "audit kernel launch");
       if (partial) {
@@ -220,10 +265,11 @@ class CudaBackend final : public Backend {
     const TrialJob dj = trial_job(job);
     const auto n = static_cast<std::size_t>(job.n);
     thrust::device_vector<std::uint16_t> buffer(std::min(end - begin, tuning::kSampleTrials) * n);
+    const DeviceTable table(job);
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials)) {
-      with_algorithm(job.algorithm, [&](auto algo) {
-        sample_kernel<decltype(algo)::value><<<grid_, tuning::kThreadsPerBlock>>>(
-            dj, l.first, l.count, thrust::raw_pointer_cast(buffer.data()));
+      table.with_trial(job.algorithm, [&](auto trial) {
+        sample_kernel<<<grid_, tuning::kThreadsPerBlock>>>(dj, l.first, l.count,
+                                                           thrust::raw_pointer_cast(buffer.data()), trial);
       });
       internal::check(cudaGetLastError(), "sample kernel launch");
       internal::check(cudaMemcpy(out + (l.first - begin) * n, thrust::raw_pointer_cast(buffer.data()),

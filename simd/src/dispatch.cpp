@@ -37,18 +37,18 @@ class SimdBackend final : public Backend {
 
   void run_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                  Tally& tally) const override {
-    const auto table = tables_.get(job.algorithm, job.n);
+    const auto table = tables_.get(job);
     kernels_.tally(plan(job, table.get()), begin, end, tally);
   }
 
   void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                     std::uint16_t* out) const override {
-    const auto table = tables_.get(job.algorithm, job.n);
+    const auto table = tables_.get(job);
     kernels_.sample(plan(job, table.get()), begin, end, out);
   }
 
  private:
-  static internal::Plan plan(const Job& job, const CoinTable* table) {
+  static internal::Plan plan(const Job& job, const DecisionTable* table) {
     internal::Plan p = internal::make_plan(job);
     if (table) p.table = table->view();
     return p;
@@ -56,7 +56,7 @@ class SimdBackend final : public Backend {
 
   const Architecture& arch_;
   internal::KernelEntry kernels_;
-  CoinTables tables_;  // the sort one-liners' tables, built on first use
+  DecisionTables tables_;  // the sort one-liners' tables, built on first use
 };
 
 const Architecture* widest_available() {

@@ -32,15 +32,21 @@ struct Kernel {
   using u32 = typename L::u32;
   static constexpr int kLanes = static_cast<int>(u32::size);
 
-  // Philox4x32-10 on kLanes counters at once; c holds (ctr0..ctr3) per lane.
-  // The rounds run on the even and the odd lanes separately, one lane per
-  // 64-bit slot, where a widening multiply gives hi and lo without blends;
-  // the high halves carry leftovers that no later step reads.
-  MELANGE_LANE_INLINE static void philox(const Plan& p, u32 c[4]) {
+  // Philox4x32-10 on G groups of kLanes counters at once; c[g] holds
+  // (ctr0..ctr3) per lane. The rounds run on the even and the odd lanes
+  // separately, one lane per 64-bit slot, where a widening multiply gives hi
+  // and lo without blends; the high halves carry leftovers that no later step
+  // reads. The 2G chains of a round are independent, which hides the
+  // multiplies' latency.
+  template <int G = 1>
+  MELANGE_LANE_INLINE static void philox(const Plan& p, u32 (*c)[4]) {
     const u32 m0(philox::kM0), m1(philox::kM1);
-    u32 even[4] = {c[0], c[1], c[2], c[3]};
-    u32 odd[4] = {L::high_halves(c[0]), L::high_halves(c[1]), L::high_halves(c[2]),
-                  L::high_halves(c[3])};
+    u32 even[G][4], odd[G][4];
+    for (int g = 0; g < G; ++g)
+      for (int w = 0; w < 4; ++w) {
+        even[g][w] = c[g][w];
+        odd[g][w] = L::high_halves(c[g][w]);
+      }
     // The core's round (philox.hpp), with a multiply that leaves the full
     // 64-bit product in each slot: lo is the product, hi its high half.
     auto mul = [](const u32& m, const u32& a, u32& hi, u32& lo) MELANGE_LANE_LAMBDA {
@@ -49,10 +55,13 @@ struct Kernel {
     };
     for (int r = 0; r < philox::kRounds; ++r) {
       const u32 k0(p.round_keys[r].v[0]), k1(p.round_keys[r].v[1]);
-      philox::round_words(even, k0, k1, m0, m1, mul);
-      philox::round_words(odd, k0, k1, m0, m1, mul);
+      for (int g = 0; g < G; ++g) {
+        philox::round_words(even[g], k0, k1, m0, m1, mul);
+        philox::round_words(odd[g], k0, k1, m0, m1, mul);
+      }
     }
-    for (int w = 0; w < 4; ++w) c[w] = L::interleave(even[w], odd[w]);
+    for (int g = 0; g < G; ++g)
+      for (int w = 0; w < 4; ++w) c[g][w] = L::interleave(even[g][w], odd[g][w]);
   }
 
   // Stream ids first, first+1, ... of the batch's lanes, split into counter
@@ -75,14 +84,14 @@ struct Kernel {
     u32 stream_lo, stream_hi;
     lane_streams(first, stream_lo, stream_hi);
     for (std::size_t k = 0, block = 0; k < count; k += 4, ++block) {
-      u32 c[4] = {u32(static_cast<std::uint32_t>(block)),
-                  u32(static_cast<std::uint32_t>(std::uint64_t{block} >> 32)), stream_lo, stream_hi};
+      u32 c[1][4] = {{u32(static_cast<std::uint32_t>(block)),
+                      u32(static_cast<std::uint32_t>(std::uint64_t{block} >> 32)), stream_lo, stream_hi}};
       philox(p, c);
       const std::size_t left = count - k;
-      f(k, c[0]);
-      if (left > 1) f(k + 1, c[1]);
-      if (left > 2) f(k + 2, c[2]);
-      if (left > 3) f(k + 3, c[3]);
+      f(k, c[0][0]);
+      if (left > 1) f(k + 1, c[0][1]);
+      if (left > 2) f(k + 2, c[0][2]);
+      if (left > 3) f(k + 3, c[0][3]);
     }
   }
 
@@ -355,18 +364,21 @@ struct Kernel {
     return clean;
   }
 
-  // The sort one-liners through their decision table (coin_table.hpp): each
-  // lane's coins as a table index, from the top `depth` bits of its first
-  // word under `batched`, else from the top bit of each of its first `depth`
-  // words. No coin is ever rejected, so no lane is redone.
-  MELANGE_LANE_INLINE static u32 coin_indices(const Plan& p, std::uint64_t first) {
-    const int depth = p.table.depth;
+  // Each lane's index into the job's decision table (decision_table.hpp).
+  // Coins: the top `depth` bits of the first word under `batched`, else the
+  // top bit of each of the first `depth` words; never rejected. One-batch
+  // schedules: v = mulhi(x0, P), and the lanes whose x0 P mod 2^32 falls
+  // below 2^32 mod P set `reject` (their trials are redone on the scalar
+  // path, which reads the next word as the method says).
+  template <TableIndex K>
+  MELANGE_LANE_INLINE static u32 table_indices(const Plan& p, std::uint64_t first, u32& reject) {
     u32 index(0u);
-    if (p.job.spec.method == Method::batched) {
+    if (one_word_index<K>(p)) {
       for_each_word(p, first, 1, [&](std::size_t, const u32& word) MELANGE_LANE_LAMBDA {
-        index = word >> (32 - depth);
+        index = index_of_word<K>(p, word, reject);
       });
     } else {
+      const int depth = p.table.depth;
       for_each_word(p, first, static_cast<std::size_t>(depth), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
         index = index | ((word >> 31) << (depth - 1 - static_cast<int>(k)));
       });
@@ -374,40 +386,101 @@ struct Kernel {
     return index;
   }
 
-  // Tallies of the coin algorithms: ranks and coins used from the table's
-  // meta entries, positions from its packed permutations.
-  template <int N>
-  static void tally_coins(const Plan& p, std::uint64_t begin, std::uint64_t full, Tally& tally) {
-    const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
-    Counters c(p, want_ranks, want_positions);
-    u32 coins(0u);
-    std::uint64_t coins_total = 0;
-    auto flush = [&] {
-      alignas(64) std::uint32_t lane[kLanes];
-      coins.store_aligned(lane);
-      for (int l = 0; l < kLanes; ++l) coins_total += lane[l];
-      coins = u32(0u);
-      c.flush(tally);
-    };
-    for (std::uint64_t t = begin; t != full; t += kLanes) {
-      const u32 index = coin_indices(p, t);
-      const u32 meta = L::gather(p.table.meta, index);
-      if (want_ranks) c.add_ranks(meta & u32((1u << kTableCoinShift) - 1), nullptr);
-      if (want_positions) c.template add_positions<N>(L::gather(p.table.perms, index), u32(~0u));
-      coins = coins + (meta >> kTableCoinShift);
-      if (++c.batches == kFlushBatches) flush();
+  // True where a trial's index comes from its first word alone.
+  template <TableIndex K>
+  static bool one_word_index(const Plan& p) {
+    return K == TableIndex::batch || p.job.spec.method == Method::batched;
+  }
+  template <TableIndex K>
+  MELANGE_LANE_INLINE static u32 index_of_word(const Plan& p, const u32& word, u32& reject) {
+    if constexpr (K == TableIndex::batch) {
+      u32 index, low;
+      L::mul_wide(word, u32(p.table.product), index, low);
+      reject = L::less(low, u32(p.table.threshold));
+      return index;
+    } else {
+      return word >> (32 - p.table.depth);
     }
-    flush();
-    const std::uint64_t trials = full - begin;
-    static_assert(kMaxTableCoins <= kCoinsPerWord, "under batched, a trial's coins come from one word");
-    tally.trials += trials;
-    tally.draws += coins_total;
-    tally.words += p.job.spec.method == Method::batched ? trials : coins_total;
   }
 
-  static void tally_coin_range(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& tally) {
+  // The first word of every lane's stream in G groups of lanes at once
+  // (streams first, first + 1, ...): independent chains hide the
+  // multiplies' latency.
+  template <int G>
+  MELANGE_LANE_INLINE static void first_words(const Plan& p, std::uint64_t first, u32 (&words)[G]) {
+    u32 c[G][4];
+    for (int g = 0; g < G; ++g) {
+      c[g][0] = c[g][1] = u32(0u);
+      lane_streams(first + static_cast<std::uint64_t>(g) * kLanes, c[g][2], c[g][3]);
+    }
+    philox<G>(p, c);
+    for (int g = 0; g < G; ++g) words[g] = c[g][0];
+  }
+
+  template <int N, TableIndex K>
+  static std::uint64_t tally_table(const Plan& p, std::uint64_t begin, std::uint64_t full, Tally& tally) {
+    const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
+    const bool may_reject = K == TableIndex::batch && p.table.threshold != 0;
+    Counters c(p, want_ranks, want_positions);
+    u32 draws(0u);
+    std::uint64_t draws_total = 0, clean = 0;
+    auto flush = [&] {
+      alignas(64) std::uint32_t lane[kLanes];
+      draws.store_aligned(lane);
+      for (int l = 0; l < kLanes; ++l) draws_total += lane[l];
+      draws = u32(0u);
+      c.flush(tally);
+    };
+    // Counts the group of lanes from trial t, given their indices.
+    auto count = [&](std::uint64_t t, const u32& index, const u32& reject) MELANGE_LANE_LAMBDA {
+      const bool some_rejected = may_reject && L::any(reject);
+      const u32 keep = some_rejected ? redo_rejected(p, t, reject, tally) : u32(~0u);
+      alignas(64) std::uint32_t kept[kLanes];
+      if (some_rejected) keep.store_aligned(kept);
+      const u32 meta = L::gather(p.table.meta, index);
+      if (want_ranks) c.add_ranks(meta & u32((1u << kTableDrawShift) - 1), some_rejected ? kept : nullptr);
+      if (want_positions) c.template add_positions<N>(L::gather(p.table.perms, index), keep);
+      draws = draws + ((meta >> kTableDrawShift) & keep);
+      if (some_rejected) {
+        for (int l = 0; l < kLanes; ++l) clean += kept[l] != 0;
+      } else {
+        clean += kLanes;
+      }
+      if (++c.batches == kFlushBatches) flush();
+    };
+    // Two groups a step where the index is one word, else one.
+    const bool pairs = one_word_index<K>(p);
+    for (std::uint64_t t = begin; t != full;) {
+      if (pairs && full - t >= 2 * kLanes) {
+        u32 words[2], reject[2] = {u32(0u), u32(0u)};
+        first_words<2>(p, t, words);
+        const u32 first_index = index_of_word<K>(p, words[0], reject[0]);
+        const u32 second_index = index_of_word<K>(p, words[1], reject[1]);
+        count(t, first_index, reject[0]);
+        count(t + kLanes, second_index, reject[1]);
+        t += 2 * kLanes;
+      } else {
+        u32 reject(0u);
+        count(t, table_indices<K>(p, t, reject), reject);
+        t += kLanes;
+      }
+    }
+    flush();
+    // Under `batched` a clean trial read one word (a coin trial's at most
+    // kMaxTableItems-item coins fit in one); otherwise a coin trial read a
+    // word a coin.
+    const bool coin_a_word = p.table.kind == TableIndex::coins && p.job.spec.method != Method::batched;
+    tally.draws += draws_total;
+    tally.words += coin_a_word ? draws_total : clean;
+    return clean;
+  }
+
+  static void tally_table_range(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& tally) {
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
-    with_packed_n(p.job.n, [&](auto n) { tally_coins<n()>(p, begin, full, tally); });
+    tally.trials += with_packed_n(p.job.n, [&](auto n) {
+      return p.table.kind == TableIndex::batch ? tally_table<n(), TableIndex::batch>(p, begin, full, tally)
+                                               : tally_table<n(), TableIndex::coins>(p, begin, full, tally);
+    });
     if (full != end) tally_table_trials(p.job, p.table, full, end, tally);
   }
 
@@ -447,11 +520,24 @@ struct Kernel {
       for (int k = 0; k < n; ++k) rows[l * n + k] = static_cast<std::uint16_t>((perm[l] >> (4 * k)) & 15u);
   }
 
-  static void sample_coin_range(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
+  static void sample_table_range(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
-    for (std::uint64_t t = begin; t != full; t += kLanes)
-      store_rows(L::gather(p.table.perms, coin_indices(p, t)), p.job.n, out + (t - begin) * p.job.n);
-    if (full != end) sample_table_trials(p.job, p.table, full, end, out + (full - begin) * p.job.n);
+    const int n = p.job.n;
+    for (std::uint64_t t = begin; t != full; t += kLanes) {
+      std::uint16_t* row = out + (t - begin) * n;
+      u32 reject(0u);
+      const u32 index = p.table.kind == TableIndex::batch ? table_indices<TableIndex::batch>(p, t, reject)
+                                                          : table_indices<TableIndex::coins>(p, t, reject);
+      store_rows(L::gather(p.table.perms, index), n, row);
+      if (p.table.kind == TableIndex::batch && L::any(reject)) {
+        // The scalar reference rewrites the rows of the lanes that rejected.
+        alignas(64) std::uint32_t lane[kLanes];
+        reject.store_aligned(lane);
+        for (int l = 0; l < kLanes; ++l)
+          if (lane[l]) sample_trials(p.job, t + l, t + l + 1, row + l * n);
+      }
+    }
+    if (full != end) sample_table_trials(p.job, p.table, full, end, out + (full - begin) * n);
   }
 
   template <Method M>
@@ -484,7 +570,7 @@ struct Kernel {
   }
 
   static void tally(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& t) {
-    if (p.table.perms) return tally_coin_range(p, begin, end, t);
+    if (p.table.perms) return tally_table_range(p, begin, end, t);
     switch (p.job.spec.method) {
       case Method::lemire: return tally_range<Method::lemire>(p, begin, end, t);
       case Method::modulo: return tally_range<Method::modulo>(p, begin, end, t);
@@ -495,7 +581,7 @@ struct Kernel {
   }
 
   static void sample(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
-    if (p.table.perms) return sample_coin_range(p, begin, end, out);
+    if (p.table.perms) return sample_table_range(p, begin, end, out);
     switch (p.job.spec.method) {
       case Method::lemire: return sample_range<Method::lemire>(p, begin, end, out);
       case Method::modulo: return sample_range<Method::modulo>(p, begin, end, out);
@@ -530,12 +616,17 @@ struct Kernel {
     job.seed = seed;
     const Plan p = make_plan(job);
     u32 acc(0u);
-    const std::uint64_t full = streams / kLanes * kLanes;
-    for (std::uint64_t s = 0; s < full; s += kLanes) {
-      u32 c[4] = {u32(0u), u32(0u), u32(0u), u32(0u)};
-      lane_streams(first + s, c[2], c[3]);
-      philox(p, c);
-      acc = acc ^ c[0] ^ c[1] ^ c[2] ^ c[3];
+    // kGroups groups a step: independent multiply chains per round.
+    constexpr int kGroups = 2;
+    const std::uint64_t full = streams / (kGroups * kLanes) * (kGroups * kLanes);
+    for (std::uint64_t s = 0; s < full; s += kGroups * kLanes) {
+      u32 c[kGroups][4];
+      for (int g = 0; g < kGroups; ++g) {
+        c[g][0] = c[g][1] = u32(0u);
+        lane_streams(first + s + g * kLanes, c[g][2], c[g][3]);
+      }
+      philox<kGroups>(p, c);
+      for (int g = 0; g < kGroups; ++g) acc = acc ^ c[g][0] ^ c[g][1] ^ c[g][2] ^ c[g][3];
     }
     alignas(64) std::uint32_t lane[kLanes];
     acc.store_aligned(lane);

@@ -28,7 +28,10 @@ struct Lanes<xsimd::avx512bw> {
   // The 64-bit-slot view Philox runs in (see lanes_avx2.hpp): full products
   // of the even lanes, one per slot.
   static u32 even_products(u32 a, u32 m) { return _mm512_mul_epu32(a, m); }
-  static u32 high_halves(u32 a) { return _mm512_srli_epi64(a, 32); }
+  // A shuffle, not a 64-bit shift: on Intel cores both the widening multiply
+  // and 512-bit shifts issue only on port 0, shuffles on port 5, so Philox's
+  // rounds keep both ports busy (the high halves' leftovers go unread).
+  static u32 high_halves(u32 a) { return _mm512_shuffle_epi32(a, _MM_PERM_DDBB); }
   static u32 interleave(u32 even, u32 odd) {
     return _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
   }

@@ -22,7 +22,7 @@ bool vectorizable(const Job& job) {
   // along the plan's draws, which are read off the schedule. Coin-driven
   // algorithms decide their draws as they go; they run in the lanes through
   // their decision tables where one fits, else on the scalar path.
-  if (draw_kind(job.algorithm) == DrawKind::coins) return CoinTable::fits(job.algorithm, job.n);
+  if (draw_kind(job.algorithm) == DrawKind::coins) return DecisionTable::fits(job);
   return job.n >= 2;
 }
 
@@ -30,7 +30,7 @@ std::uint64_t scratch_bytes(const Job& job) {
   // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
   // position matrix; the wide path adds to the tally directly.
   if (!vectorizable(job) || job.n > kPackedItems) return 0;
-  std::uint64_t bytes = coin_table_bytes(job.algorithm, job.n);
+  std::uint64_t bytes = decision_table_bytes(job);
   if (job.rank_histogram) bytes += factorial(job.n) * kMaxLanes * sizeof(std::uint32_t);
   if (job.position_matrix) bytes += static_cast<std::uint64_t>(job.n) * job.n * kMaxLanes * sizeof(std::uint32_t);
   return bytes;

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "melange/coin_table.hpp"
+#include "melange/decision_table.hpp"
 #include "melange/job.hpp"
 #include "melange/philox.hpp"
 
@@ -43,9 +43,10 @@ struct Plan {
   std::vector<DrawPlan> draws;
   std::vector<WordPlan> words;      // batched only
   std::size_t words_per_trial = 0;  // words a trial reads when nothing is rejected
-  // The sort one-liners: their decision table, owned by the backend (perms
-  // is null for the swap algorithms).
-  CoinTableView table{nullptr, nullptr, 0};
+  // The job's decision table where it has one (the sort one-liners at
+  // small n; one-batch schedules under batched), owned by the backend;
+  // perms is null where it has none.
+  DecisionTableView table;
 };
 
 // True when the vector kernels cover the job (otherwise use the scalar path).

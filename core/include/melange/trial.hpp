@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "melange/algorithms.hpp"
-#include "melange/coin_table.hpp"
+#include "melange/decision_table.hpp"
 #include "melange/config.hpp"
 #include "melange/job.hpp"
 #include "melange/rank.hpp"
@@ -80,29 +80,31 @@ struct SampleSink {
   }
 };
 
-// Trial t of a coin algorithm through its decision table (coin_table.hpp):
-// the same tallies, words and draws as run_trial with a CountingSink.
+// Trial t through the job's decision table (decision_table.hpp): the same
+// tallies, words and draws as run_trial with a CountingSink.
 template <class Counter>
-MELANGE_HD inline void count_table_trial(const TrialJob& job, const CoinTableView& table, std::uint64_t t,
+MELANGE_HD inline void count_table_trial(const TrialJob& job, const DecisionTableView& table, std::uint64_t t,
                                          Counter& counter) {
   const bool batched = job.spec.method == Method::batched;
   PhiloxStream stream(job.seed, t);
-  const std::uint32_t index = coin_index(stream, table.depth, batched);
+  const std::uint32_t index = table_index(stream, table, batched);
   const std::uint32_t meta = table.meta[index];
   if (job.ranks) counter.rank(table_rank(meta));
   if (job.positions) {
     const std::uint32_t perm = table.perms[index];
     for (int p = 0; p < job.n; ++p) counter.position(static_cast<int>((perm >> (4 * p)) & 15u), p);
   }
-  const std::uint32_t coins = table_coins(meta);
-  counter.usage(table_words(coins, batched), coins);
+  const std::uint32_t draws = table_draws(meta);
+  // A coin index may read past the coins used: the trial consumed only those.
+  const bool coin_a_word = table.kind == TableIndex::coins && !batched;
+  counter.usage(coin_a_word ? draws : stream.words_consumed(), draws);
 }
 
 // The permutation of trial t through the table, into out[0..n).
-MELANGE_HD inline void sample_table_trial(const TrialJob& job, const CoinTableView& table, std::uint64_t t,
+MELANGE_HD inline void sample_table_trial(const TrialJob& job, const DecisionTableView& table, std::uint64_t t,
                                           std::uint16_t* out) {
   PhiloxStream stream(job.seed, t);
-  const std::uint32_t perm = table.perms[coin_index(stream, table.depth, job.spec.method == Method::batched)];
+  const std::uint32_t perm = table.perms[table_index(stream, table, job.spec.method == Method::batched)];
   for (int p = 0; p < job.n; ++p) out[p] = static_cast<std::uint16_t>((perm >> (4 * p)) & 15u);
 }
 
@@ -124,10 +126,10 @@ struct TallyCounter {
 void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally);
 void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out);
 
-// The same through a coin algorithm's table, one trial at a time.
-void tally_table_trials(const Job& job, const CoinTableView& table, std::uint64_t begin, std::uint64_t end,
+// The same through the job's decision table, one trial at a time.
+void tally_table_trials(const Job& job, const DecisionTableView& table, std::uint64_t begin, std::uint64_t end,
                         Tally& tally);
-void sample_table_trials(const Job& job, const CoinTableView& table, std::uint64_t begin, std::uint64_t end,
+void sample_table_trials(const Job& job, const DecisionTableView& table, std::uint64_t begin, std::uint64_t end,
                          std::uint16_t* out);
 
 }  // namespace melange

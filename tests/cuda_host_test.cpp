@@ -68,6 +68,35 @@ TEST(CudaThreadCode, EqualsTheScalarReference) {
   EXPECT_GT(compared, 40);
 }
 
+// The kernels' other thread-level trial: the job's decision table, as the
+// CUDA backend picks it (DecisionTable::fits), against the reference loop.
+TEST(CudaThreadCode, TableTrialsEqualTheReferenceLoop) {
+  int compared = 0;
+  for (Algorithm a : kAllAlgorithms)
+    for (int n : {2, 4, 6, 8})
+      for (BoundedSpec spec : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 32}}) {
+        Job job;
+        job.algorithm = a;
+        job.n = n;
+        job.spec = spec;
+        job.seed = 0x7ab1e + n;
+        job.first = (std::uint64_t{1} << 32) - 1000;
+        job.trials = 3001;
+        job.position_matrix = true;
+        if (!DecisionTable::fits(job)) continue;
+        const DecisionTable table(job);
+        Tally got = Tally::for_job(job), want = Tally::for_job(job);
+        HostCounter counter{got, n};
+        const TrialJob tj = trial_job(job);
+        for (std::uint64_t i = 0; i < job.trials; ++i) count_table_trial(tj, table.view(), job.first + i, counter);
+        got.trials = job.trials;
+        tally_trials(job, job.first, job.first + job.trials, want);
+        EXPECT_TRUE(got == want) << algorithm_name(a) << " n=" << n << " " << method_name(spec.method);
+        ++compared;
+      }
+  EXPECT_GE(compared, 12);
+}
+
 TEST(CudaThreadCode, SampleTrialEqualsTheScalarPermutation) {
   Job job;
   job.algorithm = Algorithm::sort_v8_timsort;

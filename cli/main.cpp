@@ -71,6 +71,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "melange: millions to trillions of independent small shuffles on Philox4x32-10 streams,\n"
       "turned into permutation histograms, exact distributions and statistical verdicts.\n\n"
+      "Bounded draws: --method batched by default (several exactly uniform draws per 32-bit word,\n"
+      "the fewest words per shuffle); --method lemire reads a word a draw, as melange 0.1 did.\n\n"
       "Exit status: 0 ran; 1 runtime error; 2 usage error; 3 --fail-on-bias and a test failed;\n"
       "128 + N stopped by signal N (130: SIGINT).",
       "melange"};

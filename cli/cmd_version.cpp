@@ -22,14 +22,18 @@ void add_version_command(CLI::App& app, Action& action) {
       auto doc = json_header("version");
       doc["backends"] = nlohmann::ordered_json::array();
       for (const BackendInfo& b : backend_inventory())
-        doc["backends"].push_back(
-            {{"name", b.name}, {"compiled", b.compiled}, {"available", b.available}, {"archs", b.archs}});
+      {
+        nlohmann::ordered_json row = {{"name", b.name}, {"compiled", b.compiled}, {"available", b.available}};
+        if (!b.available) row["reason"] = b.reason;
+        row["archs"] = b.archs;
+        doc["backends"].push_back(row);
+      }
       if (!json->empty()) write_json(outputs.open(*json), doc);
       if (*json != "-") {
         std::cout << "melange " << kVersion << " (stream version " << kStreamVersion << ")\n";
         for (const BackendInfo& b : backend_inventory())
           std::cout << "  backend " << b.name << ": "
-                    << (b.compiled ? (b.available ? "available" : "compiled, not available here")
+                    << (b.compiled ? (b.available ? "available" : "compiled, not available here: " + b.reason)
                                    : "not compiled")
                     << (b.archs.empty() ? "" : " (" + join(b.archs, ", ") + ")") << "\n";
       }

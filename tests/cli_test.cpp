@@ -54,6 +54,10 @@ TEST(CliVersion, ListsBackends) {
   for (const auto& b : j["backends"]) {
     EXPECT_TRUE(b.contains("compiled"));
     EXPECT_TRUE(b.contains("available"));
+    // A backend that cannot run says why ("no CUDA device", "not built ...").
+    if (!b["available"].get<bool>()) {
+      EXPECT_FALSE(b.value("reason", std::string()).empty()) << b.dump();
+    }
   }
   const auto v = run_cli("--version");
   EXPECT_EQ(v.status, 0);

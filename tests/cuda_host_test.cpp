@@ -8,9 +8,11 @@
 #include <numeric>
 #include <random>
 
+#include "../cuda/src/check.cuh"
 #include "melange/cuda/launch_plan.hpp"
-#include "melange/trial.hpp"
 #include "melange/engine.hpp"
+#include "melange/packed_items.hpp"
+#include "melange/trial.hpp"
 
 namespace melange {
 namespace {
@@ -149,6 +151,77 @@ TEST(CudaLaunchPlan, ATrillionTrialsInLaunchesOfAtMost2To32) {
   ASSERT_EQ(top.size(), 3u);
   EXPECT_EQ(top.back().first + top.back().count, ~std::uint64_t{0});
   EXPECT_TRUE(cuda::plan_launches(5, 0, 4).empty());
+}
+
+// The small-n thread code: items packed in a register (PackedItems), the
+// source compiled for the one-word methods, n fixed; against the reference.
+TEST(CudaThreadCode, PackedItemsEqualTheReferenceLoop) {
+  int compared = 0;
+  for (Algorithm a : kAllAlgorithms)
+    for (int n = 1; n <= PackedItems::kMaxItems; ++n)
+      for (BoundedSpec spec : {BoundedSpec{Method::lemire, 32}, BoundedSpec{Method::modulo, 5},
+                               BoundedSpec{Method::rejection, 7}, BoundedSpec{Method::multiply, 9}}) {
+        if (max_draw_range(a, n) > (std::uint64_t{1} << spec.bits)) continue;
+        Job job;
+        job.algorithm = a;
+        job.n = n;
+        job.spec = spec;
+        job.seed = 0xbacc + n;
+        job.first = ~std::uint64_t{0} - 1999;  // ends at 2^64
+        job.trials = 2000;
+        job.rank_histogram = true;
+        job.position_matrix = true;
+        Tally got = Tally::for_job(job), want = Tally::for_job(job);
+        HostCounter counter{got, n};
+        const TrialJob tj = trial_job(job);
+        with_algorithm(a, [&](auto algo) {
+          for (std::uint64_t i = 0; i < job.trials; ++i) {
+            PackedItems packed = PackedItems::identity(n);
+            BasicPhiloxSource<MethodSet::one_a_word> src(job.seed, job.first + i, spec, a, n);
+            shuffle_as<decltype(algo)::value>(packed, n, src);
+            std::uint8_t items[PackedItems::kMaxItems];
+            for (int p = 0; p < n; ++p) items[p] = packed.item(p);
+            count_trial(tj, items, src.words_consumed(), src.draws_made(), counter);
+          }
+        });
+        got.trials = job.trials;
+        tally_trials(job, job.first, job.first + job.trials, want);
+        EXPECT_TRUE(got == want) << algorithm_name(a) << " n=" << n << " " << method_name(spec.method);
+        ++compared;
+      }
+  EXPECT_GT(compared, 100);
+}
+
+// A job outside the device code's algorithms or methods is not supported, so
+// the engine runs it on the CPU instead of launching nothing.
+TEST(CudaBackendChoice, OnlyJobsWithADeviceKernel) {
+  Job job;
+  for (Algorithm a : kAllAlgorithms) {
+    job.algorithm = a;
+    EXPECT_TRUE(cuda::job_has_kernel(job)) << algorithm_name(a);
+  }
+  for (Method m : kAllMethods) {
+    job.spec.method = m;
+    EXPECT_TRUE(cuda::job_has_kernel(job)) << method_name(m);
+  }
+  Job unknown = job;
+  unknown.algorithm = static_cast<Algorithm>(200);
+  EXPECT_FALSE(cuda::job_has_kernel(unknown));
+  unknown = job;
+  unknown.spec.method = static_cast<Method>(200);
+  EXPECT_FALSE(cuda::job_has_kernel(unknown));
+  job.n = kMaxDeviceItems + 1;
+  EXPECT_FALSE(cuda::job_has_kernel(job));
+}
+
+TEST(CudaErrors, SayWhatFailedInWords) {
+  EXPECT_EQ(cuda::internal::describe(cudaErrorMemoryAllocation, "audit"),
+            "GPU out of memory while audit: use a smaller job or --backend simd");
+  const std::string fault = cuda::internal::describe(cudaErrorIllegalAddress, "audit kernel");
+  EXPECT_EQ(fault.rfind("CUDA audit kernel: ", 0), 0u) << fault;
+  EXPECT_GT(fault.size(), std::string("CUDA audit kernel: ").size()) << fault;
+  EXPECT_THROW(cuda::internal::check(cudaErrorLaunchFailure, "launch"), Error);
+  EXPECT_NO_THROW(cuda::internal::check(cudaSuccess, "launch"));
 }
 
 }  // namespace

@@ -7,18 +7,22 @@
 //   device: launches of at most 2^32 trials, partials merged with Thrust,
 //           64-bit totals kept on the device and copied back once.
 #include <cub/warp/warp_reduce.cuh>
-#include <thrust/device_vector.h>
+#include <thrust/device_ptr.h>
 #include <thrust/execution_policy.h>
-#include <thrust/fill.h>
-#include <thrust/host_vector.h>
+#include <thrust/system_error.h>
 #include <thrust/transform.h>
+
+#include <new>
+#include <vector>
 
 #include <cuda_runtime.h>
 
 #include "check.cuh"
+#include "device_buffer.cuh"
 #include "melange/cuda/device.hpp"
 #include "melange/cuda/launch_plan.hpp"
 #include "melange/limits.hpp"
+#include "melange/packed_items.hpp"
 #include "melange/trial.hpp"
 #include "tuning.cuh"
 
@@ -33,11 +37,13 @@ struct Layout {
   std::uint64_t bins = 0;
   std::size_t shared_bytes = 0;
   std::size_t position_offset = 0;  // in 32-bit words
+  // Shared position counters sit at item * position_stride + position: an
+  // odd stride spreads a warp's items over the 32 banks (n = 52 would use 8).
+  int position_stride = 0;
 };
 
 Layout layout_for(const Job& job) {
   Layout l;
-  const std::uint64_t cells = static_cast<std::uint64_t>(job.n) * job.n;
   std::uint64_t used = 0;
   if (job.rank_histogram) {
     l.bins = factorial(job.n);
@@ -52,9 +58,11 @@ Layout layout_for(const Job& job) {
     }
   }
   l.position_offset = used;
-  if (job.position_matrix && (used + cells) * 4 <= tuning::kSharedBudget) {
+  l.position_stride = job.n | 1;
+  const std::uint64_t shared_cells = static_cast<std::uint64_t>(job.n) * l.position_stride;
+  if (job.position_matrix && (used + shared_cells) * 4 <= tuning::kSharedBudget) {
     l.shared_positions = true;
-    used += cells;
+    used += shared_cells;
   }
   l.shared_bytes = used * 4;
   return l;
@@ -92,11 +100,10 @@ struct BlockSink {
     }
   }
   __device__ void position(int item, int p) {
-    const int cell = item * n + p;
     if (layout.shared_positions)
-      atomicAdd(&shared[layout.position_offset + cell], 1u);
+      atomicAdd(&shared[layout.position_offset + item * layout.position_stride + p], 1u);
     else
-      atomicAdd(&out.positions[cell], 1ull);
+      atomicAdd(&out.positions[item * n + p], 1ull);
   }
   __device__ void usage(std::uint64_t words, std::uint64_t draws) {
     words_total += words;
@@ -107,17 +114,54 @@ struct BlockSink {
 // How a thread runs one trial: the algorithm itself (the core's trial body,
 // a byte an item), or the job's decision table (decision_table.hpp) in
 // device memory.
-template <Algorithm A>
+//
+// DirectTrial<A, N, Set>: with N > 0 the job's n is known at compile time
+// (tuning::kRegisterItems at most) and the method reads a word a draw, so the
+// loops unroll and the items and the stream stay in registers; with N = 0 any
+// n, the items in local memory. Set: the methods it is compiled for.
+template <Algorithm A, int N = 0, MethodSet Set = MethodSet::any>
 struct DirectTrial {
+  __device__ static TrialJob fixed(TrialJob job) {
+    if constexpr (N > 0) job.n = N;
+    return job;
+  }
   __device__ void count(const TrialJob& job, std::uint64_t t, BlockSink& counter) const {
-    std::uint8_t items[kMaxDeviceItems];  // in registers or local memory
-    CountingSink<BlockSink> sink{job, counter};
-    run_trial<A>(job, t, items, sink);
+    const TrialJob j = fixed(job);
+    if constexpr (N > 0) {
+      std::uint8_t items[N > 0 ? N : 1];
+      const auto used = packed_trial(j, t, items);
+      count_trial(j, items, used.words, used.draws, counter);
+    } else {
+      std::uint8_t items[kMaxDeviceItems];
+      CountingSink<BlockSink> sink{j, counter};
+      run_trial<A, Set>(j, t, items, sink);
+    }
   }
   __device__ void sample(const TrialJob& job, std::uint64_t t, std::uint16_t* out) const {
-    std::uint8_t items[kMaxDeviceItems];
-    SampleSink sink{out};
-    run_trial<A>(job, t, items, sink);
+    const TrialJob j = fixed(job);
+    if constexpr (N > 0) {
+      std::uint8_t items[N > 0 ? N : 1];
+      packed_trial(j, t, items);
+      for (int p = 0; p < N; ++p) out[p] = items[p];
+    } else {
+      std::uint8_t items[kMaxDeviceItems];
+      SampleSink sink{out};
+      run_trial<A, Set>(j, t, items, sink);
+    }
+  }
+
+ private:
+  struct Used {
+    std::uint64_t words, draws;
+  };
+  // The algorithm on items packed in a register (packed_items.hpp), then
+  // unpacked at indices known at compile time, which stay in registers too.
+  __device__ static Used packed_trial(const TrialJob& job, std::uint64_t t, std::uint8_t* items) {
+    PackedItems packed = PackedItems::identity(N);
+    BasicPhiloxSource<Set> src(job.seed, t, job.spec, A, N);
+    shuffle_as<A>(packed, N, src);
+    for (int p = 0; p < N; ++p) items[p] = packed.item(p);
+    return Used{src.words_consumed(), src.draws_made()};
   }
 };
 
@@ -167,7 +211,8 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
   if (layout.shared_positions) {
     const int cells = job.n * job.n;
     for (int c = threadIdx.x; c < cells; c += blockDim.x) {
-      const std::uint32_t v = shared[layout.position_offset + c];
+      const int item = c / job.n, position = c - item * job.n;
+      const std::uint32_t v = shared[layout.position_offset + item * layout.position_stride + position];
       if (v) atomicAdd(&out.positions[c], static_cast<unsigned long long>(v));
     }
   }
@@ -184,22 +229,42 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
 
 // A job's decision table copied to the device, where it has one.
 struct DeviceTable {
-  thrust::device_vector<std::uint32_t> perms, meta;
+  internal::DeviceBuffer<std::uint32_t> perms, meta;
   DecisionTableView view;  // perms null: no table
   explicit DeviceTable(const Job& job) {
     if (!DecisionTable::fits(job)) return;
     const DecisionTable host(job);
-    perms = host.perms();
-    meta = host.meta();
+    perms = internal::DeviceBuffer<std::uint32_t>(host.perms());
+    meta = internal::DeviceBuffer<std::uint32_t>(host.meta());
     view = host.view();
-    view.perms = thrust::raw_pointer_cast(perms.data());
-    view.meta = thrust::raw_pointer_cast(meta.data());
+    view.perms = perms.data();
+    view.meta = meta.data();
   }
-  // Calls f(trial) with the job's thread-level trial.
+  // Calls f(trial) with the job's thread-level trial: the table, else the
+  // algorithm with n fixed at compile time where it is small, else any n.
   template <class F>
-  void with_trial(Algorithm a, F&& f) const {
+  void with_trial(const Job& job, F&& f) const {
     if (view.perms) return f(TableTrial{view});
-    with_algorithm(a, [&](auto algo) { f(DirectTrial<decltype(algo)::value>{}); });
+    with_algorithm(job.algorithm, [&](auto algo) {
+      constexpr Algorithm A = decltype(algo)::value;
+      static_assert(tuning::kRegisterItems == 8);
+      // Under `batched` small n has a table (naive-swap at n = 8 aside).
+      constexpr MethodSet kWord = MethodSet::one_a_word;
+      if constexpr (draw_kind(A) == DrawKind::schedule) {
+        if (job.spec.method != Method::batched) switch (job.n) {
+            case 2: return f(DirectTrial<A, 2, kWord>{});
+            case 3: return f(DirectTrial<A, 3, kWord>{});
+            case 4: return f(DirectTrial<A, 4, kWord>{});
+            case 5: return f(DirectTrial<A, 5, kWord>{});
+            case 6: return f(DirectTrial<A, 6, kWord>{});
+            case 7: return f(DirectTrial<A, 7, kWord>{});
+            case 8: return f(DirectTrial<A, 8, kWord>{});
+            default: break;
+          }
+      }
+      if (job.spec.method == Method::batched) return f(DirectTrial<A, 0, MethodSet::batched>{});
+      f(DirectTrial<A, 0, kWord>{});
+    });
   }
 };
 
@@ -209,77 +274,117 @@ struct AddTo {
   }
 };
 
+// The grid for a kernel: as many resident blocks as fit on every SM.
+template <class Kernel>
+unsigned grid_for(Kernel kernel, int sms, std::size_t shared_bytes) {
+  int per_sm = 0;
+  internal::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, tuning::kThreadsPerBlock,
+                                                                shared_bytes),
+                  "occupancy");
+  return static_cast<unsigned>(sms * (per_sm > 0 ? per_sm : 1));
+}
+
+// Runs f, turning Thrust's exceptions (its algorithms throw
+// thrust::system_error on a CUDA failure, std::bad_alloc when temporary
+// storage cannot be had) into melange::Error.
+template <class F>
+void guarded(const char* what, F&& f) {
+  try {
+    f();
+  } catch (const thrust::system_error& e) {
+    throw Error(internal::describe(static_cast<cudaError_t>(e.code().value()), what));
+  } catch (const std::bad_alloc&) {
+    throw Error(internal::describe(cudaErrorMemoryAllocation, what));
+  }
+}
+
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int sms) : grid_(sms * tuning::kBlocksPerSm) {}
+  explicit CudaBackend(int sms) : sms_(sms) {}
 
   std::string_view name() const override { return "cuda"; }
-  bool supports(const Job& job) const override { return job.n >= 1 && job.n <= kMaxDeviceItems; }
+  bool supports(const Job& job) const override { return job_has_kernel(job); }
   std::uint64_t preferred_chunk() const override { return tuning::kRangeTrials; }
   int max_workers() const override { return 1; }
 
   void run_range(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) const override {
+    guarded("audit", [&] { audit(job, begin, end, tally); });
+  }
+
+  void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
+                    std::uint16_t* out) const override {
+    guarded("sample", [&] { sample(job, begin, end, out); });
+  }
+
+ private:
+  void audit(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) const {
+    using internal::DeviceBuffer;
     const Layout layout = layout_for(job);
     const TrialJob dj = trial_job(job);
     const bool partial = layout.ranks == RankCounters::warp_shared || layout.ranks == RankCounters::block_shared;
-    thrust::device_vector<unsigned long long> ranks(job.rank_histogram ? layout.bins : 0, 0ull);
-    thrust::device_vector<unsigned long long> merged(partial ? layout.bins : 0);
-    thrust::device_vector<std::uint32_t> partials(partial ? layout.bins * grid_ : 0);
-    thrust::device_vector<unsigned long long> positions(
-        job.position_matrix ? static_cast<std::size_t>(job.n) * job.n : 0, 0ull);
-    thrust::device_vector<unsigned long long> usage(2, 0ull);
-    const Outputs out{thrust::raw_pointer_cast(partials.data()), thrust::raw_pointer_cast(ranks.data()),
-                      thrust::raw_pointer_cast(positions.data()), thrust::raw_pointer_cast(usage.data())};
-
     const DeviceTable table(job);
+    unsigned grid = 0;
+    table.with_trial(job, [&](auto trial) {
+      grid = grid_for(audit_kernel<decltype(trial)>, sms_, layout.shared_bytes);
+    });
+    DeviceBuffer<unsigned long long> ranks(job.rank_histogram ? layout.bins : 0);
+    DeviceBuffer<unsigned long long> merged(partial ? layout.bins : 0);
+    DeviceBuffer<std::uint32_t> partials(partial ? layout.bins * grid : 0);
+    DeviceBuffer<unsigned long long> positions(job.position_matrix ? static_cast<std::size_t>(job.n) * job.n : 0);
+    DeviceBuffer<unsigned long long> usage(2);
+    ranks.zero();
+    positions.zero();
+    usage.zero();
+    const Outputs out{partials.data(), ranks.data(), positions.data(), usage.data()};
+
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kLaunchTrials)) {
-      table.with_trial(job.algorithm, [&](auto trial) {
-        audit_kernel<<<grid_, tuning::kThreadsPerBlock, layout.shared_bytes>>>(dj, layout, l.first, l.count, out,
-                                                                               trial);
+      table.with_trial(job, [&](auto trial) {
+        audit_kernel<<<grid, tuning::kThreadsPerBlock, layout.shared_bytes>>>(dj, layout, l.first, l.count, out,
+                                                                              trial);
       });
       internal::check(cudaGetLastError(), "audit kernel launch");
       if (partial) {
-        merge_partials(thrust::device, partials.begin(), layout.bins, grid_, merged.begin());
-        thrust::transform(thrust::device, ranks.begin(), ranks.end(), merged.begin(), ranks.begin(), AddTo{});
+        const auto sums = thrust::device_pointer_cast(merged.data());
+        const auto totals = thrust::device_pointer_cast(ranks.data());
+        merge_partials(thrust::device, thrust::device_pointer_cast(partials.data()), layout.bins, grid, sums);
+        thrust::transform(thrust::device, totals, totals + layout.bins, sums, totals, AddTo{});
       }
     }
     internal::check(cudaDeviceSynchronize(), "audit kernel");
 
     if (job.rank_histogram) {
-      thrust::host_vector<unsigned long long> h = ranks;
+      const std::vector<unsigned long long> h = ranks.to_host();
       for (std::uint64_t b = 0; b < layout.bins; ++b)
         if (h[b]) tally.ranks.add(b, h[b]);
     }
     if (job.position_matrix) {
-      thrust::host_vector<unsigned long long> h = positions;
+      const std::vector<unsigned long long> h = positions.to_host();
       for (std::size_t c = 0; c < h.size(); ++c) tally.positions.counts()[c] += h[c];
     }
+    const std::vector<unsigned long long> used = usage.to_host();
     tally.trials += end - begin;
-    const thrust::host_vector<unsigned long long> used = usage;
     tally.words += static_cast<std::uint64_t>(used[0]);
     tally.draws += static_cast<std::uint64_t>(used[1]);
   }
 
-  void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
-                    std::uint16_t* out) const override {
+  void sample(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) const {
     const TrialJob dj = trial_job(job);
     const auto n = static_cast<std::size_t>(job.n);
-    thrust::device_vector<std::uint16_t> buffer(std::min(end - begin, tuning::kSampleTrials) * n);
+    internal::DeviceBuffer<std::uint16_t> buffer(std::min(end - begin, tuning::kSampleTrials) * n);
     const DeviceTable table(job);
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials)) {
-      table.with_trial(job.algorithm, [&](auto trial) {
-        sample_kernel<<<grid_, tuning::kThreadsPerBlock>>>(dj, l.first, l.count,
-                                                           thrust::raw_pointer_cast(buffer.data()), trial);
+      table.with_trial(job, [&](auto trial) {
+        sample_kernel<<<grid_for(sample_kernel<decltype(trial)>, sms_, 0), tuning::kThreadsPerBlock>>>(
+            dj, l.first, l.count, buffer.data(), trial);
       });
       internal::check(cudaGetLastError(), "sample kernel launch");
-      internal::check(cudaMemcpy(out + (l.first - begin) * n, thrust::raw_pointer_cast(buffer.data()),
-                                 l.count * n * sizeof(std::uint16_t), cudaMemcpyDeviceToHost),
+      internal::check(cudaMemcpy(out + (l.first - begin) * n, buffer.data(), l.count * n * sizeof(std::uint16_t),
+                                 cudaMemcpyDeviceToHost),
                       "copying permutations back");
     }
   }
 
- private:
-  unsigned grid_;
+  int sms_;
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Turns CUDA runtime failures into melange::Error with the call that failed.
+// Turns CUDA runtime failures into melange::Error with the call that failed,
+// in words a user can act on.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,8 +10,16 @@
 
 namespace melange::cuda::internal {
 
+// "GPU out of memory while <what>" for allocation failures, else
+// "CUDA <what>: <CUDA's own message>".
+inline std::string describe(cudaError_t e, const char* what) {
+  if (e == cudaErrorMemoryAllocation)
+    return std::string("GPU out of memory while ") + what + ": use a smaller job or --backend simd";
+  return std::string("CUDA ") + what + ": " + cudaGetErrorString(e);
+}
+
 inline void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess) throw Error(describe(e, what));
 }
 
 }  // namespace melange::cuda::internal

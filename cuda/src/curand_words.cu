@@ -1,10 +1,8 @@
 // cuRAND's device API, for the contract check: curand_init(seed, t, 0, &s)
 // followed by curand(&s) must give stream t's words.
 #include <curand_kernel.h>
-#include <thrust/device_vector.h>
-#include <thrust/host_vector.h>
-
 #include "check.cuh"
+#include "device_buffer.cuh"
 #include "melange/cuda/device.hpp"
 #include "melange/error.hpp"
 
@@ -23,12 +21,11 @@ __global__ void curand_words_kernel(std::uint64_t seed, std::uint64_t stream, st
 
 std::vector<std::uint32_t> curand_words(std::uint64_t seed, std::uint64_t stream, std::uint64_t count) {
   if (device_count() == 0) throw Error("no CUDA device: cuRAND's words need a GPU");
-  thrust::device_vector<std::uint32_t> d(count);
-  curand_words_kernel<<<1, 1>>>(seed, stream, count, thrust::raw_pointer_cast(d.data()));
+  internal::DeviceBuffer<std::uint32_t> d(count);
+  curand_words_kernel<<<1, 1>>>(seed, stream, count, d.data());
   internal::check(cudaGetLastError(), "curand kernel launch");
   internal::check(cudaDeviceSynchronize(), "curand kernel");
-  thrust::host_vector<std::uint32_t> h = d;
-  return std::vector<std::uint32_t>(h.begin(), h.end());
+  return d.to_host();
 }
 
 }  // namespace melange::cuda

@@ -13,6 +13,15 @@ int device_count() {
   return n;
 }
 
+std::string unavailable_reason() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaSuccess) return n > 0 ? "" : "no CUDA device";
+  cudaGetLastError();  // clear the sticky error
+  if (e == cudaErrorNoDevice) return "no CUDA device";
+  return std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
+}
+
 std::string device_name(int device) {
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "none";

@@ -1,8 +1,6 @@
 // Raw stream words on the GPU: the device-side proof of the stream contract.
-#include <thrust/device_vector.h>
-#include <thrust/host_vector.h>
-
 #include "check.cuh"
+#include "device_buffer.cuh"
 #include "melange/cuda/device.hpp"
 #include "melange/error.hpp"
 #include "melange/stream.hpp"
@@ -38,27 +36,28 @@ std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint
   if (device_count() == 0) throw Error("no CUDA device: use the CPU stream instead");
   cudaDeviceProp prop{};
   internal::check(cudaGetDeviceProperties(&prop, 0), "device properties");
-  thrust::device_vector<unsigned> out(1, 0u);
+  internal::DeviceBuffer<unsigned> out(1);
+  out.zero();
   philox_checksum_kernel<<<prop.multiProcessorCount * 8, 256>>>(stream_key(seed), first, streams, blocks,
-                                                               thrust::raw_pointer_cast(out.data()));
+                                                               out.data());
   internal::check(cudaGetLastError(), "philox_checksum launch");
   internal::check(cudaDeviceSynchronize(), "philox_checksum");
-  return out[0];
+  return out.to_host()[0];
 }
 
 std::vector<std::uint32_t> stream_words(std::uint64_t seed, std::uint64_t stream,
                                         std::uint64_t count) {
   if (device_count() == 0) throw Error("no CUDA device: use the CPU stream instead");
   const std::uint64_t blocks = (count + 3) / 4;
-  thrust::device_vector<std::uint32_t> d(blocks * 4);
+  internal::DeviceBuffer<std::uint32_t> d(blocks * 4);
   constexpr int kThreads = 256;
   const auto grid = static_cast<unsigned>((blocks + kThreads - 1) / kThreads);
-  stream_words_kernel<<<grid, kThreads>>>(stream_key(seed), stream, blocks,
-                                          thrust::raw_pointer_cast(d.data()));
+  stream_words_kernel<<<grid, kThreads>>>(stream_key(seed), stream, blocks, d.data());
   internal::check(cudaGetLastError(), "stream_words_kernel launch");
   internal::check(cudaDeviceSynchronize(), "stream_words_kernel");
-  thrust::host_vector<std::uint32_t> h = d;
-  return std::vector<std::uint32_t>(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(count));
+  std::vector<std::uint32_t> h = d.to_host();
+  h.resize(count);
+  return h;
 }
 
 }  // namespace melange::cuda

@@ -20,26 +20,35 @@ std::unique_ptr<Backend> make_scalar_backend();  // backend_scalar.cpp
 namespace {
 
 std::vector<std::string> no_archs() { return {}; }
+std::string runs_anywhere() { return ""; }
+std::string not_built() { return "not built into this melange"; }
 
 const BackendRow kTable[] = {
-    {"scalar", 0, true, [] { return true; }, [](std::string_view) { return make_scalar_backend(); },
-     no_archs, no_archs},
+    {"scalar", 0, true, runs_anywhere, [](std::string_view) { return make_scalar_backend(); }, no_archs,
+     no_archs},
 #if defined(MELANGE_HAVE_SIMD)
-    {"simd", 1, true, [] { return !simd::available_architectures().empty(); },
+    {"simd", 1, true,
+     [] {
+       if (!simd::available_architectures().empty()) return std::string();
+       return "this CPU runs none of " + internal::join_names(simd::compiled_architectures(),
+                                                              [](const std::string& a) { return a; }, ", ");
+     },
      [](std::string_view arch) { return simd::make_backend(arch); }, simd::compiled_architectures,
      simd::available_architectures},
 #else
-    {"simd", 1, false, [] { return false; }, [](std::string_view) { return std::unique_ptr<Backend>(); },
+    {"simd", 1, false, not_built, [](std::string_view) { return std::unique_ptr<Backend>(); },
      no_archs, no_archs},
 #endif
 #if defined(MELANGE_HAVE_CUDA)
-    {"cuda", 2, true, [] { return cuda::device_count() > 0; },
+    {"cuda", 2, true, cuda::unavailable_reason,
      [](std::string_view) { return cuda::make_backend(); }, no_archs, no_archs},
 #else
-    {"cuda", 2, false, [] { return false; }, [](std::string_view) { return std::unique_ptr<Backend>(); },
+    {"cuda", 2, false, not_built, [](std::string_view) { return std::unique_ptr<Backend>(); },
      no_archs, no_archs},
 #endif
 };
+
+bool available(const BackendRow& row) { return row.compiled && row.unavailable().empty(); }
 
 }  // namespace
 
@@ -62,9 +71,9 @@ std::string backend_choices(std::string_view sep) {
 std::vector<BackendInfo> backend_inventory() {
   std::vector<BackendInfo> out;
   for (const BackendRow& row : kTable) {
-    const bool available = row.compiled && row.available();
-    out.push_back({std::string(row.name), row.compiled, available,
-                   available ? row.available_archs() : std::vector<std::string>{}});
+    const std::string reason = row.compiled ? row.unavailable() : not_built();
+    out.push_back({std::string(row.name), row.compiled, reason.empty(), reason,
+                   reason.empty() ? row.available_archs() : std::vector<std::string>{}});
   }
   return out;
 }
@@ -84,7 +93,7 @@ std::string fallback_note(const Job& job, const Backend& skipped, std::string_vi
 std::string best_cpu_backend() {
   std::string best = "scalar";
   for (const BackendRow& row : kTable)
-    if (row.name != "cuda" && row.compiled && row.available()) best = std::string(row.name);
+    if (row.name != "cuda" && available(row)) best = std::string(row.name);
   return best;
 }
 
@@ -109,9 +118,9 @@ BackendChoice choose_backend(const Job& job, std::string_view requested) {
     }
     if (!row->compiled)
       throw Error("backend " + std::string(requested) + " is not built into this melange: use " + best_cpu_backend());
-    std::unique_ptr<Backend> backend = row->available() ? row->make(arch) : nullptr;
+    std::unique_ptr<Backend> backend = available(*row) ? row->make(arch) : nullptr;
     if (!backend) {
-      if (row->name == "cuda") throw Error("no CUDA device: use --backend " + best_cpu_backend());
+      if (row->name == "cuda") throw Error(row->unavailable() + ": use --backend " + best_cpu_backend());
       throw Error("this CPU cannot run " + std::string(requested) + ": use --backend scalar");
     }
     if (backend->supports(job)) return BackendChoice{std::move(backend), ""};
@@ -124,7 +133,7 @@ BackendChoice choose_backend(const Job& job, std::string_view requested) {
   std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->priority > b->priority; });
   std::unique_ptr<Backend> skipped;
   for (const BackendRow* row : order) {
-    if (!row->available()) continue;
+    if (!available(*row)) continue;
     std::unique_ptr<Backend> backend = row->make("");
     if (!backend) continue;
     if (backend->supports(job)) {

@@ -98,19 +98,30 @@ inline bool uses_coins(Algorithm a) { return draw_kind(a) == DrawKind::coins; }
 
 namespace internal {
 
-template <class T>
-MELANGE_HD inline void swap_items(T& a, T& b) {
-  T t = a;
-  a = b;
+// The algorithms reach items as a[i]: `a` is a pointer, or a container whose
+// a[i] is a reference object with a value_type (a GPU thread's items packed
+// in a register). item_value reads either.
+template <class Ref>
+MELANGE_HD inline auto item_value(const Ref& r) {
+  if constexpr (requires { typename Ref::value_type; })
+    return static_cast<typename Ref::value_type>(r);
+  else
+    return r;
+}
+
+template <class RefA, class RefB>
+MELANGE_HD inline void swap_items(RefA&& a, RefB&& b) {
+  const auto t = item_value(a);
+  a = item_value(b);
   b = t;
 }
 
 // V8's BinaryInsertionSort from index `start`: binary-search each pivot's slot
 // in a[0..i) with comparator(pivot, a[mid]); "less" moves right to mid.
-template <class Item, RandomSource Source>
-MELANGE_HD inline void binary_insertion_from(Item* a, int n, int start, Source& src) {
+template <class Items, RandomSource Source>
+MELANGE_HD inline void binary_insertion_from(Items&& a, int n, int start, Source& src) {
   for (int i = start; i < n; ++i) {
-    const Item pivot = a[i];
+    const auto pivot = item_value(a[i]);
     int left = 0, right = i;
     while (left < right) {
       const int mid = left + ((right - left) >> 1);
@@ -119,16 +130,17 @@ MELANGE_HD inline void binary_insertion_from(Item* a, int n, int start, Source& 
       else
         left = mid + 1;
     }
-    for (int p = i; p > left; --p) a[p] = a[p - 1];
+    for (int p = i; p > left; --p) a[p] = item_value(a[p - 1]);
     a[left] = pivot;
   }
 }
 
 }  // namespace internal
 
-// Runs algorithm A on a[0..n).
-template <Algorithm A, class Item, RandomSource Source>
-MELANGE_HD inline void shuffle_as(Item* a, int n, Source& src) {
+// Runs algorithm A on a[0..n): `a` is a pointer to the items, or a container
+// of them with a[i] (see internal::item_value).
+template <Algorithm A, class Items, RandomSource Source>
+MELANGE_HD inline void shuffle_as(Items&& a, int n, Source& src) {
   if constexpr (draw_kind(A) == DrawKind::schedule) {
     // Every swap algorithm is its schedule: draw, then swap.
     const int draws = scheduled_draws(A, n);

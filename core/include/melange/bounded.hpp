@@ -44,9 +44,12 @@ MELANGE_HD inline std::uint64_t narrow(std::uint32_t word, int bits) {
 }
 
 // (2^bits - s) mod s, the count of source words that must be rejected.
+// The divisions are 32-bit (s = 2^32 aside, where nothing is rejected): a
+// 64-bit remainder is a slow subroutine on a GPU.
 MELANGE_HD inline std::uint64_t reject_threshold(std::uint64_t s, int bits) {
   const std::uint64_t span = std::uint64_t{1} << bits;
-  return (span - s) % s;
+  if (s > 0xffffffffu) return 0;
+  return static_cast<std::uint32_t>(span - s) % static_cast<std::uint32_t>(s);
 }
 
 }  // namespace internal
@@ -85,41 +88,60 @@ MELANGE_HD inline bool batch_digits(std::uint64_t x0, const std::uint64_t* range
 // range of the j-th draw after the current one (0 when there is none). The
 // first range of a batch is always taken; the next while the product stays
 // <= kBatchProduct. A rejected batch is redrawn whole before any digit is used.
+//
+// The digits come lazily: the batch's final x is x0 P mod 2^32, so the
+// rejection test is made on the word before any digit is taken, and then
+// each draw is one multiply of what is left (the digits of batch_digits, in
+// the same order). No array: on a GPU the state stays in registers.
 class BatchedDraws {
  public:
   template <class WordSource, class Ahead>
   MELANGE_HD std::uint32_t next(WordSource& words, std::uint64_t s, Ahead&& ahead) {
-    if (used_ == count_) refill(words, s, ahead);
-    return digits_[used_++];
+    if (left_ == 0) refill(words, s, ahead);
+    --left_;
+    const std::uint64_t m = static_cast<std::uint64_t>(x_) * s;
+    x_ = static_cast<std::uint32_t>(m);
+    return static_cast<std::uint32_t>(m >> 32);
   }
 
  private:
   template <class WordSource, class Ahead>
   MELANGE_HD void refill(WordSource& words, std::uint64_t s, Ahead& ahead) {
-    std::uint64_t ranges[kMaxBatch];
-    ranges[0] = s;
     std::uint64_t product = s;
-    count_ = 1;
-    for (int j = 1; count_ < kMaxBatch; ++j) {
+    left_ = 1;
+    for (int j = 1; left_ < kMaxBatch; ++j) {
       const std::uint64_t r = ahead(j);
-      if (r == 0 || product * r > kBatchProduct) break;
-      ranges[count_++] = r;
+      if (r == 0 || product > kBatchProduct / r) break;  // product * r > kBatchProduct, without overflow
+      ++left_;
       product *= r;
     }
-    while (!internal::batch_digits<32>(words.next(), ranges, count_, product, digits_)) {
+    // Lemire's test on P (a range above 2^24 is a batch of one, P <= 2^32).
+    const std::uint64_t threshold = internal::reject_threshold(product, 32);
+    for (;;) {
+      x_ = words.next();
+      const std::uint64_t low = (static_cast<std::uint64_t>(x_) * product) & 0xffffffffu;
+      if (!(low < product && low < threshold)) break;
     }
-    used_ = 0;
   }
 
-  std::uint32_t digits_[kMaxBatch];
-  int count_ = 0, used_ = 0;
+  std::uint32_t x_ = 0;  // what is left of the batch's word
+  int left_ = 0;         // draws the batch still serves
 };
 
 // A value in [0, s) drawn from `words` (anything with next() -> uint32).
 // Requires 1 <= s <= 2^spec.bits (see validate_bounded). `batched` drawn one
 // at a time is a batch of one range: Lemire's method, word for word.
+namespace internal {
+
+// x mod s for x < 2^32 and s <= 2^32, in 32-bit arithmetic.
+MELANGE_HD inline std::uint32_t remainder(std::uint64_t x, std::uint64_t s) {
+  if (s > 0xffffffffu) return static_cast<std::uint32_t>(x);
+  return static_cast<std::uint32_t>(x) % static_cast<std::uint32_t>(s);
+}
+
+// The methods that read a word a draw (every one but `batched`).
 template <class WordSource>
-MELANGE_HD inline std::uint32_t bounded(WordSource& words, std::uint64_t s, BoundedSpec spec) {
+MELANGE_HD inline std::uint32_t bounded_one_a_word(WordSource& words, std::uint64_t s, BoundedSpec spec) {
   const int b = spec.bits;
   const std::uint64_t low_mask = (std::uint64_t{1} << b) - 1;
   switch (spec.method) {
@@ -136,21 +158,27 @@ MELANGE_HD inline std::uint32_t bounded(WordSource& words, std::uint64_t s, Boun
       return static_cast<std::uint32_t>(m >> b);
     }
     case Method::modulo:
-      return static_cast<std::uint32_t>(internal::narrow(words.next(), b) % s);
+      return remainder(internal::narrow(words.next(), b), s);
     case Method::rejection: {
       const std::uint64_t t = internal::reject_threshold(s, b);
       std::uint64_t x = internal::narrow(words.next(), b);
       while (x < t) x = internal::narrow(words.next(), b);
-      return static_cast<std::uint32_t>(x % s);
+      return remainder(x, s);
     }
     case Method::multiply:
       return static_cast<std::uint32_t>((internal::narrow(words.next(), b) * s) >> b);
-    case Method::batched: {
-      BatchedDraws one;
-      return one.next(words, s, [](int) { return std::uint64_t{0}; });
-    }
+    case Method::batched: break;
   }
   return 0;
+}
+
+}  // namespace internal
+
+template <class WordSource>
+MELANGE_HD inline std::uint32_t bounded(WordSource& words, std::uint64_t s, BoundedSpec spec) {
+  if (spec.method != Method::batched) return internal::bounded_one_a_word(words, s, spec);
+  BatchedDraws one;
+  return one.next(words, s, [](int) { return std::uint64_t{0}; });
 }
 
 // Exact law of one draw, used by the exact enumerator: value v of bounded(s)

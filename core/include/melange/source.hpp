@@ -14,19 +14,31 @@
 
 namespace melange {
 
+// Which methods a source is compiled for. `any` reads the method from the
+// spec at run time; the others fix part of it at compile time, so that a GPU
+// thread's source holds no state it does not use (the batch's digits are an
+// array read at a run-time index, which lives in local memory).
+enum class MethodSet : std::uint8_t { any, batched, one_a_word };
+
 // Trial t of a job: stream t under the job's seed, drawn through one bounded
 // method. Under `batched` the source knows the algorithm's draw schedule, so
 // that it can cut each batch from the ranges still to come, and it takes
 // comparator coins 24 to a word.
-class PhiloxSource {
+template <MethodSet Set = MethodSet::any>
+class BasicPhiloxSource {
  public:
-  MELANGE_HD PhiloxSource(std::uint64_t seed, std::uint64_t trial, BoundedSpec spec,
-                          Algorithm algorithm = Algorithm::fisher_yates, int n = 0)
+  MELANGE_HD BasicPhiloxSource(std::uint64_t seed, std::uint64_t trial, BoundedSpec spec,
+                               Algorithm algorithm = Algorithm::fisher_yates, int n = 0)
       : stream_(seed, trial), spec_(spec), algorithm_(algorithm), n_(n) {}
+
+  MELANGE_HD bool batched() const {
+    if constexpr (Set == MethodSet::any) return spec_.method == Method::batched;
+    return Set == MethodSet::batched;
+  }
 
   MELANGE_HD std::uint32_t bounded(std::uint64_t s) {
     const int k = draw_++;
-    if (spec_.method != Method::batched) return melange::bounded(stream_, s, spec_);
+    if (!batched()) return internal::bounded_one_a_word(stream_, s, spec_);
     const int draws = scheduled_draws(algorithm_, n_);
     return batch_.next(stream_, s, [&](int j) -> std::uint64_t {
       return k + j < draws ? scheduled_draw(algorithm_, n_, k + j).range : 0;
@@ -37,7 +49,7 @@ class PhiloxSource {
   // under `batched`, coin i of a word is its bit 31 - i.
   MELANGE_HD bool less() {
     ++draw_;
-    if (spec_.method != Method::batched) return (stream_.next() >> 31) == 0;
+    if (!batched()) return (stream_.next() >> 31) == 0;
     if (coins_left_ == 0) {
       coin_word_ = stream_.next();
       coins_left_ = kCoinsPerWord;
@@ -61,6 +73,7 @@ class PhiloxSource {
   std::uint32_t coin_word_ = 0;
   int coins_left_ = 0;
 };
+using PhiloxSource = BasicPhiloxSource<>;
 static_assert(RandomSource<PhiloxSource>);
 
 // The batches `batched` cuts from a swap algorithm's schedule, in order: the

@@ -35,7 +35,10 @@ class PhiloxStream {
       pos_ = 0;
       ++blocks_used_;
     }
-    return buf_.v[pos_++];
+    // A select, not buf_.v[pos_]: an array indexed at run time sends the
+    // whole stream to a GPU thread's local memory.
+    const int p = pos_++;
+    return p == 0 ? buf_.v[0] : p == 1 ? buf_.v[1] : p == 2 ? buf_.v[2] : buf_.v[3];
   }
 
   // Words handed out since construction.

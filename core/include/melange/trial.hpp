@@ -40,10 +40,11 @@ MELANGE_HD inline void trial_body(Item* items, int n, Source& src, Sink& sink) {
   sink(items, n, src);
 }
 
-// Trial t of a job: stream t through the job's bounded method.
-template <Algorithm A, class Item, class Sink>
+// Trial t of a job: stream t through the job's bounded method (Set: which
+// methods the source is compiled for; the job's must be among them).
+template <Algorithm A, MethodSet Set = MethodSet::any, class Item, class Sink>
 MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Item* items, Sink& sink) {
-  PhiloxSource src(job.seed, t, job.spec, A, job.n);
+  BasicPhiloxSource<Set> src(job.seed, t, job.spec, A, job.n);
   trial_body<A>(items, job.n, src, sink);
 }
 

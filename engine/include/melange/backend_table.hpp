@@ -17,7 +17,8 @@ struct BackendRow {
   std::string_view name;  // what a run asks for: "scalar", "simd", "cuda"
   int priority;           // "auto" tries the highest available first
   bool compiled;          // built into this library
-  bool (*available)();    // usable on this machine, now
+  // Why it cannot run on this machine now; empty when it can.
+  std::string (*unavailable)();
   // The backend, pinned to one of its architectures when `arch` is not empty;
   // nullptr when that is not available here.
   std::unique_ptr<Backend> (*make)(std::string_view arch);
@@ -38,6 +39,7 @@ struct BackendInfo {
   std::string name;
   bool compiled;
   bool available;
+  std::string reason;              // why it is not available ("no CUDA device")
   std::vector<std::string> archs;  // available architectures, widest first
 };
 std::vector<BackendInfo> backend_inventory();

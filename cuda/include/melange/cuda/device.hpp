@@ -12,6 +12,9 @@
 namespace melange::cuda {
 
 int device_count();
+// Why no device can be used, in words ("no CUDA device", or the driver's own
+// error such as an old driver); empty when device 0 can run.
+std::string unavailable_reason();
 std::string device_name(int device = 0);
 
 // The first `count` words of stream `stream` under `seed`, computed on the GPU

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "melange/config.hpp"
+#include "melange/job.hpp"
+#include "melange/limits.hpp"
 
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
@@ -15,6 +17,23 @@
 #include <thrust/reduce.h>
 
 namespace melange::cuda {
+
+// The algorithms and bounded methods the device code has kernels for. A job
+// outside them (a new algorithm or method not yet written for the GPU) is not
+// supported, so the engine runs it on the CPU with its usual note instead of
+// launching nothing.
+inline constexpr Algorithm kDeviceAlgorithms[] = {Algorithm::fisher_yates, Algorithm::naive_swap,
+                                                  Algorithm::sattolo, Algorithm::sort_binary_insertion,
+                                                  Algorithm::sort_v8_timsort};
+inline constexpr Method kDeviceMethods[] = {Method::lemire, Method::modulo, Method::rejection, Method::multiply,
+                                            Method::batched};
+
+inline bool job_has_kernel(const Job& job) {
+  bool algorithm = false, method = false;
+  for (Algorithm a : kDeviceAlgorithms) algorithm = algorithm || a == job.algorithm;
+  for (Method m : kDeviceMethods) method = method || m == job.spec.method;
+  return algorithm && method && job.n >= 1 && job.n <= kMaxDeviceItems;
+}
 
 struct Launch {
   std::uint64_t first;  // global trial index of the launch's first trial

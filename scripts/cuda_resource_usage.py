@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Reads ptxas's report (nvcc -Xptxas -v) of the CUDA backend's kernels and
-prints each kernel's registers, stack frame and spills. Exits 1 when any
-kernel spills, or when a kernel that keeps its state in registers (the
-decision-table trial, and the direct trial compiled for one small n) has a
-stack frame: that state went to local memory.
+prints each kernel's registers, stack frame and spills. Exits 1 when any of
+melange's kernels spills or has a stack frame: a thread's state belongs in
+registers (small n: items packed in a register) or in the block's shared
+memory (larger n: items interleaved by thread), never in local memory.
 
 Usage: cuda_resource_usage.py REPORT
 """
@@ -50,14 +50,6 @@ def readable(names):
     return pretty
 
 
-def in_registers(name):
-    # TableTrial, or DirectTrial<A, N, ...> with N > 0.
-    if "TableTrial" in name:
-        return True
-    m = re.search(r"DirectTrial<[^,]+, (\d+)", name)
-    return bool(m) and int(m.group(1)) > 0
-
-
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -75,7 +67,7 @@ def main():
         print(f"{row['registers']:>9} {row['stack']:>6} {spills:>7}  {name}")
         if spills:
             failures.append(f"{name} spills {spills} bytes")
-        if in_registers(name) and row["stack"]:
+        if row["stack"]:
             failures.append(f"{name} has a {row['stack']}-byte stack frame")
     for f in failures:
         print("FAIL " + f)

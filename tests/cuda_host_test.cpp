@@ -192,6 +192,38 @@ TEST(CudaThreadCode, PackedItemsEqualTheReferenceLoop) {
   EXPECT_GT(compared, 100);
 }
 
+// The larger-n thread code: items interleaved with other threads' in one
+// buffer (StridedItems, as in a block's shared memory), any method.
+TEST(CudaThreadCode, StridedItemsEqualTheReferenceLoop) {
+  constexpr int kThreads = 5;  // trials t, t + 1, .. share the buffer, as a block's threads do
+  for (Algorithm a : kAllAlgorithms)
+    for (int n : {9, 13, 52})
+      for (BoundedSpec spec : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 32}}) {
+        Job job;
+        job.algorithm = a;
+        job.n = n;
+        job.spec = spec;
+        job.seed = 0x57 + n;
+        job.first = 1000;
+        job.trials = 500;
+        job.rank_histogram = n <= 9;  // 9! bins; 13! would not fit in memory
+        job.position_matrix = true;
+        Tally got = Tally::for_job(job), want = Tally::for_job(job);
+        HostCounter counter{got, n};
+        const TrialJob tj = trial_job(job);
+        CountingSink<HostCounter> sink{tj, counter};
+        std::vector<std::uint8_t> shared(static_cast<std::size_t>(n) * kThreads, 0xee);
+        with_algorithm(a, [&](auto algo) {
+          for (std::uint64_t i = 0; i < job.trials; ++i)
+            run_trial<decltype(algo)::value>(tj, job.first + i, StridedItems{shared.data() + i % kThreads, kThreads},
+                                             sink);
+        });
+        got.trials = job.trials;
+        tally_trials(job, job.first, job.first + job.trials, want);
+        EXPECT_TRUE(got == want) << algorithm_name(a) << " n=" << n << " " << method_name(spec.method);
+      }
+}
+
 // A job outside the device code's algorithms or methods is not supported, so
 // the engine runs it on the CPU instead of launching nothing.
 TEST(CudaBackendChoice, OnlyJobsWithADeviceKernel) {

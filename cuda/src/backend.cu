@@ -40,6 +40,9 @@ struct Layout {
   // Shared position counters sit at item * position_stride + position: an
   // odd stride spreads a warp's items over the 32 banks (n = 52 would use 8).
   int position_stride = 0;
+  // Small n: a warp's threads that add to the same position cell add once,
+  // through one leader (many of them do: n^2 cells for 32 threads).
+  bool aggregate_positions = false;
 };
 
 Layout layout_for(const Job& job) {
@@ -59,6 +62,7 @@ Layout layout_for(const Job& job) {
   }
   l.position_offset = used;
   l.position_stride = job.n | 1;
+  l.aggregate_positions = job.n <= tuning::kRegisterItems;
   const std::uint64_t shared_cells = static_cast<std::uint64_t>(job.n) * l.position_stride;
   if (job.position_matrix && (used + shared_cells) * 4 <= tuning::kSharedBudget) {
     l.shared_positions = true;
@@ -100,10 +104,20 @@ struct BlockSink {
     }
   }
   __device__ void position(int item, int p) {
-    if (layout.shared_positions)
-      atomicAdd(&shared[layout.position_offset + item * layout.position_stride + p], 1u);
-    else
+    if (!layout.shared_positions) {
       atomicAdd(&out.positions[item * n + p], 1ull);
+      return;
+    }
+    const int cell = layout.position_offset + item * layout.position_stride + p;
+    if (!layout.aggregate_positions) {
+      atomicAdd(&shared[cell], 1u);
+      return;
+    }
+    // Peers are matched on the cell itself, so threads of the warp that are
+    // at different positions p never merge.
+    const unsigned peers = __match_any_sync(__activemask(), static_cast<unsigned>(cell));
+    if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1))
+      atomicAdd(&shared[cell], static_cast<unsigned>(__popc(peers)));
   }
   __device__ void usage(std::uint64_t words, std::uint64_t draws) {
     words_total += words;
@@ -118,35 +132,39 @@ struct BlockSink {
 // DirectTrial<A, N, Set>: with N > 0 the job's n is known at compile time
 // (tuning::kRegisterItems at most) and the method reads a word a draw, so the
 // loops unroll and the items and the stream stay in registers; with N = 0 any
-// n, the items in local memory. Set: the methods it is compiled for.
+// n, the items in the block's shared memory, interleaved by thread
+// (StridedItems: item i of thread k at i * blockDim.x + k). Set: the methods
+// it is compiled for.
+//
+// Each trial kind says whether it needs those shared items (kSharedItems);
+// the kernels hand it the thread's first item byte.
 template <Algorithm A, int N = 0, MethodSet Set = MethodSet::any>
 struct DirectTrial {
+  static constexpr bool kSharedItems = N == 0;
   __device__ static TrialJob fixed(TrialJob job) {
     if constexpr (N > 0) job.n = N;
     return job;
   }
-  __device__ void count(const TrialJob& job, std::uint64_t t, BlockSink& counter) const {
+  __device__ void count(const TrialJob& job, std::uint64_t t, BlockSink& counter, std::uint8_t* shared) const {
     const TrialJob j = fixed(job);
     if constexpr (N > 0) {
       std::uint8_t items[N > 0 ? N : 1];
       const auto used = packed_trial(j, t, items);
       count_trial(j, items, used.words, used.draws, counter);
     } else {
-      std::uint8_t items[kMaxDeviceItems];
       CountingSink<BlockSink> sink{j, counter};
-      run_trial<A, Set>(j, t, items, sink);
+      run_trial<A, Set>(j, t, StridedItems{shared, static_cast<int>(blockDim.x)}, sink);
     }
   }
-  __device__ void sample(const TrialJob& job, std::uint64_t t, std::uint16_t* out) const {
+  __device__ void sample(const TrialJob& job, std::uint64_t t, std::uint16_t* out, std::uint8_t* shared) const {
     const TrialJob j = fixed(job);
     if constexpr (N > 0) {
       std::uint8_t items[N > 0 ? N : 1];
       packed_trial(j, t, items);
       for (int p = 0; p < N; ++p) out[p] = items[p];
     } else {
-      std::uint8_t items[kMaxDeviceItems];
       SampleSink sink{out};
-      run_trial<A, Set>(j, t, items, sink);
+      run_trial<A, Set>(j, t, StridedItems{shared, static_cast<int>(blockDim.x)}, sink);
     }
   }
 
@@ -166,14 +184,23 @@ struct DirectTrial {
 };
 
 struct TableTrial {
+  static constexpr bool kSharedItems = false;
   DecisionTableView table;  // device pointers
-  __device__ void count(const TrialJob& job, std::uint64_t t, BlockSink& counter) const {
+  __device__ void count(const TrialJob& job, std::uint64_t t, BlockSink& counter, std::uint8_t*) const {
     count_table_trial(job, table, t, counter);
   }
-  __device__ void sample(const TrialJob& job, std::uint64_t t, std::uint16_t* out) const {
+  __device__ void sample(const TrialJob& job, std::uint64_t t, std::uint16_t* out, std::uint8_t*) const {
     sample_table_trial(job, table, t, out);
   }
 };
+
+// Bytes of dynamic shared memory a launch of `Trial` needs beyond `counters`:
+// n items per thread where the trial keeps them there.
+template <class Trial>
+std::size_t shared_bytes_for(std::size_t counters, int n) {
+  const std::size_t aligned = (counters + 15) / 16 * 16;
+  return Trial::kSharedItems ? aligned + static_cast<std::size_t>(n) * tuning::kThreadsPerBlock : counters;
+}
 
 template <class Trial>
 __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
@@ -183,10 +210,11 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
   __syncthreads();
 
   BlockSink counter{layout, shared, out, job.n};
+  std::uint8_t* items = reinterpret_cast<std::uint8_t*>(shared) + (layout.shared_bytes + 15) / 16 * 16 + threadIdx.x;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
        i += stride)
-    trial.count(job, first + i, counter);
+    trial.count(job, first + i, counter, items);
 
   // Words and draws: summed within each warp (CUB), one atomic per warp each.
   using WarpSum = cub::WarpReduce<unsigned long long>;
@@ -221,10 +249,12 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
 template <class Trial>
 __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
     sample_kernel(TrialJob job, std::uint64_t first, std::uint64_t count, std::uint16_t* out, Trial trial) {
+  extern __shared__ std::uint32_t shared[];
+  std::uint8_t* items = reinterpret_cast<std::uint8_t*>(shared) + threadIdx.x;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
        i += stride)
-    trial.sample(job, first + i, out + i * job.n);
+    trial.sample(job, first + i, out + i * job.n, items);
 }
 
 // A job's decision table copied to the device, where it has one.
@@ -274,9 +304,14 @@ struct AddTo {
   }
 };
 
-// The grid for a kernel: as many resident blocks as fit on every SM.
+// The grid for a kernel: as many resident blocks as fit on every SM. Lets the
+// kernel have more than the default 48 KiB of dynamic shared memory first.
 template <class Kernel>
 unsigned grid_for(Kernel kernel, int sms, std::size_t shared_bytes) {
+  if (shared_bytes > 48 * 1024)
+    internal::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared_bytes)),
+                    "asking for shared memory");
   int per_sm = 0;
   internal::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, tuning::kThreadsPerBlock,
                                                                 shared_bytes),
@@ -324,8 +359,10 @@ class CudaBackend final : public Backend {
     const bool partial = layout.ranks == RankCounters::warp_shared || layout.ranks == RankCounters::block_shared;
     const DeviceTable table(job);
     unsigned grid = 0;
+    std::size_t shared_bytes = 0;
     table.with_trial(job, [&](auto trial) {
-      grid = grid_for(audit_kernel<decltype(trial)>, sms_, layout.shared_bytes);
+      shared_bytes = shared_bytes_for<decltype(trial)>(layout.shared_bytes, job.n);
+      grid = grid_for(audit_kernel<decltype(trial)>, sms_, shared_bytes);
     });
     DeviceBuffer<unsigned long long> ranks(job.rank_histogram ? layout.bins : 0);
     DeviceBuffer<unsigned long long> merged(partial ? layout.bins : 0);
@@ -339,8 +376,7 @@ class CudaBackend final : public Backend {
 
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kLaunchTrials)) {
       table.with_trial(job, [&](auto trial) {
-        audit_kernel<<<grid, tuning::kThreadsPerBlock, layout.shared_bytes>>>(dj, layout, l.first, l.count, out,
-                                                                              trial);
+        audit_kernel<<<grid, tuning::kThreadsPerBlock, shared_bytes>>>(dj, layout, l.first, l.count, out, trial);
       });
       internal::check(cudaGetLastError(), "audit kernel launch");
       if (partial) {
@@ -374,8 +410,9 @@ class CudaBackend final : public Backend {
     const DeviceTable table(job);
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials)) {
       table.with_trial(job, [&](auto trial) {
-        sample_kernel<<<grid_for(sample_kernel<decltype(trial)>, sms_, 0), tuning::kThreadsPerBlock>>>(
-            dj, l.first, l.count, buffer.data(), trial);
+        const std::size_t shared_bytes = shared_bytes_for<decltype(trial)>(0, job.n);
+        sample_kernel<<<grid_for(sample_kernel<decltype(trial)>, sms_, shared_bytes), tuning::kThreadsPerBlock,
+                        shared_bytes>>>(dj, l.first, l.count, buffer.data(), trial);
       });
       internal::check(cudaGetLastError(), "sample kernel launch");
       internal::check(cudaMemcpy(out + (l.first - begin) * n, buffer.data(), l.count * n * sizeof(std::uint16_t),

@@ -192,8 +192,9 @@ inline void shuffle(Algorithm algo, Item* a, int n, Source& src) {
   with_algorithm(algo, [&](auto A) { shuffle_as<decltype(A)::value>(a, n, src); });
 }
 
-template <class Item>
-MELANGE_HD inline void iota_items(Item* a, int n) {
+template <class Items>
+MELANGE_HD inline void iota_items(Items&& a, int n) {
+  using Item = std::remove_cvref_t<decltype(a[0])>;
   for (int i = 0; i < n; ++i) a[i] = static_cast<Item>(i);
 }
 

@@ -52,6 +52,19 @@ MELANGE_HD inline std::uint64_t reject_threshold(std::uint64_t s, int bits) {
   return static_cast<std::uint32_t>(span - s) % static_cast<std::uint32_t>(s);
 }
 
+// x s for x < 2^32 and s <= 2^32 as one 32 x 32 -> 64-bit multiply (a single
+// wide multiply-add on a GPU, where a 64 x 64 product takes several).
+MELANGE_HD inline std::uint64_t product(std::uint64_t x, std::uint64_t s) {
+  if (s > 0xffffffffu) return x << 32;
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) * static_cast<std::uint32_t>(s);
+}
+
+// x mod s for x < 2^32 and s <= 2^32, in 32-bit arithmetic.
+MELANGE_HD inline std::uint32_t remainder(std::uint64_t x, std::uint64_t s) {
+  if (s > 0xffffffffu) return static_cast<std::uint32_t>(x);
+  return static_cast<std::uint32_t>(x) % static_cast<std::uint32_t>(s);
+}
+
 }  // namespace internal
 
 // ---- batched: several draws from one word ---------------------------------
@@ -99,7 +112,7 @@ class BatchedDraws {
   MELANGE_HD std::uint32_t next(WordSource& words, std::uint64_t s, Ahead&& ahead) {
     if (left_ == 0) refill(words, s, ahead);
     --left_;
-    const std::uint64_t m = static_cast<std::uint64_t>(x_) * s;
+    const std::uint64_t m = internal::product(x_, s);
     x_ = static_cast<std::uint32_t>(m);
     return static_cast<std::uint32_t>(m >> 32);
   }
@@ -119,7 +132,7 @@ class BatchedDraws {
     const std::uint64_t threshold = internal::reject_threshold(product, 32);
     for (;;) {
       x_ = words.next();
-      const std::uint64_t low = (static_cast<std::uint64_t>(x_) * product) & 0xffffffffu;
+      const std::uint64_t low = internal::product(x_, product) & 0xffffffffu;
       if (!(low < product && low < threshold)) break;
     }
   }
@@ -133,12 +146,6 @@ class BatchedDraws {
 // at a time is a batch of one range: Lemire's method, word for word.
 namespace internal {
 
-// x mod s for x < 2^32 and s <= 2^32, in 32-bit arithmetic.
-MELANGE_HD inline std::uint32_t remainder(std::uint64_t x, std::uint64_t s) {
-  if (s > 0xffffffffu) return static_cast<std::uint32_t>(x);
-  return static_cast<std::uint32_t>(x) % static_cast<std::uint32_t>(s);
-}
-
 // The methods that read a word a draw (every one but `batched`).
 template <class WordSource>
 MELANGE_HD inline std::uint32_t bounded_one_a_word(WordSource& words, std::uint64_t s, BoundedSpec spec) {
@@ -146,12 +153,12 @@ MELANGE_HD inline std::uint32_t bounded_one_a_word(WordSource& words, std::uint6
   const std::uint64_t low_mask = (std::uint64_t{1} << b) - 1;
   switch (spec.method) {
     case Method::lemire: {
-      std::uint64_t m = internal::narrow(words.next(), b) * s;
+      std::uint64_t m = product(internal::narrow(words.next(), b), s);
       std::uint64_t l = m & low_mask;
       if (l < s) {
         const std::uint64_t t = internal::reject_threshold(s, b);
         while (l < t) {
-          m = internal::narrow(words.next(), b) * s;
+          m = product(internal::narrow(words.next(), b), s);
           l = m & low_mask;
         }
       }
@@ -166,7 +173,7 @@ MELANGE_HD inline std::uint32_t bounded_one_a_word(WordSource& words, std::uint6
       return remainder(x, s);
     }
     case Method::multiply:
-      return static_cast<std::uint32_t>((internal::narrow(words.next(), b) * s) >> b);
+      return static_cast<std::uint32_t>(product(internal::narrow(words.next(), b), s) >> b);
     case Method::batched: break;
   }
   return 0;

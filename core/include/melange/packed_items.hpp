@@ -1,4 +1,7 @@
-// Up to eight items in one 32-bit word, four bits an item: a[i] reads and
+// Item containers for GPU threads, reached as a[i] by the algorithms of
+// algorithms.hpp and the trial body of trial.hpp.
+//
+// PackedItems: up to eight items in one 32-bit word, four bits an item: a[i] reads and
 // writes nibble i with shifts. A GPU thread keeps its items this way at small
 // n, in a register, where an array indexed by a drawn j would live in local
 // memory. The algorithms of algorithms.hpp run on it unchanged (a[i] is a
@@ -35,6 +38,15 @@ struct PackedItems {
     for (int i = 0; i < n; ++i) p.bits |= static_cast<std::uint32_t>(i) << (4 * i);
     return p;
   }
+};
+
+// A thread's items in memory shared with other threads, interleaved: item i
+// at base[i * stride]. With base = block memory + threadIdx.x and stride =
+// blockDim.x, a warp that touches the same i touches consecutive bytes.
+struct StridedItems {
+  std::uint8_t* base;
+  int stride;
+  MELANGE_HD std::uint8_t& operator[](int i) const { return base[i * stride]; }
 };
 
 }  // namespace melange

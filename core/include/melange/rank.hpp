@@ -18,9 +18,10 @@ MELANGE_HD inline std::uint64_t factorial(int n) {
   return f;
 }
 
-// p[i] = item at position i, a permutation of 0..n-1, n <= 20.
-template <class Item>
-MELANGE_HD inline std::uint64_t lehmer_rank(const Item* p, int n) {
+// p[i] = item at position i, a permutation of 0..n-1, n <= 20; p is a
+// pointer or a container of items with p[i].
+template <class Items>
+MELANGE_HD inline std::uint64_t lehmer_rank(const Items& p, int n) {
   std::uint64_t rank = 0;
   for (int i = 0; i < n; ++i) {
     std::uint64_t smaller_after = 0;

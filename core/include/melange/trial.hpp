@@ -32,9 +32,10 @@ inline TrialJob trial_job(const Job& job) {
   return TrialJob{job.seed, job.spec, job.n, job.rank_histogram, job.position_matrix};
 }
 
-// Identity order, algorithm A drawing from `src`, then the sink.
-template <Algorithm A, class Item, RandomSource Source, class Sink>
-MELANGE_HD inline void trial_body(Item* items, int n, Source& src, Sink& sink) {
+// Identity order, algorithm A drawing from `src`, then the sink. `items` is a
+// pointer to n items, or a container of them with items[i] (packed_items.hpp).
+template <Algorithm A, class Items, RandomSource Source, class Sink>
+MELANGE_HD inline void trial_body(Items&& items, int n, Source& src, Sink& sink) {
   iota_items(items, n);
   shuffle_as<A>(items, n, src);
   sink(items, n, src);
@@ -42,8 +43,8 @@ MELANGE_HD inline void trial_body(Item* items, int n, Source& src, Sink& sink) {
 
 // Trial t of a job: stream t through the job's bounded method (Set: which
 // methods the source is compiled for; the job's must be among them).
-template <Algorithm A, MethodSet Set = MethodSet::any, class Item, class Sink>
-MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Item* items, Sink& sink) {
+template <Algorithm A, MethodSet Set = MethodSet::any, class Items, class Sink>
+MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Items&& items, Sink& sink) {
   BasicPhiloxSource<Set> src(job.seed, t, job.spec, A, job.n);
   trial_body<A>(items, job.n, src, sink);
 }
@@ -51,8 +52,8 @@ MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Item* ite
 // Reports a finished trial to a counter with rank(r), position(item, p) and
 // usage(words, draws): the tallies the job asked for, and what the trial read
 // (stream words) and asked for (bounded draws and comparator coins).
-template <class Item, class Counter>
-MELANGE_HD inline void count_trial(const TrialJob& job, const Item* items, std::uint64_t words,
+template <class Items, class Counter>
+MELANGE_HD inline void count_trial(const TrialJob& job, const Items& items, std::uint64_t words,
                                    std::uint64_t draws, Counter& counter) {
   if (job.ranks) counter.rank(lehmer_rank(items, job.n));
   if (job.positions)
@@ -65,8 +66,8 @@ template <class Counter>
 struct CountingSink {
   const TrialJob& job;
   Counter& counter;
-  template <class Item, class Source>
-  MELANGE_HD void operator()(const Item* items, int, const Source& src) {
+  template <class Items, class Source>
+  MELANGE_HD void operator()(const Items& items, int, const Source& src) {
     count_trial(job, items, src.words_consumed(), src.draws_made(), counter);
   }
 };
@@ -74,8 +75,8 @@ struct CountingSink {
 // The sink that keeps the permutation: out[0..n), then out moves on a row.
 struct SampleSink {
   std::uint16_t* out;
-  template <class Item, class Source>
-  MELANGE_HD void operator()(const Item* items, int n, const Source&) {
+  template <class Items, class Source>
+  MELANGE_HD void operator()(const Items& items, int n, const Source&) {
     for (int p = 0; p < n; ++p) out[p] = static_cast<std::uint16_t>(items[p]);
     out += n;
   }

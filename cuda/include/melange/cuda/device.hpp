@@ -24,8 +24,12 @@ std::vector<std::uint32_t> stream_words(std::uint64_t seed, std::uint64_t stream
 
 // The Philox ceiling on the GPU: XOR of the first `blocks` blocks of streams
 // first .. first + streams - 1, one thread per stream, nothing stored.
-std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
-                              int blocks);
+// `seconds` is the kernel's own time, between two CUDA events.
+struct PhiloxChecksum {
+  std::uint32_t checksum;
+  double seconds;
+};
+PhiloxChecksum philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams, int blocks);
 
 // The same words from cuRAND's device API: curand_init(seed, stream, 0, &s)
 // and `count` calls of curand(&s). Throws melange::Error without a device.

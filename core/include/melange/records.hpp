@@ -1,0 +1,47 @@
+// Permutations written by other programs (DESIGN.md section 6): text lines,
+// fixed-size u8 or u16 records, or a NumPy .npy array, read in blocks of a
+// fixed size so that memory does not grow with the input, and checked record
+// by record.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <istream>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace melange {
+
+enum class RecordFormat : std::uint8_t { text, u8, u16, npy };
+
+std::string_view record_format_name(RecordFormat f);
+std::optional<RecordFormat> parse_record_format(std::string_view name);
+// The format a file's name implies: .npy, .u8, .u16, else text.
+RecordFormat record_format_for_path(std::string_view path);
+
+struct RecordOptions {
+  int n = 0;                                // items per record
+  RecordFormat format = RecordFormat::text;
+  int base = 0;                             // text integers: 0- or 1-based
+  bool skip_invalid = false;                // count and skip wrong records instead of stopping
+  std::size_t block_bytes = std::size_t{1} << 20;
+};
+
+struct RecordStats {
+  std::uint64_t records = 0;  // valid records handed on
+  std::uint64_t invalid = 0;  // wrong records skipped (skip_invalid)
+  std::string first_invalid;  // what was wrong with the first of them
+};
+
+// Reads `in` to its end and calls each(items) for every valid record: its n
+// items, 0-based, item at position p in items[p]. A wrong record (its length,
+// an item out of range or repeated, a token that is not an item) throws
+// UsageError naming the record, its text (cut at 80 characters) and what is
+// wrong, unless skip_invalid; so do an input with no records, a binary input
+// that ends inside a record and a malformed .npy header. `each` returns false
+// to stop reading.
+RecordStats read_records(std::istream& in, const RecordOptions& options,
+                         const std::function<bool(const std::uint16_t* items)>& each);
+
+}  // namespace melange

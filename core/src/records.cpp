@@ -1,0 +1,350 @@
+#include "melange/records.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <vector>
+
+#include "melange/error.hpp"
+
+namespace melange {
+namespace {
+
+constexpr std::size_t kShownChars = 80;
+
+std::string shown(std::string_view text) {
+  if (text.size() <= kShownChars) return std::string(text);
+  return std::string(text.substr(0, kShownChars)) + "...";
+}
+
+// Counts records, hands valid ones on, and stops or skips on wrong ones.
+class Records {
+ public:
+  Records(const RecordOptions& o, const std::function<bool(const std::uint16_t*)>& each)
+      : o_(o), each_(each), items_(static_cast<std::size_t>(o.n)), stamp_(static_cast<std::size_t>(o.n), 0) {}
+
+  // Starts a record; then item() for each item, then finish().
+  void begin() {
+    count_ = 0;
+    problem_.clear();
+    if (++mark_ == 0) {  // the stamps wrapped: clear them once every 2^32 records
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      mark_ = 1;
+    }
+  }
+  // One item, as read (before the base is taken off). False once the record is wrong.
+  bool item(std::int64_t value) {
+    if (!problem_.empty()) return false;
+    const std::int64_t v = value - o_.base;
+    if (v < 0 || v >= o_.n) {
+      problem_ = "item " + std::to_string(value) + " is out of range " + std::to_string(o_.base) + ".." +
+                 std::to_string(o_.base + o_.n - 1);
+      return false;
+    }
+    if (count_ == o_.n) {
+      problem_ = "more than " + std::to_string(o_.n) + " items";
+      return false;
+    }
+    if (stamp_[static_cast<std::size_t>(v)] == mark_) {
+      problem_ = "item " + std::to_string(value) + " appears twice";
+      return false;
+    }
+    stamp_[static_cast<std::size_t>(v)] = mark_;
+    items_[static_cast<std::size_t>(count_++)] = static_cast<std::uint16_t>(v);
+    return true;
+  }
+  // A letter item: A is 0, whatever the base.
+  bool letter(char c) {
+    const int index = c - 'A';
+    if (index >= o_.n) {
+      fail(std::string("letter ") + c + " is beyond the " + std::to_string(o_.n) + " items A.." +
+           static_cast<char>('A' + std::min(o_.n, 26) - 1));
+      return false;
+    }
+    return item(index + o_.base);
+  }
+  void fail(std::string problem) {
+    if (problem_.empty()) problem_ = std::move(problem);
+  }
+  // Ends the record; `text` renders it for a message, `where` says where it
+  // is beyond its number. Returns false to stop reading.
+  bool finish(const std::function<std::string()>& text, const std::string& where = "") {
+    ++number_;
+    if (problem_.empty() && count_ != o_.n)
+      problem_ = "has " + std::to_string(count_) + " items, expected " + std::to_string(o_.n);
+    if (problem_.empty()) {
+      ++stats_.records;
+      return each_(items_.data());
+    }
+    const std::string message = "record " + std::to_string(number_) + where + ": \"" + shown(text()) + "\": " + problem_;
+    if (!o_.skip_invalid)
+      throw UsageError(message + "; fix the input or pass --skip-invalid to count and skip such records");
+    if (stats_.invalid++ == 0) stats_.first_invalid = message;
+    return true;
+  }
+  std::uint64_t number() const { return number_; }
+  RecordStats stats() const { return stats_; }
+
+ private:
+  const RecordOptions& o_;
+  const std::function<bool(const std::uint16_t*)>& each_;
+  std::vector<std::uint16_t> items_;
+  std::vector<std::uint32_t> stamp_;
+  std::uint32_t mark_ = 0;
+  int count_ = 0;
+  std::string problem_;
+  std::uint64_t number_ = 0;
+  RecordStats stats_;
+};
+
+bool separator(char c) { return c == ' ' || c == ',' || c == ';' || c == '\t'; }
+
+// One line of text; blank lines and # comments are not records.
+bool text_line(std::string_view line, std::uint64_t line_number, Records& records) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  std::size_t i = 0;
+  while (i < line.size() && separator(line[i])) ++i;
+  if (i == line.size() || line[i] == '#') return true;
+  records.begin();
+  const bool letters = (line[i] >= 'A' && line[i] <= 'Z') || (line[i] >= 'a' && line[i] <= 'z');
+  while (i < line.size()) {
+    if (separator(line[i])) {
+      ++i;
+      continue;
+    }
+    if (letters) {
+      const char c = line[i++];
+      if (c >= 'A' && c <= 'Z')
+        records.letter(c);
+      else
+        records.fail(std::string("'") + c + "' is not an item (letters are A, B, C, ...)");
+      continue;
+    }
+    std::uint64_t value = 0;
+    const char* first = line.data() + i;
+    const char* last = line.data() + line.size();
+    const auto [end, ec] = std::from_chars(first, last, value);
+    std::size_t token_end = i;
+    while (token_end < line.size() && !separator(line[token_end])) ++token_end;
+    if (ec != std::errc() || end != line.data() + token_end) {
+      std::string problem(1, '\'');
+      problem.append(shown(line.substr(i, token_end - i))).append("' is not an item number");
+      records.fail(std::move(problem));
+      i = token_end;
+      continue;
+    }
+    records.item(static_cast<std::int64_t>(std::min<std::uint64_t>(value, std::uint64_t{1} << 62)));
+    i = token_end;
+  }
+  return records.finish([line] { return std::string(line); }, " (line " + std::to_string(line_number) + ")");
+}
+
+// Text: lines in blocks; a line cut by the block's end waits for the next.
+RecordStats read_text(std::istream& in, const RecordOptions& o, Records& records) {
+  std::vector<char> buffer(std::max<std::size_t>(o.block_bytes, 64));
+  std::size_t held = 0;  // bytes of an unfinished line at the buffer's start
+  std::uint64_t line_number = 0;
+  for (;;) {
+    in.read(buffer.data() + held, static_cast<std::streamsize>(buffer.size() - held));
+    const std::size_t got = static_cast<std::size_t>(in.gcount());
+    const std::size_t size = held + got;
+    const bool end = got == 0;
+    std::size_t start = 0;
+    for (;;) {
+      const void* nl = std::memchr(buffer.data() + start, '\n', size - start);
+      if (!nl) break;
+      const std::size_t stop = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer.data());
+      if (!text_line(std::string_view(buffer.data() + start, stop - start), ++line_number, records))
+        return records.stats();
+      start = stop + 1;
+    }
+    held = size - start;
+    if (end) {
+      if (held && !text_line(std::string_view(buffer.data() + start, held), ++line_number, records))
+        return records.stats();
+      return records.stats();
+    }
+    if (held == buffer.size())
+      throw UsageError("line " + std::to_string(line_number + 1) + " is longer than " +
+                       std::to_string(buffer.size()) + " bytes; is the input text with one record a line?");
+    std::memmove(buffer.data(), buffer.data() + start, held);
+  }
+}
+
+// Binary records of n items, `width` bytes each, little-endian; `limit`
+// records at most (the .npy shape), or to the end.
+struct Binary {
+  int width;
+  bool is_signed;
+  std::uint64_t limit = ~std::uint64_t{0};
+};
+
+std::int64_t item_at(const unsigned char* p, const Binary& b) {
+  std::uint64_t v = 0;
+  for (int i = b.width - 1; i >= 0; --i) v = v << 8 | p[i];
+  if (b.is_signed && b.width < 8 && (v >> (8 * b.width - 1)) & 1) v |= ~std::uint64_t{0} << (8 * b.width);
+  if (!b.is_signed && v > (std::uint64_t{1} << 62)) v = std::uint64_t{1} << 62;  // out of range all the same
+  return static_cast<std::int64_t>(v);
+}
+
+RecordStats read_binary(std::istream& in, const RecordOptions& o, const Binary& b, Records& records) {
+  const std::size_t record_bytes = static_cast<std::size_t>(o.n) * static_cast<std::size_t>(b.width);
+  const std::size_t per_block = std::max<std::size_t>(1, o.block_bytes / record_bytes);
+  std::vector<unsigned char> buffer(per_block * record_bytes);
+  std::uint64_t left = b.limit;
+  while (left > 0) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(per_block, left)) * record_bytes;
+    in.read(reinterpret_cast<char*>(buffer.data()), static_cast<std::streamsize>(want));
+    const std::size_t got = static_cast<std::size_t>(in.gcount());
+    const std::size_t whole = got / record_bytes;
+    for (std::size_t r = 0; r < whole; ++r) {
+      const unsigned char* rec = buffer.data() + r * record_bytes;
+      records.begin();
+      for (int i = 0; i < o.n; ++i) records.item(item_at(rec + static_cast<std::size_t>(i) * b.width, b));
+      const auto text = [&, rec] {
+        std::string t;
+        for (int i = 0; i < o.n && t.size() <= kShownChars; ++i) {
+          if (i) t.push_back(' ');
+          t.append(std::to_string(item_at(rec + static_cast<std::size_t>(i) * b.width, b)));
+        }
+        return t;
+      };
+      if (!records.finish(text)) return records.stats();
+    }
+    left -= whole;
+    if (got % record_bytes)
+      throw UsageError("the input ends inside record " + std::to_string(records.number() + 1) + ": " +
+                       std::to_string(got % record_bytes) + " of its " + std::to_string(record_bytes) +
+                       " bytes; is --n right?");
+    if (got < want) break;
+  }
+  if (b.limit != ~std::uint64_t{0} && left != 0)
+    throw UsageError("the .npy data ends after " + std::to_string(b.limit - left) + " of its " +
+                     std::to_string(b.limit) + " records");
+  return records.stats();
+}
+
+// A .npy header: magic, version, header length, then a Python dict literal
+// such as {'descr': '<u2', 'fortran_order': False, 'shape': (1000, 52), }.
+Binary read_npy_header(std::istream& in, const RecordOptions& o) {
+  auto fault = [](const std::string& what) {
+    return UsageError("not a readable .npy file: " + what + " (write it with numpy.save of a 2-D array)");
+  };
+  unsigned char head[10];
+  in.read(reinterpret_cast<char*>(head), 8);
+  if (in.gcount() != 8 || std::memcmp(head, "\x93NUMPY", 6) != 0) throw fault("no NumPy magic string");
+  const int major = head[6];
+  if (major < 1 || major > 3) throw fault("format version " + std::to_string(major));
+  std::uint32_t length = 0;
+  const int length_bytes = major == 1 ? 2 : 4;
+  in.read(reinterpret_cast<char*>(head), length_bytes);
+  if (in.gcount() != length_bytes) throw fault("the header is cut short");
+  for (int i = length_bytes - 1; i >= 0; --i) length = length << 8 | head[i];
+  if (length > (1u << 20)) throw fault("a header of " + std::to_string(length) + " bytes");
+  std::string header(length, '\0');
+  in.read(header.data(), length);
+  if (in.gcount() != static_cast<std::streamsize>(length)) throw fault("the header is cut short");
+
+  auto value_of = [&](const std::string& key) {
+    const std::size_t k = header.find("'" + key + "'");
+    if (k == std::string::npos) throw fault("no '" + key + "' in the header");
+    std::size_t v = header.find(':', k);
+    if (v == std::string::npos) throw fault("no value for '" + key + "'");
+    ++v;
+    while (v < header.size() && header[v] == ' ') ++v;
+    return v;
+  };
+  // dtype
+  std::size_t d = value_of("descr");
+  if (d >= header.size() || header[d] != '\'') throw fault("a 'descr' that is not a simple dtype");
+  const std::size_t d_end = header.find('\'', d + 1);
+  const std::string descr = header.substr(d + 1, d_end - d - 1);
+  Binary b{};
+  if (descr == "|u1" || descr == "<u1" || descr == "u1")
+    b = Binary{1, false};
+  else if (descr == "<u2")
+    b = Binary{2, false};
+  else if (descr == "<i4")
+    b = Binary{4, true};
+  else if (descr == "<i8")
+    b = Binary{8, true};
+  else
+    throw fault("dtype '" + descr + "'; use uint8, little-endian uint16, int32 or int64");
+  // order
+  const std::size_t f = value_of("fortran_order");
+  if (header.compare(f, 5, "False") != 0) throw fault("Fortran order; save a C-ordered array");
+  // shape
+  std::size_t s = value_of("shape");
+  if (s >= header.size() || header[s] != '(') throw fault("a shape that is not a tuple");
+  const std::size_t s_end = header.find(')', s);
+  std::vector<std::uint64_t> dims;
+  for (std::size_t i = s + 1; i < s_end;) {
+    if (header[i] == ' ' || header[i] == ',') {
+      ++i;
+      continue;
+    }
+    std::uint64_t dim = 0;
+    const auto [end, ec] = std::from_chars(header.data() + i, header.data() + s_end, dim);
+    if (ec != std::errc()) throw fault("a shape that is not whole numbers");
+    dims.push_back(dim);
+    i = static_cast<std::size_t>(end - header.data());
+  }
+  if (dims.size() != 2) throw fault("a " + std::to_string(dims.size()) + "-D array; save records x items");
+  if (dims[1] != static_cast<std::uint64_t>(o.n))
+    throw UsageError("the .npy records have " + std::to_string(dims[1]) + " items, but --n is " +
+                     std::to_string(o.n));
+  b.limit = dims[0];
+  return b;
+}
+
+}  // namespace
+
+std::string_view record_format_name(RecordFormat f) {
+  switch (f) {
+    case RecordFormat::text: return "text";
+    case RecordFormat::u8: return "u8";
+    case RecordFormat::u16: return "u16";
+    case RecordFormat::npy: return "npy";
+  }
+  return "text";
+}
+
+std::optional<RecordFormat> parse_record_format(std::string_view name) {
+  for (RecordFormat f : {RecordFormat::text, RecordFormat::u8, RecordFormat::u16, RecordFormat::npy})
+    if (record_format_name(f) == name) return f;
+  return std::nullopt;
+}
+
+RecordFormat record_format_for_path(std::string_view path) {
+  auto ends = [&](std::string_view tail) {
+    return path.size() >= tail.size() && path.substr(path.size() - tail.size()) == tail;
+  };
+  if (ends(".npy")) return RecordFormat::npy;
+  if (ends(".u8")) return RecordFormat::u8;
+  if (ends(".u16")) return RecordFormat::u16;
+  return RecordFormat::text;
+}
+
+RecordStats read_records(std::istream& in, const RecordOptions& options,
+                         const std::function<bool(const std::uint16_t* items)>& each) {
+  if (options.n < 1 || options.n > 65536) throw UsageError(Param::n, "{n} must be between 1 and 65536");
+  if (options.base != 0 && options.base != 1) throw UsageError("--base must be 0 or 1");
+  if (options.format == RecordFormat::u8 && options.n > 256)
+    throw UsageError("u8 records hold items up to 255: use u16 for n = " + std::to_string(options.n));
+  Records records(options, each);
+  RecordStats stats;
+  switch (options.format) {
+    case RecordFormat::text: stats = read_text(in, options, records); break;
+    case RecordFormat::u8: stats = read_binary(in, options, Binary{1, false}, records); break;
+    case RecordFormat::u16: stats = read_binary(in, options, Binary{2, false}, records); break;
+    case RecordFormat::npy: stats = read_binary(in, options, read_npy_header(in, options), records); break;
+  }
+  if (in.bad()) throw Error("reading the input failed");
+  if (stats.records == 0)
+    throw UsageError(stats.invalid ? "no valid record in the input (" + std::to_string(stats.invalid) +
+                                         " skipped; the first: " + stats.first_invalid + ")"
+                                   : std::string("the input holds no records"));
+  return stats;
+}
+
+}  // namespace melange

@@ -20,6 +20,9 @@ std::string verdict_text(const AuditReport& r) {
 }
 
 std::string subtitle(const AuditView& v) {
+  if (v.input)
+    return v.input->format + " records, n = " + std::to_string(v.job.n) + ", " + grouped(v.job.trials) +
+           " records, verdict " + verdict_text(v.report);
   return std::string(method_name(v.job.spec.method)) + "/" + std::to_string(v.job.spec.bits) +
          "-bit, n = " + std::to_string(v.job.n) + ", " + grouped(v.job.trials) + " trials from " +
          std::to_string(v.job.first) + ", seed " + std::to_string(v.job.seed) + ", verdict " +
@@ -139,6 +142,17 @@ std::string fit_row(const std::string& name, const TestResult& t) {
 
 std::string audit_command(const AuditView& v) {
   std::ostringstream o;
+  if (v.input) {
+    o << "melange audit --input " << v.input->path << " --n " << v.job.n << " --format " << v.input->format;
+    if (v.input->base) o << " --base " << v.input->base;
+    if (v.input->invalid) o << " --skip-invalid";
+    if (v.job.position_matrix) o << " --position";
+    if (!v.job.rank_histogram) o << " --no-rank";
+    if (!v.model_arg.empty())
+      o << (v.model_arg == "exact" ? " --algo " + std::string(algorithm_name(v.job.algorithm)) : std::string())
+        << " --model " << v.model_arg;
+    return o.str();
+  }
   o << "melange audit --algo " << algorithm_name(v.job.algorithm) << " --n " << v.job.n
     << " --trials " << v.job.trials << " --seed " << v.job.seed << " --first " << v.job.first
     << " --method " << method_name(v.job.spec.method) << " --bits " << v.job.spec.bits;
@@ -151,7 +165,7 @@ std::string audit_command(const AuditView& v) {
 std::string audit_svg(const AuditView& v) {
   std::vector<std::string> charts;
   const auto& h = v.run.tally.ranks;
-  const std::string title = std::string(algorithm_name(v.job.algorithm)) + ": orders";
+  const std::string title = audit_subject(v.job, v.input) + ": orders";
   if (!h.empty()) {
     RankChart c = rank_chart_points(
         h.counts(), static_cast<double>(v.job.trials),
@@ -164,7 +178,7 @@ std::string audit_svg(const AuditView& v) {
   }
   if (!v.run.tally.positions.empty()) {
     Heatmap m;
-    m.title = std::string(algorithm_name(v.job.algorithm)) + ": item x position residuals";
+    m.title = audit_subject(v.job, v.input) + ": item x position residuals";
     m.subtitle = subtitle(v);
     m.n = v.job.n;
     m.residuals = position_residuals(v.run.tally.positions, position_expected(v));
@@ -215,31 +229,40 @@ void audit_position_csv(const AuditView& v, std::ostream& to) {
 std::string audit_html(const AuditView& v) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>melange audit: "
-    << xml_escape(std::string(algorithm_name(v.job.algorithm))) << ", n " << v.job.n
+    << xml_escape(audit_subject(v.job, v.input)) << ", n " << v.job.n
     << "</title>\n<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}"
        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
        "text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}"
        "code{background:#f5f5f5;padding:2px 4px}.vPASS{color:#1a7f37;font-weight:bold}"
        ".vWEAK{color:#9a6700;font-weight:bold}.vFAIL{color:#cf222e;font-weight:bold}</style>\n"
        "</head><body>\n<h1>melange audit: "
-    << xml_escape(std::string(algorithm_name(v.job.algorithm))) << "</h1>\n<p>Verdict: <span class=\"v"
+    << xml_escape(audit_subject(v.job, v.input)) << "</h1>\n<p>Verdict: <span class=\"v"
     << verdict_text(v.report) << "\">" << verdict_text(v.report) << "</span> (reference: "
     << xml_escape(v.report.reference) << ")</p>\n<h2>Parameters</h2>\n<table>\n";
   auto param = [&](const std::string& k, const std::string& val) {
     o << "<tr><td>" << k << "</td><td>" << xml_escape(val) << "</td></tr>\n";
   };
-  param("algorithm", std::string(algorithm_name(v.job.algorithm)));
-  param("items n", std::to_string(v.job.n));
-  param("trials", grouped(v.job.trials));
-  param("first trial", std::to_string(v.job.first));
-  param("seed", std::to_string(v.job.seed));
-  param("bounded method", std::string(method_name(v.job.spec.method)) + ", " +
-                              std::to_string(v.job.spec.bits) + "-bit source");
-  param("backend", backend_text(v.run.backend, v.run.arch) + ", " + std::to_string(v.run.threads) + " threads");
-  if (!v.run.note.empty()) param("backend note", v.run.note);
-  if (!v.run.threads_note.empty()) param("threads note", v.run.threads_note);
-  param("stream", "Philox4x32-10, stream version " + std::to_string(kStreamVersion) + ", melange " + kVersion);
-  for (const auto& [label, value] : usage_rows(v.job, v.report)) param(label, value);
+  if (v.input) {
+    param("input", v.input->path == "-" ? "standard input" : v.input->path);
+    param("format", v.input->format + (v.input->format == "text" ? ", " + std::to_string(v.input->base) + "-based" : ""));
+    param("items n", std::to_string(v.job.n));
+    param("records", grouped(v.job.trials));
+    if (v.input->invalid) param("invalid records skipped", grouped(v.input->invalid) + "; the first: " + v.input->first_invalid);
+    param("melange", kVersion);
+  } else {
+    param("algorithm", std::string(algorithm_name(v.job.algorithm)));
+    param("items n", std::to_string(v.job.n));
+    param("trials", grouped(v.job.trials));
+    param("first trial", std::to_string(v.job.first));
+    param("seed", std::to_string(v.job.seed));
+    param("bounded method", std::string(method_name(v.job.spec.method)) + ", " +
+                                std::to_string(v.job.spec.bits) + "-bit source");
+    param("backend", backend_text(v.run.backend, v.run.arch) + ", " + std::to_string(v.run.threads) + " threads");
+    if (!v.run.note.empty()) param("backend note", v.run.note);
+    if (!v.run.threads_note.empty()) param("threads note", v.run.threads_note);
+    param("stream", "Philox4x32-10, stream version " + std::to_string(kStreamVersion) + ", melange " + kVersion);
+    for (const auto& [label, value] : usage_rows(v.job, v.report)) param(label, value);
+  }
   if (v.report.summary) {
     param("max/min ratio", fixed(v.report.summary->max_min_ratio, 4));
     param("identity count (" + rank_label(0, v.job.n) + ")", grouped(v.report.summary->identity_count));

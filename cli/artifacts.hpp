@@ -8,6 +8,7 @@
 #include "melange/audit.hpp"
 #include "melange/engine.hpp"
 #include "melange/exact.hpp"
+#include "report.hpp"
 
 namespace melange::cli {
 
@@ -17,6 +18,7 @@ struct AuditView {
   const AuditReport& report;
   const ExactDistribution* model;  // null: uniform reference
   std::string model_arg;           // as given to --model ("" for uniform)
+  const InputInfo* input = nullptr;  // an input audit's records; null for a built-in job
 };
 
 // "melange audit ..." with every parameter spelled out, seed included.

@@ -11,6 +11,8 @@
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
+#include "melange/records.hpp"
+#include "melange/trial.hpp"
 #include "output.hpp"
 #include "parse.hpp"
 #include "artifacts.hpp"
@@ -29,7 +31,28 @@ struct AuditArgs {
   double weak = kDefaultWeak, fail = kDefaultFail, alpha = kDefaultAlpha;
   std::string svg, csv, report_dir;
   bool fail_on_bias = false, quiet = false;
+  // audit --input: records written by another program instead of a job.
+  std::string input, format;
+  int base = 0;
+  bool skip_invalid = false;
+  std::string k;
+  std::vector<std::string> job_flags_given;  // flags of a built-in job that were set
 };
+
+// The flags that describe a job melange runs, which an input audit has not.
+const char* const kJobOnlyFlags[] = {"--trials", "--seed", "--first", "--method", "--bits", "--threads", "--backend"};
+
+// Opens --input: a file (regular or a pipe), or standard input for "-".
+std::unique_ptr<std::istream> open_input(const std::string& path) {
+  if (path == "-") return nullptr;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UsageError("--input '" + path + "' is a folder; give a file of records or '-' for standard input");
+  auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
+  if (!*in)
+    throw UsageError("cannot read --input '" + path + "': " + std::error_code(errno, std::generic_category()).message());
+  return in;
+}
 
 
 // With both tallies, the rank table goes to FILE and the matrix to FILE's
@@ -67,7 +90,16 @@ std::unique_ptr<ExactDistribution> read_model(const std::string& path) {
 int run_audit(const AuditArgs& a) {
   // Every check comes before any work: the job, the thresholds, the model
   // file, the memory plan and every output.
+  const bool from_input = !a.input.empty();
+  if (!from_input && (!a.format.empty() || a.base != 0 || a.skip_invalid))
+    throw UsageError("--format, --base and --skip-invalid describe --input records; add --input FILE or drop them");
+  if (from_input && !a.job_flags_given.empty())
+    throw UsageError(a.job_flags_given.front() + " describes a job melange runs; with --input the records are the "
+                     "trials: drop it");
+  if (!a.k.empty())
+    throw UsageError("--k needs deal tallies, which this melange does not have yet: audit whole permutations");
   Job job = make_job(a.job);
+  if (from_input) job.trials = 1;  // until the records are counted
   job.position_matrix = a.position;
   const std::uint64_t cap = parse_count(a.memory_cap, "--memory-cap", ~std::uint64_t{0});
   const std::uint64_t reserve = output_reserve(cap);
@@ -94,8 +126,8 @@ int run_audit(const AuditArgs& a) {
                      "; audit against uniform or a model file");
 
   RunOptions options;
-  options.threads = thread_count(a.job);
-  options.backend = backend_arg(a.job);
+  options.threads = from_input ? 1 : thread_count(a.job);
+  options.backend = from_input ? "scalar" : backend_arg(a.job);
   // A model holds n! exact probabilities: count them, at a generous 256
   // bytes each, against the cap too.
   const std::uint64_t model_bytes = a.model.empty() ? 0 : factorial(job.n) * 256;
@@ -122,15 +154,52 @@ int run_audit(const AuditArgs& a) {
   if (job.position_matrix) outputs.declare(job.rank_histogram ? "--csv (position matrix)" : "--csv", position_csv);
   const std::string page = outputs.declare_report("--report", a.report_dir);
 
+  RecordOptions records;
+  if (from_input) {
+    records.n = job.n;
+    records.base = a.base;
+    records.skip_invalid = a.skip_invalid;
+    if (a.format.empty()) {
+      records.format = record_format_for_path(a.input);
+    } else if (const auto f = parse_record_format(a.format)) {
+      records.format = *f;
+    } else {
+      throw UsageError("unknown --format '" + a.format + "': use text, u8, u16 or npy");
+    }
+    if (a.base != 0 && a.base != 1) throw UsageError("--base must be 0 or 1");
+  }
+  const std::unique_ptr<std::istream> input_file = from_input ? open_input(a.input) : nullptr;
+
   if (a.model == "exact")
     model = std::make_unique<ExactDistribution>(
         exact_distribution(job.algorithm, job.n, job.spec, options.threads));
 
-  ProgressLine progress("audit", a.quiet);
-  if (progress.enabled())
-    options.progress = [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
-  const RunResult run = melange::run(job, options);
-  progress.clear();
+  RunResult run;
+  InputInfo input;
+  if (from_input) {
+    // One pass over the records, in blocks: memory is the tallies.
+    run.tally = Tally::for_job(job);
+    TallyCounter counter{run.tally};
+    const TrialJob tj = trial_job(job);
+    const RecordStats stats = read_records(input_file ? *input_file : std::cin, records,
+                                           [&](const std::uint16_t* items) {
+                                             count_trial(tj, items, 0, 0, counter);
+                                             return true;
+                                           });
+    run.tally.trials = stats.records;
+    job.trials = stats.records;
+    run.backend = "input";
+    run.threads = 1;
+    input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,
+                      stats.first_invalid};
+  } else {
+    ProgressLine progress("audit", a.quiet);
+    if (progress.enabled())
+      options.progress = [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
+    run = melange::run(job, options);
+    progress.clear();
+  }
+  const InputInfo* source = from_input ? &input : nullptr;
   AuditOptions audit;
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
@@ -138,15 +207,15 @@ int run_audit(const AuditArgs& a) {
   AuditReport report = analyze(job, run.tally, audit);
   if (!rank_note.empty()) report.notes.insert(report.notes.begin(), rank_note);
 
-  const AuditView view{job, run, report, model.get(), a.model};
-  if (!a.job.json.empty()) write_audit_json(outputs.open(a.job.json), job, run, report);
+  const AuditView view{job, run, report, model.get(), a.model, source};
+  if (!a.job.json.empty()) write_audit_json(outputs.open(a.job.json), job, run, report, source);
   if (!a.svg.empty()) outputs.write(a.svg, audit_svg(view));
   if (!a.csv.empty()) {
     if (job.rank_histogram) audit_rank_csv(view, outputs.open(a.csv));
     if (job.position_matrix) audit_position_csv(view, outputs.open(position_csv));
   }
   if (!page.empty()) outputs.write(page, audit_html(view));
-  if (a.job.json != "-") std::cout << audit_text(job, run, report, model.get());
+  if (a.job.json != "-") std::cout << audit_text(job, run, report, model.get(), source);
   outputs.commit();
   return a.fail_on_bias && report.verdict == Verdict::fail ? kExitBiased : 0;
 }
@@ -178,9 +247,20 @@ void add_audit_command(CLI::App& app, Action& action) {
   cmd->add_option("--report", a->report_dir, "write a self-contained HTML report to DIR/index.html");
   cmd->add_flag("--fail-on-bias", a->fail_on_bias, "exit with status 3 when a test FAILs after Holm");
   cmd->add_flag("--quiet", a->quiet, "no progress line on the terminal");
+  cmd->add_option("--input", a->input,
+                  "audit records another program wrote, from FILE or '-' (standard input): one permutation "
+                  "of 0..n-1 a record; --algo then only names the --model exact to test against");
+  cmd->add_option("--format", a->format, "text | u8 | u16 | npy (default: from the file name, else text)");
+  cmd->add_option("--base", a->base, "text records count items from 0 or 1")->capture_default_str();
+  cmd->add_flag("--skip-invalid", a->skip_invalid, "count and skip wrong records instead of stopping");
+  cmd->add_option("--k", a->k, "deals of k items (not available yet)");
   cmd->footer("Exit status: 0 ran (PASS/WEAK, or no verdict); 3 with --fail-on-bias when a test "
               "FAILed; 2 usage error; 1 runtime error.");
-  cmd->callback([a, &action] { action = [a] { return run_audit(*a); }; });
+  cmd->callback([a, cmd, &action] {
+    for (const char* flag : kJobOnlyFlags)
+      if (cmd->count(flag)) a->job_flags_given.emplace_back(flag);
+    action = [a] { return run_audit(*a); };
+  });
 }
 
 }  // namespace melange::cli

@@ -139,19 +139,34 @@ ExactDistribution exact_from_json(const Json& j) {
   }
 }
 
-Json audit_json(const Job& job, const RunResult& run, const AuditReport& report) {
+std::string audit_subject(const Job& job, const InputInfo* input) {
+  if (input) return "records from " + (input->path == "-" ? std::string("standard input") : input->path);
+  return std::string(algorithm_name(job.algorithm));
+}
+
+Json audit_json(const Job& job, const RunResult& run, const AuditReport& report, const InputInfo* input) {
   Json j = json_header("audit");
-  add_job_fields(j, job);
+  if (input) {
+    j["input"] = {{"path", input->path}, {"format", input->format}, {"base", input->base}};
+    j["n"] = job.n;
+    j["records"] = job.trials;
+    j["invalid_records"] = input->invalid;
+    if (input->invalid) j["first_invalid"] = input->first_invalid;
+  } else {
+    add_job_fields(j, job);
+  }
   j["threads"] = run.threads;
   j["backend"] = run.backend;
   if (!run.arch.empty()) j["simd_arch"] = run.arch;
   if (!run.note.empty()) j["backend_note"] = run.note;
   if (!run.threads_note.empty()) j["threads_note"] = run.threads_note;
   j["reference"] = report.reference;
-  j["words_consumed"] = run.tally.words;
-  j["mean_words"] = report.mean_words;
-  j["draws"] = run.tally.draws;
-  j["mean_draws"] = report.mean_draws;
+  if (!input) {
+    j["words_consumed"] = run.tally.words;
+    j["mean_words"] = report.mean_words;
+    j["draws"] = run.tally.draws;
+    j["mean_draws"] = report.mean_draws;
+  }
   if (!run.tally.ranks.empty()) j["histogram"] = nullptr;  // n! counts: streamed by write_audit_json
   if (!run.tally.positions.empty()) {
     Json rows = Json::array();
@@ -206,9 +221,10 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report)
   return j;
 }
 
-void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, const AuditReport& report) {
+void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, const AuditReport& report,
+                      const InputInfo* input) {
   const auto& counts = run.tally.ranks.counts();
-  write_json(to, audit_json(job, run, report), "histogram", [&](std::ostream& out, const std::string& indent) {
+  write_json(to, audit_json(job, run, report, input), "histogram", [&](std::ostream& out, const std::string& indent) {
     std::string text;
     for (std::size_t r = 0; r < counts.size(); ++r) {
       text += indent + std::to_string(counts[r]);
@@ -223,11 +239,20 @@ void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, co
 }
 
 std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
-                       const ExactDistribution* model) {
+                       const ExactDistribution* model, const InputInfo* input) {
   std::ostringstream o;
-  o << "melange audit: " << describe(job) << "\n  trials " << grouped(job.trials) << " from "
-    << job.first << ", backend " << backend_text(run.backend, run.arch) << ", " << run.threads
-    << (run.threads == 1 ? " thread" : " threads") << ", reference " << report.reference << "\n";
+  if (input) {
+    o << "melange audit: " << audit_subject(job, input) << " (" << input->format
+      << (input->format == "text" ? ", " + std::to_string(input->base) + "-based" : std::string()) << "), n "
+      << job.n << "\n  records " << grouped(job.trials) << ", reference " << report.reference << "\n";
+    if (input->invalid)
+      o << "  note: " << grouped(input->invalid) << " invalid records skipped; the first: " << input->first_invalid
+        << "\n";
+  } else {
+    o << "melange audit: " << describe(job) << "\n  trials " << grouped(job.trials) << " from " << job.first
+      << ", backend " << backend_text(run.backend, run.arch) << ", " << run.threads
+      << (run.threads == 1 ? " thread" : " threads") << ", reference " << report.reference << "\n";
+  }
   if (!run.note.empty()) o << "  note: " << run.note << "\n";
   if (!run.threads_note.empty()) o << "  note: " << run.threads_note << "\n";
   const auto& h = run.tally.ranks;
@@ -252,7 +277,8 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
     o << "\n  max/min ratio " << fixed(report.summary->max_min_ratio, 3) << ", identity ("
       << rank_label(0, job.n) << ") " << grouped(report.summary->identity_count) << "\n";
   }
-  for (const auto& [label, value] : usage_rows(job, report)) o << "  " << label << " " << value << "\n";
+  if (!input)
+    for (const auto& [label, value] : usage_rows(job, report)) o << "  " << label << " " << value << "\n";
   o << "\n";
   if (report.rank)
     o << "  " << line_for("rank test (" + std::to_string(h.bins()) + " orders)", *report.rank, report.alpha)

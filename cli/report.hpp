@@ -25,11 +25,25 @@ Json exact_json(const ExactDistribution& d, double trials);
 // Reads a model written by `melange exact --json`; checks it is a distribution.
 ExactDistribution exact_from_json(const Json& j);
 
+// Where an input audit's records came from (audit --input); the job then
+// says only n and what was tallied, and its trials are the records.
+struct InputInfo {
+  std::string path;    // "-" for standard input
+  std::string format;  // text, u8, u16, npy
+  int base = 0;
+  std::uint64_t invalid = 0;  // records skipped (--skip-invalid)
+  std::string first_invalid;
+};
+
+// What an audit tested: the algorithm's name, or "records from PATH".
+std::string audit_subject(const Job& job, const InputInfo* input);
+
 // The audit's JSON document, with "histogram" null where the n! counts go.
-Json audit_json(const Job& job, const RunResult& run, const AuditReport& report);
+Json audit_json(const Job& job, const RunResult& run, const AuditReport& report, const InputInfo* input = nullptr);
 // The whole document, the histogram streamed into it.
-void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, const AuditReport& report);
+void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, const AuditReport& report,
+                      const InputInfo* input = nullptr);
 std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
-                       const ExactDistribution* model);
+                       const ExactDistribution* model, const InputInfo* input = nullptr);
 
 }  // namespace melange::cli

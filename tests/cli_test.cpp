@@ -242,3 +242,68 @@ TEST(CliBounded, BatchedReadsSeveralDrawsFromAWord) {
 
 }  // namespace
 }  // namespace melange
+
+namespace melange {
+namespace {
+
+using testing::run_cli;
+using testing::run_shell;
+using testing::scratch_dir;
+using testing::slurp;
+
+// audit --input: another program's records give the same histogram and
+// verdict as the built-in audit of the job that wrote them.
+TEST(CliInput, RecordsFromSampleMatchTheBuiltInAudit) {
+  const auto dir = scratch_dir("input");
+  const std::string records = (dir / "records.txt").string();
+  ASSERT_EQ(run_cli("sample --algo sort-v8-timsort --n 5 --count 30000 --seed 9 > " + records).status, 0);
+  const auto builtin = run_cli("audit --algo sort-v8-timsort --n 5 --trials 30000 --seed 9 --position --json -");
+  const auto from_file = run_cli("audit --input " + records + " --n 5 --position --json -");
+  const auto from_pipe = run_shell("cat " + records + " | " MELANGE_CLI " audit --input - --n 5 --position --json -");
+  ASSERT_EQ(from_file.status, 0) << from_file.err;
+  ASSERT_EQ(from_pipe.status, 0) << from_pipe.err;
+  const auto b = nlohmann::json::parse(builtin.out), f = nlohmann::json::parse(from_file.out),
+             p = nlohmann::json::parse(from_pipe.out);
+  EXPECT_EQ(f["histogram"], b["histogram"]);
+  EXPECT_EQ(f["position"], b["position"]);
+  EXPECT_EQ(f["stats"]["verdict"], b["stats"]["verdict"]);
+  EXPECT_EQ(f["stats"]["chi2"], b["stats"]["chi2"]);
+  EXPECT_EQ(f["records"], 30000);
+  EXPECT_EQ(f["input"]["format"], "text");
+  EXPECT_EQ(p["histogram"], b["histogram"]);
+  // Against the exact law of the algorithm that wrote them: a fair test.
+  const auto model = run_cli("audit --input " + records + " --n 5 --algo sort-v8-timsort --model exact --json -");
+  ASSERT_EQ(model.status, 0) << model.err;
+  EXPECT_EQ(nlohmann::json::parse(model.out)["stats"]["verdict"], "PASS");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliInput, AWrongRecordStopsBeforeAnythingIsWritten) {
+  const auto dir = scratch_dir("input-bad");
+  const std::string records = (dir / "records.txt").string(), json = (dir / "out.json").string();
+  std::ofstream(records) << "0 1 2 3\n3 2 1 0\n0 1 1 3\n";
+  const auto bad = run_cli("audit --input " + records + " --n 4 --json " + json);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(testing::count_lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("record 3 (line 3): \"0 1 1 3\": item 1 appears twice"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(json)) << "nothing is written when the input is rejected";
+  const auto skipped = run_cli("audit --input " + records + " --n 4 --skip-invalid --json " + json);
+  ASSERT_EQ(skipped.status, 0) << skipped.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["records"], 2);
+  EXPECT_EQ(j["invalid_records"], 1);
+  for (const std::string& args : {"--input " + records + " --n 4 --trials 5", "--input " + records + " --n 4 --k 2",
+                                 std::string("--n 4 --skip-invalid"), "--input " + dir.string() + " --n 4",
+                                 "--input " + records + "-missing --n 4", "--input " + records + " --n 4 --format csv"}) {
+    const auto r = run_cli("audit " + args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_EQ(testing::count_lines(r.err), 1) << args << ": " << r.err;
+  }
+  const auto empty = run_shell("printf '' | " MELANGE_CLI " audit --input - --n 4");
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.err.find("no records"), std::string::npos) << empty.err;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace melange

@@ -89,6 +89,15 @@ class PathWalker {
   std::size_t depth_ = 0;
 };
 
+// n / d as an exact rational. Kept out of line: inlined into a loop, GCC 12
+// warns (wrongly) that Boost's limb storage may be used uninitialized.
+[[gnu::noinline]] Rational ratio(u128 n, std::uint64_t d) {
+  boost::multiprecision::cpp_int num = static_cast<std::uint64_t>(n >> 64);
+  num <<= 64;
+  num += static_cast<std::uint64_t>(n);
+  return Rational(num, boost::multiprecision::cpp_int(d));
+}
+
 // Sums of exact leaf probabilities, kept as 128-bit numerators over 64-bit
 // denominators while the products fit, and as rationals beyond that.
 class MassSum {
@@ -108,12 +117,7 @@ class MassSum {
   }
   Rational value() const {
     Rational r = slow_;
-    for (auto& [d, n] : fast_) {
-      boost::multiprecision::cpp_int num = static_cast<std::uint64_t>(n >> 64);
-      num <<= 64;
-      num += static_cast<std::uint64_t>(n);
-      r += Rational(num, boost::multiprecision::cpp_int(d));
-    }
+    for (auto& [d, n] : fast_) r += ratio(n, d);
     return r;
   }
 

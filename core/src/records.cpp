@@ -26,32 +26,33 @@ class Records {
   // Starts a record; then item() for each item, then finish().
   void begin() {
     count_ = 0;
-    problem_.clear();
+    bad_ = false;
     if (++mark_ == 0) {  // the stamps wrapped: clear them once every 2^32 records
       std::fill(stamp_.begin(), stamp_.end(), 0);
       mark_ = 1;
     }
   }
   // One item, as read (before the base is taken off). False once the record is wrong.
-  bool item(std::int64_t value) {
-    if (!problem_.empty()) return false;
+  [[gnu::always_inline]] bool item(std::int64_t value) {
     const std::int64_t v = value - o_.base;
-    if (v < 0 || v >= o_.n) {
-      problem_ = "item " + std::to_string(value) + " is out of range " + std::to_string(o_.base) + ".." +
-                 std::to_string(o_.base + o_.n - 1);
-      return false;
-    }
-    if (count_ == o_.n) {
-      problem_ = "more than " + std::to_string(o_.n) + " items";
-      return false;
-    }
-    if (stamp_[static_cast<std::size_t>(v)] == mark_) {
-      problem_ = "item " + std::to_string(value) + " appears twice";
-      return false;
-    }
+    if (bad_ || v < 0 || v >= o_.n || count_ == o_.n || stamp_[static_cast<std::size_t>(v)] == mark_)
+      return wrong_item(value);
     stamp_[static_cast<std::size_t>(v)] = mark_;
     items_[static_cast<std::size_t>(count_++)] = static_cast<std::uint16_t>(v);
     return true;
+  }
+  // What is wrong with `value` (the first fault of a record is the one told).
+  [[gnu::noinline]] bool wrong_item(std::int64_t value) {
+    if (bad_) return false;
+    const std::int64_t v = value - o_.base;
+    if (v < 0 || v >= o_.n)
+      fail("item " + std::to_string(value) + " is out of range " + std::to_string(o_.base) + ".." +
+           std::to_string(o_.base + o_.n - 1));
+    else if (count_ == o_.n)
+      fail("more than " + std::to_string(o_.n) + " items");
+    else
+      fail("item " + std::to_string(value) + " appears twice");
+    return false;
   }
   // A letter item: A is 0, whatever the base.
   bool letter(char c) {
@@ -64,19 +65,24 @@ class Records {
     return item(index + o_.base);
   }
   void fail(std::string problem) {
-    if (problem_.empty()) problem_ = std::move(problem);
+    if (bad_) return;
+    bad_ = true;
+    problem_ = std::move(problem);
   }
-  // Ends the record; `text` renders it for a message, `where` says where it
-  // is beyond its number. Returns false to stop reading.
-  bool finish(const std::function<std::string()>& text, const std::string& where = "") {
+  // Ends the record; `text()` renders it for a message, and a text record
+  // names its line. Returns false to stop reading. Nothing is built for a
+  // record that is right.
+  template <class Text>
+  bool finish(const Text& text, std::uint64_t line = 0) {
     ++number_;
-    if (problem_.empty() && count_ != o_.n)
-      problem_ = "has " + std::to_string(count_) + " items, expected " + std::to_string(o_.n);
-    if (problem_.empty()) {
+    if (!bad_ && count_ == o_.n) {
       ++stats_.records;
       return each_(items_.data());
     }
-    const std::string message = "record " + std::to_string(number_) + where + ": \"" + shown(text()) + "\": " + problem_;
+    if (!bad_) problem_ = "has " + std::to_string(count_) + " items, expected " + std::to_string(o_.n);
+    std::string message = "record " + std::to_string(number_);
+    if (line) message += " (line " + std::to_string(line) + ")";
+    message += ": \"" + shown(text()) + "\": " + problem_;
     if (!o_.skip_invalid)
       throw UsageError(message + "; fix the input or pass --skip-invalid to count and skip such records");
     if (stats_.invalid++ == 0) stats_.first_invalid = message;
@@ -92,6 +98,7 @@ class Records {
   std::vector<std::uint32_t> stamp_;
   std::uint32_t mark_ = 0;
   int count_ = 0;
+  bool bad_ = false;     // the record is wrong; problem_ says why
   std::string problem_;
   std::uint64_t number_ = 0;
   RecordStats stats_;
@@ -120,23 +127,24 @@ bool text_line(std::string_view line, std::uint64_t line_number, Records& record
         records.fail(std::string("'") + c + "' is not an item (letters are A, B, C, ...)");
       continue;
     }
+    // Decimal digits up to a separator or the end (19 at most: no overflow).
     std::uint64_t value = 0;
-    const char* first = line.data() + i;
-    const char* last = line.data() + line.size();
-    const auto [end, ec] = std::from_chars(first, last, value);
-    std::size_t token_end = i;
-    while (token_end < line.size() && !separator(line[token_end])) ++token_end;
-    if (ec != std::errc() || end != line.data() + token_end) {
-      std::string problem(1, '\'');
-      problem.append(shown(line.substr(i, token_end - i))).append("' is not an item number");
-      records.fail(std::move(problem));
-      i = token_end;
+    std::size_t j = i;
+    while (j < line.size() && j - i < 19 && static_cast<unsigned>(line[j] - '0') < 10u)
+      value = value * 10 + static_cast<unsigned>(line[j++] - '0');
+    if (j > i && (j == line.size() || separator(line[j]))) {
+      records.item(static_cast<std::int64_t>(value));
+      i = j;
       continue;
     }
-    records.item(static_cast<std::int64_t>(std::min<std::uint64_t>(value, std::uint64_t{1} << 62)));
+    std::size_t token_end = i;
+    while (token_end < line.size() && !separator(line[token_end])) ++token_end;
+    std::string problem(1, '\'');
+    problem.append(shown(line.substr(i, token_end - i))).append("' is not an item number");
+    records.fail(std::move(problem));
     i = token_end;
   }
-  return records.finish([line] { return std::string(line); }, " (line " + std::to_string(line_number) + ")");
+  return records.finish([line] { return std::string(line); }, line_number);
 }
 
 // Text: lines in blocks; a line cut by the block's end waits for the next.

@@ -32,7 +32,7 @@ struct RunResult {
   std::string backend;  // the backend that ran the trials: "scalar", "simd", "cuda"
   std::string arch;     // its architecture, where it has several ("avx2"); else ""
   std::string note;     // e.g. why the requested backend was not used
-  int threads;
+  int threads = 1;
   std::string threads_note;  // set when the memory cap cut the thread count
 };
 
@@ -52,7 +52,7 @@ struct SampleResult {
   std::string backend;
   std::string arch;
   std::string note;
-  int threads;
+  int threads = 1;
 };
 
 // The permutations of trials [first, first + trials).

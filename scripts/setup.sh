@@ -9,6 +9,7 @@ packages=(
   libboost-dev libboost-math-dev
   librandom123-dev librandom123-doc zlib1g-dev
   python3 python3-numpy libxml2-utils
+  clang libclang-rt-dev
 )
 
 missing=()

@@ -191,8 +191,11 @@ std::int64_t item_at(const unsigned char* p, const Binary& b) {
   std::uint64_t v = 0;
   for (int i = b.width - 1; i >= 0; --i) v = v << 8 | p[i];
   if (b.is_signed && b.width < 8 && (v >> (8 * b.width - 1)) & 1) v |= ~std::uint64_t{0} << (8 * b.width);
-  if (!b.is_signed && v > (std::uint64_t{1} << 62)) v = std::uint64_t{1} << 62;  // out of range all the same
-  return static_cast<std::int64_t>(v);
+  // Far out of range is out of range all the same: clamp, so that taking the
+  // base off cannot overflow.
+  constexpr std::int64_t kFar = std::int64_t{1} << 62;
+  if (!b.is_signed) return v > static_cast<std::uint64_t>(kFar) ? kFar : static_cast<std::int64_t>(v);
+  return std::clamp(static_cast<std::int64_t>(v), -kFar, kFar);
 }
 
 RecordStats read_binary(std::istream& in, const RecordOptions& o, const Binary& b, Records& records) {
@@ -266,6 +269,7 @@ Binary read_npy_header(std::istream& in, const RecordOptions& o) {
   std::size_t d = value_of("descr");
   if (d >= header.size() || header[d] != '\'') throw fault("a 'descr' that is not a simple dtype");
   const std::size_t d_end = header.find('\'', d + 1);
+  if (d_end == std::string::npos) throw fault("an unclosed 'descr'");
   const std::string descr = header.substr(d + 1, d_end - d - 1);
   Binary b{};
   if (descr == "|u1" || descr == "<u1" || descr == "u1")
@@ -280,11 +284,12 @@ Binary read_npy_header(std::istream& in, const RecordOptions& o) {
     throw fault("dtype '" + descr + "'; use uint8, little-endian uint16, int32 or int64");
   // order
   const std::size_t f = value_of("fortran_order");
-  if (header.compare(f, 5, "False") != 0) throw fault("Fortran order; save a C-ordered array");
+  if (f >= header.size() || header.compare(f, 5, "False") != 0) throw fault("Fortran order; save a C-ordered array");
   // shape
   std::size_t s = value_of("shape");
   if (s >= header.size() || header[s] != '(') throw fault("a shape that is not a tuple");
   const std::size_t s_end = header.find(')', s);
+  if (s_end == std::string::npos) throw fault("an unclosed 'shape'");
   std::vector<std::uint64_t> dims;
   for (std::size_t i = s + 1; i < s_end;) {
     if (header[i] == ' ' || header[i] == ',') {

@@ -1,4 +1,8 @@
 // `melange audit`: run a job, tally it, test it, grade it.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +16,8 @@
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
 #include "melange/records.hpp"
+#include "format.hpp"
+#include "signals.hpp"
 #include "melange/trial.hpp"
 #include "output.hpp"
 #include "parse.hpp"
@@ -34,7 +40,7 @@ struct AuditArgs {
   // audit --input: records written by another program instead of a job.
   std::string input, format;
   int base = 0;
-  bool skip_invalid = false;
+  bool skip_invalid = false, progressive = false, stop_on_fail = false;
   std::string k;
   std::vector<std::string> job_flags_given;  // flags of a built-in job that were set
 };
@@ -42,17 +48,59 @@ struct AuditArgs {
 // The flags that describe a job melange runs, which an input audit has not.
 const char* const kJobOnlyFlags[] = {"--trials", "--seed", "--first", "--method", "--bits", "--threads", "--backend"};
 
-// Opens --input: a file (regular or a pipe), or standard input for "-".
-std::unique_ptr<std::istream> open_input(const std::string& path) {
-  if (path == "-") return nullptr;
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw UsageError("--input '" + path + "' is a folder; give a file of records or '-' for standard input");
-  auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
-  if (!*in)
-    throw UsageError("cannot read --input '" + path + "': " + std::error_code(errno, std::generic_category()).message());
-  return in;
+// A progressive report's line after `records` records: each test's
+// statistic, p and grade, as PractRand prints by length.
+std::string progress_line(std::uint64_t records, const AuditReport& r) {
+  int log2 = 0;
+  while ((std::uint64_t{1} << (log2 + 1)) <= records) ++log2;
+  std::string line = "  records 2^" + std::to_string(log2) + " (" + grouped(records) + "): ";
+  std::string sep;
+  auto test = [&](const char* name, const std::optional<TestResult>& t) {
+    if (!t) return;
+    line += sep + name + " chi2 " + fixed(t->fit.statistic, 1) + " df " + fixed(t->fit.df, 0) + " p " +
+            general(t->p_holm, 3) + " " + std::string(verdict_name(t->verdict));
+    sep = "; ";
+  };
+  test("rank", r.rank);
+  test("position", r.position);
+  line += r.verdict ? " -> " + std::string(verdict_name(*r.verdict)) : std::string("no test yet");
+  return line + "\n";
 }
+
+// --input as a file descriptor: a file or a pipe, or standard input for
+// "-". Closed when it goes.
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path) {
+    if (path == "-") return;
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw UsageError("--input '" + path + "' is a folder; give a file of records or '-' for standard input");
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0)
+      throw UsageError("cannot read --input '" + path + "': " + std::error_code(errno, std::generic_category()).message());
+    owned_ = true;
+  }
+  ~InputFile() {
+    if (owned_) ::close(fd_);
+  }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  // What read(2) gives, as it arrives; 0 at the end, or once SIGINT came.
+  std::size_t read(char* buffer, std::size_t capacity) const {
+    for (;;) {
+      if (signals::interrupted()) return 0;
+      const ssize_t got = ::read(fd_, buffer, capacity);
+      if (got >= 0) return static_cast<std::size_t>(got);
+      if (errno != EINTR) throw Error("reading --input failed: " + std::error_code(errno, std::generic_category()).message());
+    }
+  }
+
+ private:
+  int fd_ = STDIN_FILENO;
+  bool owned_ = false;
+};
 
 
 // With both tallies, the rank table goes to FILE and the matrix to FILE's
@@ -91,8 +139,9 @@ int run_audit(const AuditArgs& a) {
   // Every check comes before any work: the job, the thresholds, the model
   // file, the memory plan and every output.
   const bool from_input = !a.input.empty();
-  if (!from_input && (!a.format.empty() || a.base != 0 || a.skip_invalid))
-    throw UsageError("--format, --base and --skip-invalid describe --input records; add --input FILE or drop them");
+  if (!from_input && (!a.format.empty() || a.base != 0 || a.skip_invalid || a.progressive || a.stop_on_fail))
+    throw UsageError("--format, --base, --skip-invalid, --progressive and --stop-on-fail are for --input records; "
+                     "add --input FILE or drop them");
   if (from_input && !a.job_flags_given.empty())
     throw UsageError(a.job_flags_given.front() + " describes a job melange runs; with --input the records are the "
                      "trials: drop it");
@@ -168,24 +217,57 @@ int run_audit(const AuditArgs& a) {
     }
     if (a.base != 0 && a.base != 1) throw UsageError("--base must be 0 or 1");
   }
-  const std::unique_ptr<std::istream> input_file = from_input ? open_input(a.input) : nullptr;
+  const std::unique_ptr<InputFile> input_file = from_input ? std::make_unique<InputFile>(a.input) : nullptr;
 
   if (a.model == "exact")
     model = std::make_unique<ExactDistribution>(
         exact_distribution(job.algorithm, job.n, job.spec, options.threads));
 
+  AuditOptions audit;
+  audit.thresholds = Thresholds{a.weak, a.fail};
+  audit.alpha = a.alpha;
+  audit.model = model.get();
+
   RunResult run;
   InputInfo input;
+  bool interrupted = false;
   if (from_input) {
-    // One pass over the records, in blocks: memory is the tallies.
+    // One pass over the records, in blocks: memory is the tallies. On a
+    // stream (standard input, or --progressive) a line per test after 2^10,
+    // 2^11, .. records, as PractRand reports by length; SIGINT ends the read
+    // and what was read is reported.
     run.tally = Tally::for_job(job);
     TallyCounter counter{run.tally};
     const TrialJob tj = trial_job(job);
-    const RecordStats stats = read_records(input_file ? *input_file : std::cin, records,
-                                           [&](const std::uint16_t* items) {
-                                             count_trial(tj, items, 0, 0, counter);
-                                             return true;
-                                           });
+    const bool progressive = a.progressive || a.input == "-";
+    std::ostream& lines = a.job.json == "-" ? std::cerr : std::cout;
+    std::uint64_t counted = 0, next_line = 1024;
+    RecordStats stats;
+    signals::defer_interrupt(true);
+    try {
+      const ByteSource source = [&](char* buffer, std::size_t capacity) { return input_file->read(buffer, capacity); };
+      stats = read_records(source, records, [&](const std::uint16_t* items) {
+        count_trial(tj, items, 0, 0, counter);
+        if (++counted == next_line && progressive) {
+          next_line *= 2;
+          Job so_far = job;
+          so_far.trials = run.tally.trials = counted;
+          const AuditReport r = analyze(so_far, run.tally, audit);
+          lines << progress_line(counted, r) << std::flush;
+          if (a.stop_on_fail && r.verdict == Verdict::fail) return false;
+        }
+        return true;
+      });
+    } catch (const Error&) {
+      if (!signals::interrupted()) throw;
+      if (counted == 0) {
+        std::cerr << "melange: interrupted before any record was read\n";
+        return 128 + SIGINT;
+      }
+      stats.records = counted;  // the read was cut by SIGINT
+    }
+    signals::defer_interrupt(false);
+    interrupted = signals::interrupted();
     run.tally.trials = stats.records;
     job.trials = stats.records;
     run.backend = "input";
@@ -200,10 +282,6 @@ int run_audit(const AuditArgs& a) {
     progress.clear();
   }
   const InputInfo* source = from_input ? &input : nullptr;
-  AuditOptions audit;
-  audit.thresholds = Thresholds{a.weak, a.fail};
-  audit.alpha = a.alpha;
-  audit.model = model.get();
   AuditReport report = analyze(job, run.tally, audit);
   if (!rank_note.empty()) report.notes.insert(report.notes.begin(), rank_note);
 
@@ -217,7 +295,8 @@ int run_audit(const AuditArgs& a) {
   if (!page.empty()) outputs.write(page, audit_html(view));
   if (a.job.json != "-") std::cout << audit_text(job, run, report, model.get(), source);
   outputs.commit();
-  return a.fail_on_bias && report.verdict == Verdict::fail ? kExitBiased : 0;
+  if (a.fail_on_bias && report.verdict == Verdict::fail) return kExitBiased;
+  return interrupted ? 128 + SIGINT : 0;
 }
 
 }  // namespace
@@ -254,6 +333,9 @@ void add_audit_command(CLI::App& app, Action& action) {
   cmd->add_option("--base", a->base, "text records count items from 0 or 1")->capture_default_str();
   cmd->add_flag("--skip-invalid", a->skip_invalid, "count and skip wrong records instead of stopping");
   cmd->add_option("--k", a->k, "deals of k items (not available yet)");
+  cmd->add_flag("--progressive", a->progressive,
+                "a line per test after 2^10, 2^11, ... records (always on standard input)");
+  cmd->add_flag("--stop-on-fail", a->stop_on_fail, "with progressive lines: stop reading at the first FAIL");
   cmd->footer("Exit status: 0 ran (PASS/WEAK, or no verdict); 3 with --fail-on-bias when a test "
               "FAILed; 2 usage error; 1 runtime error.");
   cmd->callback([a, cmd, &action] {

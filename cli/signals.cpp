@@ -19,8 +19,14 @@ struct Slot {
 
 Slot g_slots[kSlots];
 std::atomic<bool> g_progress_shown{false};
+std::atomic<bool> g_defer_interrupt{false};
+std::atomic<bool> g_interrupted{false};
 
 extern "C" void on_signal(int sig) {
+  if (sig == SIGINT && g_defer_interrupt.load(std::memory_order_acquire)) {
+    g_interrupted.store(true, std::memory_order_release);
+    return;
+  }
   // Only async-signal-safe calls from here on: unlink, write, _exit.
   for (Slot& s : g_slots)
     if (s.used.load(std::memory_order_acquire)) ::unlink(s.path);
@@ -35,7 +41,7 @@ extern "C" void on_signal(int sig) {
 
 void install() {
   struct sigaction sa {};
-  sa.sa_handler = on_signal;
+  sa.sa_handler = on_signal;  // no SA_RESTART: a deferred SIGINT ends a blocked read
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
     // A signal the caller ignores (nohup, a shell's background job) stays ignored.
@@ -62,5 +68,8 @@ void unwatch_temp(int slot) {
 }
 
 void progress_shown(bool shown) { g_progress_shown.store(shown, std::memory_order_release); }
+
+void defer_interrupt(bool defer) { g_defer_interrupt.store(defer, std::memory_order_release); }
+bool interrupted() { return g_interrupted.load(std::memory_order_acquire); }
 
 }  // namespace melange::cli::signals

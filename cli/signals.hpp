@@ -22,4 +22,10 @@ void unwatch_temp(int slot);
 // Whether a progress line is on the terminal now.
 void progress_shown(bool shown);
 
+// While deferred, SIGINT only sets a flag (and interrupts a blocked read),
+// so that a command reading an endless stream can stop cleanly and report
+// what it read; interrupted() says whether it came.
+void defer_interrupt(bool defer);
+bool interrupted();
+
 }  // namespace melange::cli::signals

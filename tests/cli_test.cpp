@@ -278,6 +278,42 @@ TEST(CliInput, RecordsFromSampleMatchTheBuiltInAudit) {
   std::filesystem::remove_all(dir);
 }
 
+// On a stream: a line per test after 2^10, 2^11, .. records; --stop-on-fail
+// stops at the first FAIL and still writes the outputs for what was read.
+TEST(CliInput, ProgressiveLinesAndStopOnFail) {
+  const auto dir = scratch_dir("input-progressive");
+  const std::string json = (dir / "out.json").string();
+  const auto fair = run_shell(MELANGE_CLI " sample --n 4 --count 5000 | " MELANGE_CLI " audit --input - --n 4");
+  ASSERT_EQ(fair.status, 0) << fair.err;
+  EXPECT_NE(fair.out.find("  records 2^10 (1,024): rank chi2 "), std::string::npos) << fair.out;
+  EXPECT_NE(fair.out.find("  records 2^12 (4,096): "), std::string::npos) << fair.out;
+  EXPECT_EQ(fair.out.find("2^13"), std::string::npos) << fair.out;
+  const auto biased = run_shell(MELANGE_CLI " sample --algo sort-binary-insertion --n 4 --count 100000 | " MELANGE_CLI
+                                " audit --input - --n 4 --stop-on-fail --json " + json);
+  ASSERT_EQ(biased.status, 0) << biased.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["records"], 1024) << "the one-liner fails at the first line";
+  EXPECT_EQ(j["stats"]["verdict"], "FAIL");
+  std::filesystem::remove_all(dir);
+}
+
+// SIGINT on an endless stream ends the read; what was read is reported and
+// written, with status 130. (set -m: a background job of a script must not
+// ignore SIGINT.)
+TEST(CliInput, InterruptReportsWhatWasRead) {
+  const auto dir = scratch_dir("input-sigint");
+  const std::string json = (dir / "out.json").string(), records = (dir / "r.txt").string();
+  ASSERT_EQ(run_cli("sample --n 4 --count 3000 > " + records).status, 0);
+  const auto r = run_shell("bash -c 'set -m; (cat " + records + "; sleep 4) | " MELANGE_CLI
+                           " audit --input - --n 4 --json " + json +
+                           " & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo status=$?; kill -- -$(jobs -p) || true'");
+  EXPECT_NE(r.out.find("status=130"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("records 3,000"), std::string::npos) << r.out;
+  ASSERT_TRUE(std::filesystem::exists(json));
+  EXPECT_EQ(nlohmann::json::parse(slurp(json))["records"], 3000);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliInput, AWrongRecordStopsBeforeAnythingIsWritten) {
   const auto dir = scratch_dir("input-bad");
   const std::string records = (dir / "records.txt").string(), json = (dir / "out.json").string();

@@ -148,15 +148,13 @@ bool text_line(std::string_view line, std::uint64_t line_number, Records& record
 }
 
 // Text: lines in blocks; a line cut by the block's end waits for the next.
-RecordStats read_text(std::istream& in, const RecordOptions& o, Records& records) {
+RecordStats read_text(const ByteSource& source, const RecordOptions& o, Records& records) {
   std::vector<char> buffer(std::max<std::size_t>(o.block_bytes, 64));
   std::size_t held = 0;  // bytes of an unfinished line at the buffer's start
   std::uint64_t line_number = 0;
   for (;;) {
-    in.read(buffer.data() + held, static_cast<std::streamsize>(buffer.size() - held));
-    const std::size_t got = static_cast<std::size_t>(in.gcount());
+    const std::size_t got = source(buffer.data() + held, buffer.size() - held);
     const std::size_t size = held + got;
-    const bool end = got == 0;
     std::size_t start = 0;
     for (;;) {
       const void* nl = std::memchr(buffer.data() + start, '\n', size - start);
@@ -167,9 +165,8 @@ RecordStats read_text(std::istream& in, const RecordOptions& o, Records& records
       start = stop + 1;
     }
     held = size - start;
-    if (end) {
-      if (held && !text_line(std::string_view(buffer.data() + start, held), ++line_number, records))
-        return records.stats();
+    if (got == 0) {
+      if (held) text_line(std::string_view(buffer.data() + start, held), ++line_number, records);
       return records.stats();
     }
     if (held == buffer.size())
@@ -198,16 +195,18 @@ std::int64_t item_at(const unsigned char* p, const Binary& b) {
   return std::clamp(static_cast<std::int64_t>(v), -kFar, kFar);
 }
 
-RecordStats read_binary(std::istream& in, const RecordOptions& o, const Binary& b, Records& records) {
+RecordStats read_binary(const ByteSource& source, const RecordOptions& o, const Binary& b, Records& records) {
   const std::size_t record_bytes = static_cast<std::size_t>(o.n) * static_cast<std::size_t>(b.width);
   const std::size_t per_block = std::max<std::size_t>(1, o.block_bytes / record_bytes);
   std::vector<unsigned char> buffer(per_block * record_bytes);
+  std::size_t held = 0;  // bytes of an unfinished record at the buffer's start
   std::uint64_t left = b.limit;
   while (left > 0) {
-    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(per_block, left)) * record_bytes;
-    in.read(reinterpret_cast<char*>(buffer.data()), static_cast<std::streamsize>(want));
-    const std::size_t got = static_cast<std::size_t>(in.gcount());
-    const std::size_t whole = got / record_bytes;
+    const std::size_t room =
+        static_cast<std::size_t>(std::min<std::uint64_t>(per_block, left)) * record_bytes - held;
+    const std::size_t got = source(reinterpret_cast<char*>(buffer.data()) + held, room);
+    const std::size_t size = held + got;
+    const std::size_t whole = size / record_bytes;
     for (std::size_t r = 0; r < whole; ++r) {
       const unsigned char* rec = buffer.data() + r * record_bytes;
       records.begin();
@@ -223,38 +222,50 @@ RecordStats read_binary(std::istream& in, const RecordOptions& o, const Binary& 
       if (!records.finish(text)) return records.stats();
     }
     left -= whole;
-    if (got % record_bytes)
-      throw UsageError("the input ends inside record " + std::to_string(records.number() + 1) + ": " +
-                       std::to_string(got % record_bytes) + " of its " + std::to_string(record_bytes) +
-                       " bytes; is --n right?");
-    if (got < want) break;
+    held = size - whole * record_bytes;
+    if (got == 0) break;
+    std::memmove(buffer.data(), buffer.data() + whole * record_bytes, held);
   }
+  if (held)
+    throw UsageError("the input ends inside record " + std::to_string(records.number() + 1) + ": " +
+                     std::to_string(held) + " of its " + std::to_string(record_bytes) + " bytes; is --n right?");
   if (b.limit != ~std::uint64_t{0} && left != 0)
     throw UsageError("the .npy data ends after " + std::to_string(b.limit - left) + " of its " +
                      std::to_string(b.limit) + " records");
   return records.stats();
 }
 
+// Exactly `size` bytes, or fewer at the end.
+std::size_t read_exact(const ByteSource& source, char* out, std::size_t size) {
+  std::size_t done = 0;
+  while (done < size) {
+    const std::size_t got = source(out + done, size - done);
+    if (got == 0) break;
+    done += got;
+  }
+  return done;
+}
+
 // A .npy header: magic, version, header length, then a Python dict literal
 // such as {'descr': '<u2', 'fortran_order': False, 'shape': (1000, 52), }.
-Binary read_npy_header(std::istream& in, const RecordOptions& o) {
+Binary read_npy_header(const ByteSource& source, const RecordOptions& o) {
   auto fault = [](const std::string& what) {
     return UsageError("not a readable .npy file: " + what + " (write it with numpy.save of a 2-D array)");
   };
   unsigned char head[10];
-  in.read(reinterpret_cast<char*>(head), 8);
-  if (in.gcount() != 8 || std::memcmp(head, "\x93NUMPY", 6) != 0) throw fault("no NumPy magic string");
+  if (read_exact(source, reinterpret_cast<char*>(head), 8) != 8 || std::memcmp(head, "\x93NUMPY", 6) != 0)
+    throw fault("no NumPy magic string");
   const int major = head[6];
   if (major < 1 || major > 3) throw fault("format version " + std::to_string(major));
   std::uint32_t length = 0;
   const int length_bytes = major == 1 ? 2 : 4;
-  in.read(reinterpret_cast<char*>(head), length_bytes);
-  if (in.gcount() != length_bytes) throw fault("the header is cut short");
+  if (read_exact(source, reinterpret_cast<char*>(head), static_cast<std::size_t>(length_bytes)) !=
+      static_cast<std::size_t>(length_bytes))
+    throw fault("the header is cut short");
   for (int i = length_bytes - 1; i >= 0; --i) length = length << 8 | head[i];
   if (length > (1u << 20)) throw fault("a header of " + std::to_string(length) + " bytes");
   std::string header(length, '\0');
-  in.read(header.data(), length);
-  if (in.gcount() != static_cast<std::streamsize>(length)) throw fault("the header is cut short");
+  if (read_exact(source, header.data(), length) != length) throw fault("the header is cut short");
 
   auto value_of = [&](const std::string& key) {
     const std::size_t k = header.find("'" + key + "'");
@@ -338,7 +349,7 @@ RecordFormat record_format_for_path(std::string_view path) {
   return RecordFormat::text;
 }
 
-RecordStats read_records(std::istream& in, const RecordOptions& options,
+RecordStats read_records(const ByteSource& source, const RecordOptions& options,
                          const std::function<bool(const std::uint16_t* items)>& each) {
   if (options.n < 1 || options.n > 65536) throw UsageError(Param::n, "{n} must be between 1 and 65536");
   if (options.base != 0 && options.base != 1) throw UsageError("--base must be 0 or 1");
@@ -347,17 +358,26 @@ RecordStats read_records(std::istream& in, const RecordOptions& options,
   Records records(options, each);
   RecordStats stats;
   switch (options.format) {
-    case RecordFormat::text: stats = read_text(in, options, records); break;
-    case RecordFormat::u8: stats = read_binary(in, options, Binary{1, false}, records); break;
-    case RecordFormat::u16: stats = read_binary(in, options, Binary{2, false}, records); break;
-    case RecordFormat::npy: stats = read_binary(in, options, read_npy_header(in, options), records); break;
+    case RecordFormat::text: stats = read_text(source, options, records); break;
+    case RecordFormat::u8: stats = read_binary(source, options, Binary{1, false}, records); break;
+    case RecordFormat::u16: stats = read_binary(source, options, Binary{2, false}, records); break;
+    case RecordFormat::npy: stats = read_binary(source, options, read_npy_header(source, options), records); break;
   }
-  if (in.bad()) throw Error("reading the input failed");
   if (stats.records == 0)
     throw UsageError(stats.invalid ? "no valid record in the input (" + std::to_string(stats.invalid) +
                                          " skipped; the first: " + stats.first_invalid + ")"
                                    : std::string("the input holds no records"));
   return stats;
+}
+
+RecordStats read_records(std::istream& in, const RecordOptions& options,
+                         const std::function<bool(const std::uint16_t* items)>& each) {
+  const ByteSource source = [&in](char* buffer, std::size_t capacity) -> std::size_t {
+    in.read(buffer, static_cast<std::streamsize>(capacity));
+    if (in.bad()) throw Error("reading the input failed");
+    return static_cast<std::size_t>(in.gcount());
+  };
+  return read_records(source, options, each);
 }
 
 }  // namespace melange

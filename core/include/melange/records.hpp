@@ -34,13 +34,21 @@ struct RecordStats {
   std::string first_invalid;  // what was wrong with the first of them
 };
 
-// Reads `in` to its end and calls each(items) for every valid record: its n
+// Where the bytes come from: fills up to `capacity` bytes and returns how
+// many, 0 at the end. It may return fewer than asked (a pipe gives what it
+// has), so that a slow stream's records are counted as they arrive.
+using ByteSource = std::function<std::size_t(char* buffer, std::size_t capacity)>;
+
+// Reads `source` to its end and calls each(items) for every valid record: its n
 // items, 0-based, item at position p in items[p]. A wrong record (its length,
 // an item out of range or repeated, a token that is not an item) throws
 // UsageError naming the record, its text (cut at 80 characters) and what is
 // wrong, unless skip_invalid; so do an input with no records, a binary input
 // that ends inside a record and a malformed .npy header. `each` returns false
 // to stop reading.
+RecordStats read_records(const ByteSource& source, const RecordOptions& options,
+                         const std::function<bool(const std::uint16_t* items)>& each);
+// The same from a stream (which fills each block before it returns).
 RecordStats read_records(std::istream& in, const RecordOptions& options,
                          const std::function<bool(const std::uint16_t* items)>& each);
 

@@ -246,15 +246,17 @@ int run_audit(const AuditArgs& a) {
     signals::defer_interrupt(true);
     try {
       const ByteSource source = [&](char* buffer, std::size_t capacity) { return input_file->read(buffer, capacity); };
-      stats = read_records(source, records, [&](const std::uint16_t* items) {
-        count_trial(tj, items, 0, 0, counter);
-        if (++counted == next_line && progressive) {
-          next_line *= 2;
-          Job so_far = job;
-          so_far.trials = run.tally.trials = counted;
-          const AuditReport r = analyze(so_far, run.tally, audit);
-          lines << progress_line(counted, r) << std::flush;
-          if (a.stop_on_fail && r.verdict == Verdict::fail) return false;
+      stats = read_records(source, records, [&](const std::uint16_t* items, std::size_t batch) {
+        for (std::size_t r = 0; r < batch; ++r, items += job.n) {
+          count_trial(tj, items, 0, 0, counter);
+          if (++counted == next_line && progressive) {
+            next_line *= 2;
+            Job so_far = job;
+            so_far.trials = run.tally.trials = counted;
+            const AuditReport report = analyze(so_far, run.tally, audit);
+            lines << progress_line(counted, report) << std::flush;
+            if (a.stop_on_fail && report.verdict == Verdict::fail) return false;
+          }
         }
         return true;
       });
@@ -264,12 +266,12 @@ int run_audit(const AuditArgs& a) {
         std::cerr << "melange: interrupted before any record was read\n";
         return 128 + SIGINT;
       }
-      stats.records = counted;  // the read was cut by SIGINT
     }
     signals::defer_interrupt(false);
     interrupted = signals::interrupted();
-    run.tally.trials = stats.records;
-    job.trials = stats.records;
+    // The records tallied: all that were read, or up to the first FAIL.
+    run.tally.trials = counted;
+    job.trials = counted;
     run.backend = "input";
     run.threads = 1;
     input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,

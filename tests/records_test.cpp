@@ -20,8 +20,8 @@ using Rows = std::vector<std::vector<int>>;
 Rows read_all(const std::string& bytes, RecordOptions o, RecordStats* stats = nullptr) {
   std::istringstream in(bytes);
   Rows rows;
-  const RecordStats s = read_records(in, o, [&](const std::uint16_t* items) {
-    rows.emplace_back(items, items + o.n);
+  const RecordStats s = read_records(in, o, [&](const std::uint16_t* items, std::size_t records) {
+    for (std::size_t r = 0; r < records; ++r) rows.emplace_back(items + r * o.n, items + (r + 1) * o.n);
     return true;
   });
   if (stats) *stats = s;
@@ -118,12 +118,28 @@ TEST(Records, BlockBoundariesChangeNothing) {
             std::string::npos);
 }
 
-TEST(Records, StopsWhenAsked) {
-  std::istringstream in("0 1\n1 0\n0 1\n1 0\n");
-  int seen = 0;
-  const RecordStats s = read_records(in, text(2), [&](const std::uint16_t*) { return ++seen < 3; });
-  EXPECT_EQ(seen, 3);
-  EXPECT_EQ(s.records, 3u);
+// Records come in batches; a false from the consumer stops the read after
+// the batch it was handed.
+TEST(Records, BatchesAndStoppingWhenAsked) {
+  std::string input;
+  for (int r = 0; r < 100'000; ++r) input += r % 2 ? "0 1\n" : "1 0\n";
+  std::istringstream in(input);
+  std::vector<std::size_t> batches;
+  const RecordStats s = read_records(in, text(2), [&](const std::uint16_t*, std::size_t records) {
+    batches.push_back(records);
+    return batches.size() < 2;
+  });
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(batches[0], 2'048u) << "2^12 items a batch";
+  EXPECT_LT(s.records, 100'000u);
+  std::istringstream all(input);
+  std::size_t total = 0;
+  EXPECT_EQ(read_records(all, text(2), [&](const std::uint16_t*, std::size_t records) {
+              total += records;
+              return true;
+            }).records,
+            100'000u);
+  EXPECT_EQ(total, 100'000u);
 }
 
 // Little-endian bytes of the rows, `width` bytes an item.
@@ -194,8 +210,8 @@ TEST(Records, EveryFormatGivesTheSameTallyAsTheJob) {
     TallyCounter counter{got};
     const TrialJob tj = trial_job(job);
     std::istringstream in(input.bytes);
-    const RecordStats s = read_records(in, o, [&](const std::uint16_t* items) {
-      count_trial(tj, items, 0, 0, counter);
+    const RecordStats s = read_records(in, o, [&](const std::uint16_t* items, std::size_t records) {
+      for (std::size_t r = 0; r < records; ++r) count_trial(tj, items + r * 5, 0, 0, counter);
       return true;
     });
     got.trials = s.records;

@@ -17,16 +17,26 @@ std::string shown(std::string_view text) {
   return std::string(text.substr(0, kShownChars)) + "...";
 }
 
-// Counts records, hands valid ones on, and stops or skips on wrong ones.
+// Valid records handed on together (a call per record would cost more than
+// reading it).
+constexpr std::size_t kBatchItems = std::size_t{1} << 12;
+
+// Counts records, hands valid ones on in batches, and stops or skips on
+// wrong ones.
 class Records {
  public:
-  Records(const RecordOptions& o, const std::function<bool(const std::uint16_t*)>& each)
-      : o_(o), each_(each), items_(static_cast<std::size_t>(o.n)), stamp_(static_cast<std::size_t>(o.n), 0) {}
+  Records(const RecordOptions& o, const RecordBatch& each)
+      : o_(o),
+        each_(each),
+        batch_records_(std::max<std::size_t>(1, kBatchItems / static_cast<std::size_t>(o.n))),
+        items_(batch_records_ * static_cast<std::size_t>(o.n)),
+        stamp_(static_cast<std::size_t>(o.n), 0) {}
 
   // Starts a record; then item() for each item, then finish().
   void begin() {
     count_ = 0;
     bad_ = false;
+    record_ = items_.data() + batched_ * static_cast<std::size_t>(o_.n);
     if (++mark_ == 0) {  // the stamps wrapped: clear them once every 2^32 records
       std::fill(stamp_.begin(), stamp_.end(), 0);
       mark_ = 1;
@@ -38,7 +48,7 @@ class Records {
     if (bad_ || v < 0 || v >= o_.n || count_ == o_.n || stamp_[static_cast<std::size_t>(v)] == mark_)
       return wrong_item(value);
     stamp_[static_cast<std::size_t>(v)] = mark_;
-    items_[static_cast<std::size_t>(count_++)] = static_cast<std::uint16_t>(v);
+    record_[count_++] = static_cast<std::uint16_t>(v);
     return true;
   }
   // What is wrong with `value` (the first fault of a record is the one told).
@@ -77,7 +87,7 @@ class Records {
     ++number_;
     if (!bad_ && count_ == o_.n) {
       ++stats_.records;
-      return each_(items_.data());
+      return ++batched_ < batch_records_ || flush();
     }
     if (!bad_) problem_ = "has " + std::to_string(count_) + " items, expected " + std::to_string(o_.n);
     std::string message = "record " + std::to_string(number_);
@@ -88,13 +98,22 @@ class Records {
     if (stats_.invalid++ == 0) stats_.first_invalid = message;
     return true;
   }
+  // Hands on the records held; false when the reader is to stop.
+  bool flush() {
+    const std::size_t held = batched_;
+    batched_ = 0;
+    return held == 0 || each_(items_.data(), held);
+  }
   std::uint64_t number() const { return number_; }
   RecordStats stats() const { return stats_; }
 
  private:
   const RecordOptions& o_;
-  const std::function<bool(const std::uint16_t*)>& each_;
-  std::vector<std::uint16_t> items_;
+  const RecordBatch& each_;
+  std::size_t batch_records_;
+  std::vector<std::uint16_t> items_;  // the batch: batch_records_ records
+  std::size_t batched_ = 0;           // records in it
+  std::uint16_t* record_ = nullptr;   // the record being read
   std::vector<std::uint32_t> stamp_;
   std::uint32_t mark_ = 0;
   int count_ = 0;
@@ -349,8 +368,7 @@ RecordFormat record_format_for_path(std::string_view path) {
   return RecordFormat::text;
 }
 
-RecordStats read_records(const ByteSource& source, const RecordOptions& options,
-                         const std::function<bool(const std::uint16_t* items)>& each) {
+RecordStats read_records(const ByteSource& source, const RecordOptions& options, const RecordBatch& each) {
   if (options.n < 1 || options.n > 65536) throw UsageError(Param::n, "{n} must be between 1 and 65536");
   if (options.base != 0 && options.base != 1) throw UsageError("--base must be 0 or 1");
   if (options.format == RecordFormat::u8 && options.n > 256)
@@ -363,6 +381,7 @@ RecordStats read_records(const ByteSource& source, const RecordOptions& options,
     case RecordFormat::u16: stats = read_binary(source, options, Binary{2, false}, records); break;
     case RecordFormat::npy: stats = read_binary(source, options, read_npy_header(source, options), records); break;
   }
+  records.flush();
   if (stats.records == 0)
     throw UsageError(stats.invalid ? "no valid record in the input (" + std::to_string(stats.invalid) +
                                          " skipped; the first: " + stats.first_invalid + ")"
@@ -370,8 +389,7 @@ RecordStats read_records(const ByteSource& source, const RecordOptions& options,
   return stats;
 }
 
-RecordStats read_records(std::istream& in, const RecordOptions& options,
-                         const std::function<bool(const std::uint16_t* items)>& each) {
+RecordStats read_records(std::istream& in, const RecordOptions& options, const RecordBatch& each) {
   const ByteSource source = [&in](char* buffer, std::size_t capacity) -> std::size_t {
     in.read(buffer, static_cast<std::streamsize>(capacity));
     if (in.bad()) throw Error("reading the input failed");

@@ -21,8 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::istringstream in(std::string(reinterpret_cast<const char*>(data) + 2, size - 2));
   std::uint64_t sum = 0;
   try {
-    const auto stats = melange::read_records(in, o, [&](const std::uint16_t* items) {
-      for (int i = 0; i < o.n; ++i) {
+    const auto stats = melange::read_records(in, o, [&](const std::uint16_t* items, std::size_t records) {
+      for (std::size_t i = 0; i < records * static_cast<std::size_t>(o.n); ++i) {
         if (items[i] >= o.n) __builtin_trap();  // a record handed on is a permutation of 0..n-1
         sum += items[i];
       }

@@ -39,17 +39,19 @@ struct RecordStats {
 // has), so that a slow stream's records are counted as they arrive.
 using ByteSource = std::function<std::size_t(char* buffer, std::size_t capacity)>;
 
-// Reads `source` to its end and calls each(items) for every valid record: its n
-// items, 0-based, item at position p in items[p]. A wrong record (its length,
+// Valid records, handed on in batches: `records` records of n items each,
+// back to back, 0-based (item at position p of record r in items[r n + p]).
+// Return false to stop reading.
+using RecordBatch = std::function<bool(const std::uint16_t* items, std::size_t records)>;
+
+// Reads `source` to its end and hands every valid record to `each`, a batch
+// at a time. A wrong record (its length,
 // an item out of range or repeated, a token that is not an item) throws
 // UsageError naming the record, its text (cut at 80 characters) and what is
 // wrong, unless skip_invalid; so do an input with no records, a binary input
-// that ends inside a record and a malformed .npy header. `each` returns false
-// to stop reading.
-RecordStats read_records(const ByteSource& source, const RecordOptions& options,
-                         const std::function<bool(const std::uint16_t* items)>& each);
+// that ends inside a record and a malformed .npy header.
+RecordStats read_records(const ByteSource& source, const RecordOptions& options, const RecordBatch& each);
 // The same from a stream (which fills each block before it returns).
-RecordStats read_records(std::istream& in, const RecordOptions& options,
-                         const std::function<bool(const std::uint16_t* items)>& each);
+RecordStats read_records(std::istream& in, const RecordOptions& options, const RecordBatch& each);
 
 }  // namespace melange

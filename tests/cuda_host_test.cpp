@@ -45,6 +45,33 @@ Tally run_on_host(const Job& job) {
   return t;
 }
 
+Job host_job(Algorithm a, int n, BoundedSpec spec, std::uint64_t seed, std::uint64_t first,
+             std::uint64_t trials, bool ranks) {
+  Job job;
+  job.algorithm = a;
+  job.n = n;
+  job.spec = spec;
+  job.seed = seed;
+  job.first = first;
+  job.trials = trials;
+  job.rank_histogram = ranks;
+  job.position_matrix = true;
+  return job;
+}
+
+// Runs trial(t, counter) for every trial of `job`, as a thread of the kernel
+// would, and holds the tally to the reference loop's.
+template <class Trial>
+void expect_reference(const Job& job, Trial&& trial) {
+  Tally got = Tally::for_job(job), want = Tally::for_job(job);
+  HostCounter counter{got, job.n};
+  for (std::uint64_t i = 0; i < job.trials; ++i) trial(job.first + i, counter);
+  got.trials = job.trials;
+  tally_trials(job, job.first, job.first + job.trials, want);
+  EXPECT_TRUE(got == want) << algorithm_name(job.algorithm) << " n=" << job.n << " "
+                           << method_name(job.spec.method);
+}
+
 TEST(CudaThreadCode, EqualsTheScalarReference) {
   int compared = 0;
   for (Algorithm a : kAllAlgorithms)
@@ -77,23 +104,11 @@ TEST(CudaThreadCode, TableTrialsEqualTheReferenceLoop) {
   for (Algorithm a : kAllAlgorithms)
     for (int n : {2, 4, 6, 8})
       for (BoundedSpec spec : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 32}}) {
-        Job job;
-        job.algorithm = a;
-        job.n = n;
-        job.spec = spec;
-        job.seed = 0x7ab1e + n;
-        job.first = (std::uint64_t{1} << 32) - 1000;
-        job.trials = 3001;
-        job.position_matrix = true;
+        const Job job = host_job(a, n, spec, 0x7ab1e + n, (std::uint64_t{1} << 32) - 1000, 3001, true);
         if (!DecisionTable::fits(job)) continue;
         const DecisionTable table(job);
-        Tally got = Tally::for_job(job), want = Tally::for_job(job);
-        HostCounter counter{got, n};
         const TrialJob tj = trial_job(job);
-        for (std::uint64_t i = 0; i < job.trials; ++i) count_table_trial(tj, table.view(), job.first + i, counter);
-        got.trials = job.trials;
-        tally_trials(job, job.first, job.first + job.trials, want);
-        EXPECT_TRUE(got == want) << algorithm_name(a) << " n=" << n << " " << method_name(spec.method);
+        expect_reference(job, [&](std::uint64_t t, HostCounter& c) { count_table_trial(tj, table.view(), t, c); });
         ++compared;
       }
   EXPECT_GE(compared, 12);
@@ -162,31 +177,18 @@ TEST(CudaThreadCode, PackedItemsEqualTheReferenceLoop) {
       for (BoundedSpec spec : {BoundedSpec{Method::lemire, 32}, BoundedSpec{Method::modulo, 5},
                                BoundedSpec{Method::rejection, 7}, BoundedSpec{Method::multiply, 9}}) {
         if (max_draw_range(a, n) > (std::uint64_t{1} << spec.bits)) continue;
-        Job job;
-        job.algorithm = a;
-        job.n = n;
-        job.spec = spec;
-        job.seed = 0xbacc + n;
-        job.first = ~std::uint64_t{0} - 1999;  // ends at 2^64
-        job.trials = 2000;
-        job.rank_histogram = true;
-        job.position_matrix = true;
-        Tally got = Tally::for_job(job), want = Tally::for_job(job);
-        HostCounter counter{got, n};
+        const Job job = host_job(a, n, spec, 0xbacc + n, ~std::uint64_t{0} - 1999, 2000, true);  // ends at 2^64
         const TrialJob tj = trial_job(job);
         with_algorithm(a, [&](auto algo) {
-          for (std::uint64_t i = 0; i < job.trials; ++i) {
+          expect_reference(job, [&](std::uint64_t t, HostCounter& c) {
             PackedItems packed = PackedItems::identity(n);
-            BasicPhiloxSource<MethodSet::one_a_word> src(job.seed, job.first + i, spec, a, n);
+            BasicPhiloxSource<MethodSet::one_a_word> src(job.seed, t, spec, a, n);
             shuffle_as<decltype(algo)::value>(packed, n, src);
             std::uint8_t items[PackedItems::kMaxItems];
             for (int p = 0; p < n; ++p) items[p] = packed.item(p);
-            count_trial(tj, items, src.words_consumed(), src.draws_made(), counter);
-          }
+            count_trial(tj, items, src.words_consumed(), src.draws_made(), c);
+          });
         });
-        got.trials = job.trials;
-        tally_trials(job, job.first, job.first + job.trials, want);
-        EXPECT_TRUE(got == want) << algorithm_name(a) << " n=" << n << " " << method_name(spec.method);
         ++compared;
       }
   EXPECT_GT(compared, 100);
@@ -199,28 +201,16 @@ TEST(CudaThreadCode, StridedItemsEqualTheReferenceLoop) {
   for (Algorithm a : kAllAlgorithms)
     for (int n : {9, 13, 52})
       for (BoundedSpec spec : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 32}}) {
-        Job job;
-        job.algorithm = a;
-        job.n = n;
-        job.spec = spec;
-        job.seed = 0x57 + n;
-        job.first = 1000;
-        job.trials = 500;
-        job.rank_histogram = n <= 9;  // 9! bins; 13! would not fit in memory
-        job.position_matrix = true;
-        Tally got = Tally::for_job(job), want = Tally::for_job(job);
-        HostCounter counter{got, n};
+        // Ranks up to 9! bins; 13! would not fit in memory.
+        const Job job = host_job(a, n, spec, 0x57 + n, 1000, 500, n <= 9);
         const TrialJob tj = trial_job(job);
-        CountingSink<HostCounter> sink{tj, counter};
         std::vector<std::uint8_t> shared(static_cast<std::size_t>(n) * kThreads, 0xee);
         with_algorithm(a, [&](auto algo) {
-          for (std::uint64_t i = 0; i < job.trials; ++i)
-            run_trial<decltype(algo)::value>(tj, job.first + i, StridedItems{shared.data() + i % kThreads, kThreads},
-                                             sink);
+          expect_reference(job, [&](std::uint64_t t, HostCounter& c) {
+            CountingSink<HostCounter> sink{tj, c};
+            run_trial<decltype(algo)::value>(tj, t, StridedItems{shared.data() + t % kThreads, kThreads}, sink);
+          });
         });
-        got.trials = job.trials;
-        tally_trials(job, job.first, job.first + job.trials, want);
-        EXPECT_TRUE(got == want) << algorithm_name(a) << " n=" << n << " " << method_name(spec.method);
       }
 }
 

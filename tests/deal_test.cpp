@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <array>
 #include <bit>
 #include <functional>
@@ -131,6 +132,30 @@ TEST(Poker, KnownHandsInAnyOrder) {
       ASSERT_EQ(poker_category(cards), k.category) << poker_category_name(k.category);
     } while (std::next_permutation(cards.begin(), cards.end()));
   }
+}
+
+// The exact category law of a partial Fisher-Yates deal: under an unbiased
+// method every ordered deal is equally likely, so each category holds its
+// hands times 5! of the 311,875,200 paths; under an 8-bit modulo source the
+// weights shift (the numbers are printed for the record).
+TEST(Poker, ExactLawOfPartialDealsUnderEachMethod) {
+  const PokerLaw fair = exact_poker_law(BoundedSpec{Method::lemire, 32}, 2);
+  EXPECT_EQ(fair.total, 311'875'200u);
+  for (int c = 0; c < kPokerCategories; ++c)
+    EXPECT_EQ(fair.weight[c], kPokerCategoryHands[c] * 120) << poker_category_name(static_cast<PokerCategory>(c));
+
+  const PokerLaw biased = exact_poker_law(BoundedSpec{Method::modulo, 8}, 2);
+  EXPECT_EQ(biased.total, std::uint64_t{1} << 40);
+  EXPECT_EQ(std::accumulate(biased.weight.begin(), biased.weight.end(), std::uint64_t{0}), biased.total);
+  bool differs = false;
+  for (int c = 0; c < kPokerCategories; ++c) {
+    const double p = static_cast<double>(biased.weight[c]) / static_cast<double>(biased.total);
+    const double q = static_cast<double>(kPokerCategoryHands[c]) / 2'598'960.0;
+    std::printf("%-16s modulo/8 %.9e  fair %.9e  ratio %.6f\n",
+                std::string(poker_category_name(static_cast<PokerCategory>(c))).c_str(), p, q, p / q);
+    differs = differs || p != q;
+  }
+  EXPECT_TRUE(differs) << "an 8-bit modulo source must shift some category";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "melange/deal.hpp"
 
 #include <stdexcept>
+#include <thread>
 
 namespace melange {
 
@@ -64,6 +65,49 @@ std::string_view poker_category_name(PokerCategory c) {
       "royal flush", "straight flush",  "four of a kind", "full house", "flush",
       "straight",    "three of a kind", "two pair",       "one pair",   "high card"};
   return kNames[static_cast<int>(c)];
+}
+
+PokerLaw exact_poker_law(BoundedSpec spec, int threads) {
+  constexpr int kCards = 52, kDeal = 5;
+  validate_bounded(spec, kCards);
+  // Each draw's law: weight of value v for range s = 52 - level.
+  std::array<std::vector<std::uint64_t>, kDeal> weights;
+  PokerLaw law;
+  law.total = 1;
+  for (int level = 0; level < kDeal; ++level) {
+    const auto s = static_cast<std::uint64_t>(kCards - level);
+    const DrawLaw d = draw_law(s, spec);
+    for (std::uint64_t v = 0; v < s; ++v) weights[level].push_back(d.weight(v));
+    law.total *= d.total;
+  }
+  // Depth-first over the draws, swapping in place and back; the first draw's
+  // values are shared out among the threads.
+  auto walk_from = [&](int first_value, int step, std::array<std::uint64_t, kPokerCategories>& out) {
+    int a[kCards];
+    for (int c = 0; c < kCards; ++c) a[c] = c;
+    auto walk = [&](auto&& self, int level, std::uint64_t weight) -> void {
+      if (level == kDeal) {
+        out[static_cast<int>(poker_category(a + kCards - kDeal))] += weight;
+        return;
+      }
+      const int i = kCards - 1 - level;
+      for (int j = level == 0 ? first_value : 0; j <= i; j += level == 0 ? step : 1) {
+        std::swap(a[i], a[j]);
+        self(self, level + 1, weight * weights[level][j]);
+        std::swap(a[i], a[j]);
+      }
+    };
+    walk(walk, 0, 1);
+  };
+  const int workers = std::max(1, std::min(threads, kCards));
+  std::vector<std::array<std::uint64_t, kPokerCategories>> parts(workers);
+  std::vector<std::thread> pool;
+  for (int w = 1; w < workers; ++w) pool.emplace_back(walk_from, w, workers, std::ref(parts[w]));
+  walk_from(0, workers, parts[0]);
+  for (auto& t : pool) t.join();
+  for (const auto& part : parts)
+    for (int c = 0; c < kPokerCategories; ++c) law.weight[c] += part[c];
+  return law;
 }
 
 }  // namespace melange

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "melange/bounded.hpp"
 #include "melange/config.hpp"
 
 namespace melange {
@@ -66,38 +67,51 @@ inline constexpr std::array<std::uint64_t, kPokerCategories> kPokerCategoryHands
     4, 36, 624, 3'744, 5'108, 10'200, 54'912, 123'552, 1'098'240, 1'302'540};
 std::string_view poker_category_name(PokerCategory c);  // "royal flush", ...
 
-// The category of five distinct cards of 0..51, in any order.
+// The category of five distinct cards of 0..51, in any order. Counts of
+// each rank sit in four-bit fields of one word, so that the hand's shape is
+// read with a few masks: the number of distinct ranks says high card /
+// pair / two pair or trips / full house or quads.
 template <class Items>
 MELANGE_HD inline PokerCategory poker_category(const Items& cards) {
-  int count[13] = {};
+  std::uint64_t counts = 0;  // four bits a rank
+  std::uint32_t ranks = 0;   // bit r set when a card of rank r is present
   bool flush = true;
-  std::uint32_t ranks = 0;  // bit r set when a card of rank r is present
+  const int suit = static_cast<int>(cards[0]) / 13;
   for (int i = 0; i < 5; ++i) {
     const int c = static_cast<int>(cards[i]);
-    ++count[c % 13];
+    counts += std::uint64_t{1} << (4 * (c % 13));
     ranks |= 1u << (c % 13);
-    flush = flush && c / 13 == static_cast<int>(cards[0]) / 13;
+    flush = flush && c / 13 == suit;
   }
-  int pairs = 0, threes = 0, fours = 0;
-  for (int r = 0; r < 13; ++r) {
-    pairs += count[r] == 2;
-    threes += count[r] == 3;
-    fours += count[r] == 4;
+  int distinct = 0;
+  for (std::uint32_t r = ranks; r; r &= r - 1) ++distinct;
+  constexpr std::uint64_t kOnes = 0x1111111111111ull, kFours = 0x4444444444444ull;
+  switch (distinct) {
+    case 2: return (counts & kFours) ? PokerCategory::four_of_a_kind : PokerCategory::full_house;
+    case 3: return ((counts + kOnes) & kFours) ? PokerCategory::three_of_a_kind : PokerCategory::two_pair;
+    case 4: return PokerCategory::one_pair;
+    default: break;
   }
-  // Five distinct ranks in a row, or A-2-3-4-5 (the ace low).
-  bool straight = false;
-  for (int low = 0; low + 4 < 13; ++low) straight = straight || ((ranks >> low) & 0x1fu) == 0x1fu;
-  const bool wheel = ranks == ((1u << 12) | 0xfu);
-  straight = straight || wheel;
+  // Five ranks: five in a row (lowest bit's run), or A-2-3-4-5 with the ace low.
+  const std::uint32_t low = ranks & (~ranks + 1);
+  const bool straight = ranks == low * 0x1fu || ranks == ((1u << 12) | 0xfu);
   if (straight && flush) return ranks == (0x1fu << 8) ? PokerCategory::royal_flush : PokerCategory::straight_flush;
-  if (fours) return PokerCategory::four_of_a_kind;
-  if (threes && pairs) return PokerCategory::full_house;
   if (flush) return PokerCategory::flush;
   if (straight) return PokerCategory::straight;
-  if (threes) return PokerCategory::three_of_a_kind;
-  if (pairs == 2) return PokerCategory::two_pair;
-  if (pairs == 1) return PokerCategory::one_pair;
   return PokerCategory::high_card;
 }
+
+// The exact law of the poker category of a five-card deal from 52 by the
+// partial Fisher-Yates shuffle (i = 51 down to 47: j = bounded(i + 1),
+// swap(a[i], a[j]); the deal is a[47..51]) under a bounded method: category c
+// has probability weight[c] / total. Every path of draws is walked, weighted
+// by its draws' exact laws (DrawLaw), in integers: total is the product of
+// the five draws' totals (52 x 51 x 50 x 49 x 48 for the unbiased methods,
+// 2^(5 bits) for the biased ones).
+struct PokerLaw {
+  std::array<std::uint64_t, kPokerCategories> weight{};
+  std::uint64_t total = 0;
+};
+PokerLaw exact_poker_law(BoundedSpec spec, int threads = 1);
 
 }  // namespace melange

@@ -48,23 +48,23 @@ struct AuditArgs {
 // The flags that describe a job melange runs, which an input audit has not.
 const char* const kJobOnlyFlags[] = {"--trials", "--seed", "--first", "--method", "--bits", "--threads", "--backend"};
 
-// A progressive report's line after `records` records: each test's
+// A progressive report after `records` records: a line per test with its
 // statistic, p and grade, as PractRand prints by length.
-std::string progress_line(std::uint64_t records, const AuditReport& r) {
+std::string progress_lines(std::uint64_t records, const AuditReport& r) {
   int log2 = 0;
   while ((std::uint64_t{1} << (log2 + 1)) <= records) ++log2;
-  std::string line = "  records 2^" + std::to_string(log2) + " (" + grouped(records) + "): ";
-  std::string sep;
+  const std::string head = "  records 2^" + std::to_string(log2) + " (" + grouped(records) + "): ";
+  std::string lines;
   auto test = [&](const char* name, const std::optional<TestResult>& t) {
     if (!t) return;
-    line += sep + name + " chi2 " + fixed(t->fit.statistic, 1) + " df " + fixed(t->fit.df, 0) + " p " +
-            general(t->p_holm, 3) + " " + std::string(verdict_name(t->verdict));
-    sep = "; ";
+    // p as the test gives it (log10 where it underflows); the grade is Holm's.
+    const std::string p = t->fit.p_value > 0 ? general(t->fit.p_value, 3) : "1e" + fixed(t->fit.log10_p, 1);
+    lines += head + name + " chi2 " + fixed(t->fit.statistic, 1) + " df " + fixed(t->fit.df, 0) + " p " + p +
+             " -> " + std::string(verdict_name(t->verdict)) + "\n";
   };
   test("rank", r.rank);
   test("position", r.position);
-  line += r.verdict ? " -> " + std::string(verdict_name(*r.verdict)) : std::string("no test yet");
-  return line + "\n";
+  return lines.empty() ? head + "no test yet\n" : lines;
 }
 
 // --input as a file descriptor: a file or a pipe, or standard input for
@@ -254,7 +254,7 @@ int run_audit(const AuditArgs& a) {
             Job so_far = job;
             so_far.trials = run.tally.trials = counted;
             const AuditReport report = analyze(so_far, run.tally, audit);
-            lines << progress_line(counted, report) << std::flush;
+            lines << progress_lines(counted, report) << std::flush;
             if (a.stop_on_fail && report.verdict == Verdict::fail) return false;
           }
         }

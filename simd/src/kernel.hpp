@@ -307,6 +307,16 @@ struct Kernel {
     return ~reject;
   }
 
+  // The same for sampling: the scalar reference rewrites the rows (n items
+  // each, from `rows`) of the lanes that rejected.
+  static void resample_rejected(const Plan& p, std::uint64_t t, const u32& reject, std::uint16_t* rows) {
+    alignas(64) std::uint32_t lane[kLanes];
+    reject.store_aligned(lane);
+    const auto n = static_cast<std::size_t>(p.job.n);
+    for (int l = 0; l < kLanes; ++l)
+      if (lane[l]) sample_trials(p.job, t + l, t + l + 1, rows + l * n);
+  }
+
   // Small n: the permutation stays in a register; counts go to lane-private
   // counters. Returns the number of trials counted here (not redone).
   template <Method M, int N>
@@ -529,13 +539,7 @@ struct Kernel {
       const u32 index = p.table.kind == TableIndex::batch ? table_indices<TableIndex::batch>(p, t, reject)
                                                           : table_indices<TableIndex::coins>(p, t, reject);
       store_rows(L::gather(p.table.perms, index), n, row);
-      if (p.table.kind == TableIndex::batch && L::any(reject)) {
-        // The scalar reference rewrites the rows of the lanes that rejected.
-        alignas(64) std::uint32_t lane[kLanes];
-        reject.store_aligned(lane);
-        for (int l = 0; l < kLanes; ++l)
-          if (lane[l]) sample_trials(p.job, t + l, t + l + 1, row + l * n);
-      }
+      if (p.table.kind == TableIndex::batch && L::any(reject)) resample_rejected(p, t, reject, row);
     }
     if (full != end) sample_table_trials(p.job, p.table, full, end, out + (full - begin) * n);
   }
@@ -558,13 +562,7 @@ struct Kernel {
       } else {
         wide_batch<M>(p, t, reject, row, identity.data(), digits.data());  // lanes' rows are the output rows
       }
-      if (p.may_reject && L::any(reject)) {
-        // The scalar reference rewrites the rows of the lanes that rejected.
-        alignas(64) std::uint32_t lane[kLanes];
-        reject.store_aligned(lane);
-        for (int l = 0; l < kLanes; ++l)
-          if (lane[l]) sample_trials(p.job, t + l, t + l + 1, row + l * n);
-      }
+      if (p.may_reject && L::any(reject)) resample_rejected(p, t, reject, row);
     }
     if (full != end) sample_trials(p.job, full, end, out + (full - begin) * n);
   }

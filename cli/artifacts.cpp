@@ -7,6 +7,7 @@
 
 #include "format.hpp"
 #include "report.hpp"
+#include "melange/deal.hpp"
 #include "melange/rank.hpp"
 #include "melange/stream.hpp"
 #include "melange/version.hpp"
@@ -19,21 +20,28 @@ std::string verdict_text(const AuditReport& r) {
   return r.verdict ? std::string(verdict_name(*r.verdict)) : "no verdict";
 }
 
+// ", k = 5" for deals.
+std::string k_text(const Job& job) { return is_deal(job) ? ", k = " + std::to_string(job.k) : ""; }
+
 std::string subtitle(const AuditView& v) {
   if (v.input)
-    return v.input->format + " records, n = " + std::to_string(v.job.n) + ", " + grouped(v.job.trials) +
-           " records, verdict " + verdict_text(v.report);
+    return v.input->format + " records, n = " + std::to_string(v.job.n) + k_text(v.job) + ", " +
+           grouped(v.job.trials) + " records, verdict " + verdict_text(v.report);
   return std::string(method_name(v.job.spec.method)) + "/" + std::to_string(v.job.spec.bits) +
-         "-bit, n = " + std::to_string(v.job.n) + ", " + grouped(v.job.trials) + " trials from " +
+         "-bit, n = " + std::to_string(v.job.n) + k_text(v.job) + ", " + grouped(v.job.trials) + " trials from " +
          std::to_string(v.job.first) + ", seed " + std::to_string(v.job.seed) + ", verdict " +
          verdict_text(v.report);
 }
 
-std::vector<std::string> rank_labels(int n) {
+std::vector<std::string> rank_labels(Shape s) {
   std::vector<std::string> labels;
-  for (std::uint64_t r = 0; r < factorial(n); ++r) labels.push_back(rank_label(r, n));
+  const std::uint64_t outcomes = s.whole() ? factorial(s.n) : deal_count(s.n, s.k);
+  for (std::uint64_t r = 0; r < outcomes; ++r) labels.push_back(outcome_label(r, s.n, s.k));
   return labels;
 }
+
+// Few enough outcomes to draw a bar each (every order up to n = 5).
+bool bars_for(Shape s) { return (s.whole() ? factorial(std::min(s.n, 6)) : deal_count(s.n, s.k)) <= 120 && deal_count(s.n, s.k) != 0; }
 
 std::vector<std::string> item_labels(int n) {
   std::vector<std::string> labels;
@@ -146,17 +154,21 @@ std::string audit_command(const AuditView& v) {
     o << "melange audit --input " << v.input->path << " --n " << v.job.n << " --format " << v.input->format;
     if (v.input->base) o << " --base " << v.input->base;
     if (v.input->invalid) o << " --skip-invalid";
-    if (v.job.position_matrix) o << " --position";
+    if (is_deal(v.job)) o << " --k " << v.job.k;
+    if (v.job.hand_histogram) o << " --hands";
+    if (v.job.position_matrix && !is_deal(v.job)) o << " --position";
     if (!v.job.rank_histogram) o << " --no-rank";
     if (!v.model_arg.empty())
       o << (v.model_arg == "exact" ? " --algo " + std::string(algorithm_name(v.job.algorithm)) : std::string())
         << " --model " << v.model_arg;
     return o.str();
   }
-  o << "melange audit --algo " << algorithm_name(v.job.algorithm) << " --n " << v.job.n
-    << " --trials " << v.job.trials << " --seed " << v.job.seed << " --first " << v.job.first
+  o << "melange audit --algo " << algorithm_name(v.job.algorithm) << " --n " << v.job.n;
+  if (is_deal(v.job)) o << " --k " << v.job.k;
+  o << " --trials " << v.job.trials << " --seed " << v.job.seed << " --first " << v.job.first
     << " --method " << method_name(v.job.spec.method) << " --bits " << v.job.spec.bits;
-  if (v.job.position_matrix) o << " --position";
+  if (v.job.hand_histogram) o << " --hands";
+  if (v.job.position_matrix && !is_deal(v.job)) o << " --position";
   if (!v.job.rank_histogram) o << " --no-rank";
   if (!v.model_arg.empty()) o << " --model " << v.model_arg;
   return o.str();
@@ -165,12 +177,13 @@ std::string audit_command(const AuditView& v) {
 std::string audit_svg(const AuditView& v) {
   std::vector<std::string> charts;
   const auto& h = v.run.tally.ranks;
-  const std::string title = audit_subject(v.job, v.input) + ": orders";
+  const Shape shape = shape_of(v.job);
+  const std::string title = audit_subject(v.job, v.input) + (shape.whole() ? ": orders" : ": ordered deals");
   if (!h.empty()) {
     RankChart c = rank_chart_points(
         h.counts(), static_cast<double>(v.job.trials),
-        [&](std::uint64_t r) { return reference_probability(v.job.n, v.model, r); },
-        v.job.n <= 5 ? rank_labels(v.job.n) : std::vector<std::string>{}, v.model != nullptr);
+        [&](std::uint64_t r) { return reference_probability(shape, v.model, r); },
+        bars_for(shape) ? rank_labels(shape) : std::vector<std::string>{}, v.model != nullptr);
     c.title = title + " (" + v.report.reference + " reference)";
     c.subtitle = subtitle(v);
     c.y_label = "count";
@@ -178,12 +191,28 @@ std::string audit_svg(const AuditView& v) {
   }
   if (!v.run.tally.positions.empty()) {
     Heatmap m;
-    m.title = audit_subject(v.job, v.input) + ": item x position residuals";
+    m.column_name = shape.whole() ? "position" : "slot";
+    m.title = audit_subject(v.job, v.input) + ": item x " + m.column_name + " residuals";
     m.subtitle = subtitle(v);
     m.n = v.job.n;
+    m.columns = shape.k;
     m.residuals = position_residuals(v.run.tally.positions, position_expected(v));
     m.item_labels = item_labels(v.job.n);
+    if (v.job.n == 52)
+      for (int c = 0; c < 52; ++c) m.item_labels[c] = card_name(c);
     charts.push_back(heatmap_svg(m));
+  }
+  if (!v.run.tally.categories.empty()) {
+    CategoryChart c;
+    c.title = audit_subject(v.job, v.input) + ": poker categories";
+    c.subtitle = subtitle(v);
+    for (const CategoryRow& row : category_rows(v.run.tally)) {
+      c.names.push_back(row.name);
+      c.observed.push_back(static_cast<double>(row.count));
+      c.expected.push_back(row.expected);
+      c.sigma.push_back(row.sigma);
+    }
+    charts.push_back(category_chart_svg(c));
   }
   return stack_svg(charts);
 }
@@ -192,10 +221,11 @@ void audit_rank_csv(const AuditView& v, std::ostream& to) {
   to << "rank,label,count,expected,residual\n";
   const auto& h = v.run.tally.ranks;
   std::string out;
+  const Shape shape = shape_of(v.job);
   for (std::uint64_t r = 0; r < h.bins(); ++r) {
-    const double e = static_cast<double>(v.job.trials) * reference_probability(v.job.n, v.model, r);
+    const double e = static_cast<double>(v.job.trials) * reference_probability(shape, v.model, r);
     const double c = static_cast<double>(h.counts()[r]);
-    out += std::to_string(r) + "," + rank_label(r, v.job.n) + "," + std::to_string(h.counts()[r]) + "," +
+    out += std::to_string(r) + "," + outcome_label(r, shape.n, shape.k) + "," + std::to_string(h.counts()[r]) + "," +
            general(e, 10) + "," +
            (e > 0 ? general((c - e) / std::sqrt(e), 8) : std::string(c > 0 ? "inf" : "0")) + "\n";
     if (out.size() > (1u << 20)) {  // streamed: memory stays flat at any n
@@ -208,15 +238,15 @@ void audit_rank_csv(const AuditView& v, std::ostream& to) {
 
 void audit_position_csv(const AuditView& v, std::ostream& to) {
   std::ostringstream o;
-  o << "item,position,count,expected,residual\n";
   const auto& m = v.run.tally.positions;
+  o << "item," << (m.k() == m.n() ? "position" : "slot") << ",count,expected,residual\n";
   const std::vector<double> expected = position_expected(v);
   const std::vector<double> z = position_residuals(m, expected);
   const double trials = static_cast<double>(m.trials());
-  const int n = m.n();
+  const int n = m.n(), k = m.k();
   for (int item = 0; item < n; ++item) {
-    for (int pos = 0; pos < n; ++pos) {
-      const std::size_t i = static_cast<std::size_t>(item) * n + pos;
+    for (int pos = 0; pos < k; ++pos) {
+      const std::size_t i = static_cast<std::size_t>(item) * k + pos;
       const double p = expected.empty() ? 1.0 / n : expected[i];
       o << item << "," << pos << "," << m.counts()[i] << "," << general(trials * p, 10) << ","
         << general(z[i], 8) << "\n";
@@ -246,12 +276,14 @@ std::string audit_html(const AuditView& v) {
     param("input", v.input->path == "-" ? "standard input" : v.input->path);
     param("format", v.input->format + (v.input->format == "text" ? ", " + std::to_string(v.input->base) + "-based" : ""));
     param("items n", std::to_string(v.job.n));
+    if (is_deal(v.job)) param("items dealt k", std::to_string(v.job.k));
     param("records", grouped(v.job.trials));
     if (v.input->invalid) param("invalid records skipped", grouped(v.input->invalid) + "; the first: " + v.input->first_invalid);
     param("melange", kVersion);
   } else {
     param("algorithm", std::string(algorithm_name(v.job.algorithm)));
     param("items n", std::to_string(v.job.n));
+    if (is_deal(v.job)) param("items dealt k", std::to_string(v.job.k));
     param("trials", grouped(v.job.trials));
     param("first trial", std::to_string(v.job.first));
     param("seed", std::to_string(v.job.seed));
@@ -265,22 +297,39 @@ std::string audit_html(const AuditView& v) {
   }
   if (v.report.summary) {
     param("max/min ratio", fixed(v.report.summary->max_min_ratio, 4));
-    param("identity count (" + rank_label(0, v.job.n) + ")", grouped(v.report.summary->identity_count));
+    const Shape shape = shape_of(v.job);
+    param(std::string(shape.whole() ? "identity" : "first deal") + " count (" + outcome_label(0, shape.n, shape.k) + ")",
+          grouped(v.report.summary->identity_count));
   }
   o << "</table>\n<p>Reproduce with:</p>\n<pre><code>" << xml_escape(audit_command(v))
     << "</code></pre>\n<h2>Statistics</h2>\n<table>\n<tr><th>test</th><th>chi\u00b2</th><th>df</th>"
        "<th>p</th><th>log10 p</th><th>critical (\u03b1 " << general(v.report.alpha, 3) << ")</th><th>G</th><th>Holm p</th>"
        "<th>verdict</th></tr>\n";
-  if (v.report.rank) o << fit_row("rank (" + std::to_string(v.run.tally.ranks.bins()) + " orders)", *v.report.rank);
-  if (v.report.position) o << fit_row("item \u00d7 position", *v.report.position);
+  const std::string noun = outcome_noun(v.job);
+  if (v.report.rank) o << fit_row(noun + " (" + grouped(v.run.tally.ranks.bins()) + " " + noun + "s)", *v.report.rank);
+  if (v.report.position)
+    o << fit_row(is_deal(v.job) ? "item \u00d7 slot" : "item \u00d7 position", *v.report.position);
+  if (v.report.hand) o << fit_row("hand (" + grouped(v.run.tally.hands.size()) + " hands)", *v.report.hand);
+  if (v.report.category) o << fit_row("poker category (fair law)", *v.report.category);
   o << "</table>\n";
+  if (!v.run.tally.categories.empty()) {
+    o << "<h2>Poker categories</h2>\n<table><tr><th>category</th><th>count</th><th>expected</th><th>ratio</th>"
+         "<th>z</th></tr>\n";
+    for (const CategoryRow& c : category_rows(v.run.tally))
+      o << "<tr><td>" << c.name << "</td><td>" << grouped(c.count) << "</td><td>" << fixed(c.expected, 1)
+        << "</td><td>" << (c.expected > 0 ? fixed(static_cast<double>(c.count) / c.expected, 4) : "-")
+        << "</td><td>" << (c.sigma > 0 ? fixed((static_cast<double>(c.count) - c.expected) / c.sigma, 2) : "-")
+        << "</td></tr>\n";
+    o << "</table>\n";
+  }
   for (const auto& note : v.report.notes) o << "<p>Note: " << xml_escape(note) << "</p>\n";
   if (v.report.summary) {
-    o << "<h2>Most and least frequent orders</h2>\n<table><tr><th>order</th><th>count</th></tr>\n";
+    const Shape shape = shape_of(v.job);
+    o << "<h2>Most and least frequent " << noun << "s</h2>\n<table><tr><th>" << noun << "</th><th>count</th></tr>\n";
     for (auto [r, c] : v.report.summary->most)
-      o << "<tr><td><code>" << rank_label(r, v.job.n) << "</code></td><td>" << grouped(c) << "</td></tr>\n";
+      o << "<tr><td><code>" << outcome_label(r, shape.n, shape.k) << "</code></td><td>" << grouped(c) << "</td></tr>\n";
     for (auto [r, c] : v.report.summary->least)
-      o << "<tr><td><code>" << rank_label(r, v.job.n) << "</code></td><td>" << grouped(c) << "</td></tr>\n";
+      o << "<tr><td><code>" << outcome_label(r, shape.n, shape.k) << "</code></td><td>" << grouped(c) << "</td></tr>\n";
     o << "</table>\n";
   }
   o << "<h2>Charts</h2>\n" << audit_svg(v) << "\n</body></html>\n";
@@ -293,13 +342,14 @@ std::string exact_svg(const ExactDistribution& d) {
   // The chart of probabilities is the chart of counts with one trial.
   RankChart c;
   c.bins = p.size();
-  c.sorted_curve = d.n > 5;
+  const Shape shape{d.n, d.k};
+  c.sorted_curve = !bars_for(shape);
   std::vector<std::uint64_t> order(p.size());
   std::iota(order.begin(), order.end(), 0);
   if (c.sorted_curve)
     std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return p[a] > p[b]; });
   const std::vector<std::uint64_t> slots = chart_slots(p.size(), c.sorted_curve);
-  const std::vector<std::string> labels = c.sorted_curve ? std::vector<std::string>{} : rank_labels(d.n);
+  const std::vector<std::string> labels = c.sorted_curve ? std::vector<std::string>{} : rank_labels(shape);
   for (std::uint64_t slot : slots) {
     c.at.push_back(static_cast<double>(slot));
     c.values.push_back(p[order[slot]]);
@@ -309,7 +359,8 @@ std::string exact_svg(const ExactDistribution& d) {
   c.note = thinning_note(slots.size(), p.size());
   c.title = std::string(algorithm_name(d.algorithm)) + ": exact distribution against uniform";
   c.subtitle = std::string(method_name(d.spec.method)) + "/" + std::to_string(d.spec.bits) +
-               "-bit, n = " + std::to_string(d.n) + ", " + grouped(d.paths) + " paths";
+               "-bit, n = " + std::to_string(d.n) + (d.k < d.n ? ", k = " + std::to_string(d.k) : std::string()) +
+               ", " + grouped(d.paths) + " paths";
   c.y_label = "probability";
   return rank_chart_svg(c);
 }

@@ -12,6 +12,7 @@
 #include "exit_codes.hpp"
 #include "job_args.hpp"
 #include "melange/audit.hpp"
+#include "melange/deal.hpp"
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
@@ -41,7 +42,7 @@ struct AuditArgs {
   std::string input, format;
   int base = 0;
   bool skip_invalid = false, progressive = false, stop_on_fail = false;
-  std::string k;
+  bool hands = false;
   std::vector<std::string> job_flags_given;  // flags of a built-in job that were set
 };
 
@@ -62,8 +63,8 @@ std::string progress_lines(std::uint64_t records, const AuditReport& r) {
     lines += head + name + " chi2 " + fixed(t->fit.statistic, 1) + " df " + fixed(t->fit.df, 0) + " p " + p +
              " -> " + std::string(verdict_name(t->verdict)) + "\n";
   };
-  test("rank", r.rank);
-  test("position", r.position);
+  for (const std::optional<TestResult>* t : {&r.rank, &r.position, &r.hand, &r.category})
+    if (*t) test((*t)->name.c_str(), *t);
   return lines.empty() ? head + "no test yet\n" : lines;
 }
 
@@ -145,18 +146,28 @@ int run_audit(const AuditArgs& a) {
   if (from_input && !a.job_flags_given.empty())
     throw UsageError(a.job_flags_given.front() + " describes a job melange runs; with --input the records are the "
                      "trials: drop it");
-  if (!a.k.empty())
-    throw UsageError("--k needs deal tallies, which this melange does not have yet: audit whole permutations");
   Job job = make_job(a.job);
-  if (from_input) job.trials = 1;  // until the records are counted
-  job.position_matrix = a.position;
+  if (from_input) {
+    job.trials = 1;  // until the records are counted
+    // Records of k items are deals: the tallies of a partial shuffle's.
+    if (a.job.k > 0 && a.job.k < a.job.n) job.algorithm = Algorithm::partial;
+  }
+  const bool deal = a.job.k > 0 && a.job.k < a.job.n;
+  if (a.hands && !deal)
+    throw UsageError("--hands tallies the hands of deals: add --k below --n (with --algo partial)");
+  // A deal's item x slot matrix is small (n x k) and carries its verdict.
+  job.position_matrix = a.position || deal;
+  job.hand_histogram = a.hands;
+  job.poker_categories = deal && job.n == 52 && a.job.k == 5;
   const std::uint64_t cap = parse_count(a.memory_cap, "--memory-cap", ~std::uint64_t{0});
   const std::uint64_t reserve = output_reserve(cap);
-  job.rank_histogram = !a.no_rank && !(a.position && job.n > kMaxRankItems);
+  const std::uint64_t deals = deal ? deal_count(job.n, a.job.k) : 0;
+  job.rank_histogram = !a.no_rank && !(job.position_matrix && (deal ? deals == 0 : job.n > kMaxRankItems));
   // Why a rank histogram asked for (no --no-rank) was left out, for the report.
   std::string rank_note = !a.no_rank && !job.rank_histogram
-                              ? "rank histogram left out: n! orders do not fit 64-bit ranks; the position matrix "
-                                "carries the verdict"
+                              ? std::string(deal ? "deal histogram left out: its ordered deals do not fit 64-bit ranks"
+                                                 : "rank histogram left out: n! orders do not fit 64-bit ranks") +
+                                    "; the position matrix carries the verdict"
                               : "";
   if (!(a.fail > 0 && a.fail <= a.weak && a.weak < 0.5))
     throw UsageError("thresholds need 0 < --fail <= --weak < 0.5");
@@ -166,10 +177,14 @@ int run_audit(const AuditArgs& a) {
 
   std::unique_ptr<ExactDistribution> model;
   if (!a.model.empty() && a.model != "exact") model = read_model(a.model);
-  if (model && model->n != job.n)
-    throw UsageError("--model is for n = " + std::to_string(model->n) + " but the audit has n = " +
-                     std::to_string(job.n) + "; make the model with the same --n");
-  if (a.model == "exact" && job.n > max_exact_items(job.algorithm))
+  if (model && (model->n != job.n || model->k != shape_of(job).k))
+    throw UsageError("--model is for n = " + std::to_string(model->n) + ", k = " + std::to_string(model->k) +
+                     " but the audit has n = " + std::to_string(job.n) + ", k = " + std::to_string(shape_of(job).k) +
+                     "; make the model with the same --n and --k");
+  if (a.model == "exact" && deal && deals > kMaxExactDeals)
+    throw UsageError("--model exact walks partial only up to " + grouped(kMaxExactDeals) +
+                     " ordered deals (n!/(n-k)!); audit against uniform or a model file");
+  if (a.model == "exact" && !deal && job.n > max_exact_items(job.algorithm))
     throw UsageError("--model exact walks " + std::string(algorithm_name(job.algorithm)) +
                      " only up to n = " + std::to_string(max_exact_items(job.algorithm)) +
                      "; audit against uniform or a model file");
@@ -179,7 +194,7 @@ int run_audit(const AuditArgs& a) {
   options.backend = from_input ? "scalar" : backend_arg(a.job);
   // A model holds n! exact probabilities: count them, at a generous 256
   // bytes each, against the cap too.
-  const std::uint64_t model_bytes = a.model.empty() ? 0 : factorial(job.n) * 256;
+  const std::uint64_t model_bytes = a.model.empty() ? 0 : (deal ? deals : factorial(job.n)) * 256;
   if (model_bytes + reserve >= cap)
     throw UsageError("the model for n = " + std::to_string(job.n) + " does not fit --memory-cap");
   options.memory_cap = cap - reserve - model_bytes;
@@ -189,8 +204,11 @@ int run_audit(const AuditArgs& a) {
       plan_workers(job, options);
     } catch (const UsageError&) {
       job.rank_histogram = false;
-      rank_note = "rank histogram left out: its " + std::to_string(job.n) +
-                  "! bins do not fit --memory-cap; the position matrix carries the verdict";
+      rank_note = deal ? "deal histogram left out: its " + grouped(deals) +
+                             " bins do not fit --memory-cap; the slot matrix" +
+                             (job.hand_histogram ? " and the hands carry" : " carries") + " the verdict"
+                       : "rank histogram left out: its " + std::to_string(job.n) +
+                             "! bins do not fit --memory-cap; the position matrix carries the verdict";
     }
   }
   plan_workers(job, options);  // throws when one tally cannot fit
@@ -200,12 +218,15 @@ int run_audit(const AuditArgs& a) {
   outputs.declare("--svg", a.svg);
   const std::string position_csv = position_csv_path(a.csv, job.rank_histogram);
   if (job.rank_histogram) outputs.declare("--csv", a.csv);
+  if (!a.csv.empty() && !job.rank_histogram && !job.position_matrix)
+    throw UsageError("--csv writes the rank histogram or the position matrix, and this audit has neither: drop --csv");
   if (job.position_matrix) outputs.declare(job.rank_histogram ? "--csv (position matrix)" : "--csv", position_csv);
   const std::string page = outputs.declare_report("--report", a.report_dir);
 
   RecordOptions records;
   if (from_input) {
     records.n = job.n;
+    records.k = deal ? a.job.k : 0;
     records.base = a.base;
     records.skip_invalid = a.skip_invalid;
     if (a.format.empty()) {
@@ -221,7 +242,7 @@ int run_audit(const AuditArgs& a) {
 
   if (a.model == "exact")
     model = std::make_unique<ExactDistribution>(
-        exact_distribution(job.algorithm, job.n, job.spec, options.threads));
+        exact_distribution(job.algorithm, shape_of(job), job.spec, options.threads));
 
   AuditOptions audit;
   audit.thresholds = Thresholds{a.weak, a.fail};
@@ -246,9 +267,10 @@ int run_audit(const AuditArgs& a) {
     signals::defer_interrupt(true);
     try {
       const ByteSource source = [&](char* buffer, std::size_t capacity) { return input_file->read(buffer, capacity); };
+      const int width = shape_of(job).k;  // items a record
       stats = read_records(source, records, [&](const std::uint16_t* items, std::size_t batch) {
-        for (std::size_t r = 0; r < batch; ++r, items += job.n) {
-          count_trial(tj, items, 0, 0, counter);
+        for (std::size_t r = 0; r < batch; ++r, items += width) {
+          count_dealt(tj, items, counter);
           if (++counted == next_line && progressive) {
             next_line *= 2;
             Job so_far = job;
@@ -334,7 +356,9 @@ void add_audit_command(CLI::App& app, Action& action) {
   cmd->add_option("--format", a->format, "text | u8 | u16 | npy (default: from the file name, else text)");
   cmd->add_option("--base", a->base, "text records count items from 0 or 1")->capture_default_str();
   cmd->add_flag("--skip-invalid", a->skip_invalid, "count and skip wrong records instead of stopping");
-  cmd->add_option("--k", a->k, "deals of k items (not available yet)");
+  cmd->add_flag("--hands", a->hands,
+                "deals: also tally the hands (the set of k items, C(n, k) bins) and test them; deals of 5 of 52 "
+                "always get the ten poker categories");
   cmd->add_flag("--progressive", a->progressive,
                 "a line per test after 2^10, 2^11, ... records (always on standard input)");
   cmd->add_flag("--stop-on-fail", a->stop_on_fail, "with progressive lines: stop reading at the first FAIL");

@@ -23,18 +23,21 @@ constexpr std::uint64_t kPieceItems = std::uint64_t{1} << 20;
 int run_sample(const JobArgs& a) {
   Job job = make_job(a, "--count");
   if (job.trials == 0) throw UsageError("--count must be at least 1");
-  if (job.n >= 1 && job.trials > kMaxSampleItemsOut / static_cast<std::uint64_t>(job.n))
-    throw UsageError("--count x --n must stay within 1e9 items; sample in pieces with --first");
   if (job.trials - 1 > ~std::uint64_t{0} - job.first)
     throw UsageError("--first + --count - 1 is past the last trial index, 2^64 - 1");
   validate_draws(job);
+  // A row: the permutation's n items, or a deal's k in slot order.
+  const bool deal = is_deal(job);
+  const auto n = static_cast<std::uint64_t>(shape_of(job).k);
+  if (job.trials > kMaxSampleItemsOut / n)
+    throw UsageError(std::string("--count x ") + (deal ? "--k" : "--n") +
+                     " must stay within 1e9 items; sample in pieces with --first");
   RunOptions options;
   options.threads = thread_count(a);
   options.backend = backend_arg(a);
   Outputs outputs;
   outputs.declare("--json", a.json);
 
-  const auto n = static_cast<std::uint64_t>(job.n);
   const std::uint64_t piece = std::max<std::uint64_t>(1, kPieceItems / n);
   std::string backend = "?", note;
   // Runs the job in pieces of `piece` trials, handing each to `emit`.
@@ -61,8 +64,9 @@ int run_sample(const JobArgs& a) {
     j["backend"] = probe.backend;
     if (!probe.arch.empty()) j["simd_arch"] = probe.arch;
     if (!probe.note.empty()) j["backend_note"] = probe.note;
-    j["permutations"] = nullptr;  // streamed below
-    write_json(outputs.open(a.json), j, "permutations", [&](std::ostream& to, const std::string& indent) {
+    const char* rows = deal ? "deals" : "permutations";
+    j[rows] = nullptr;  // streamed below
+    write_json(outputs.open(a.json), j, rows, [&](std::ostream& to, const std::string& indent) {
       std::string out;
       std::uint64_t written = 0;
       for_each_piece([&](const Job& part, const std::vector<std::uint16_t>& perms) {
@@ -108,7 +112,8 @@ void add_sample_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<JobArgs>();
   a->trials = "10";
   auto* cmd = app.add_subcommand(
-      "sample", "Print permutations of trials F..F+C-1, one per line (item at each position)");
+      "sample", "Print permutations of trials F..F+C-1, one per line (item at each position; "
+                "partial: the k dealt items in slot order)");
   add_job_options(cmd, *a, JobOptionSet{.trials = false});
   cmd->add_option("--count", a->trials, "permutations to print (1e6 notation works)")
       ->capture_default_str();

@@ -11,6 +11,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
   cmd->add_option("--algo", a.algo, algorithm_names(" | "))
       ->capture_default_str();
   cmd->add_option("--n", a.n, "items to shuffle")->capture_default_str();
+  cmd->add_option("--k", a.k, "partial: deal k of the n items, 1 <= k <= n (the last k positions, in order)");
   if (which.trials)
     cmd->add_option("--trials", a.trials, "trials to run (1e6 notation works)")
         ->capture_default_str();
@@ -53,6 +54,7 @@ Job make_job(const JobArgs& a, const std::string& trials_flag) {
   job.algorithm = parse_algorithm_arg(a.algo);
   job.spec = parse_spec_args(a);
   job.n = a.n;
+  job.k = a.k;
   job.seed = a.seed.empty() ? kDefaultSeed : parse_seed(a.seed);
   job.first = parse_seed(a.first, "--first");
   job.trials = parse_count(a.trials, trials_flag, ~std::uint64_t{0});
@@ -82,6 +84,7 @@ std::string backend_arg(const JobArgs& a) {
 std::string flag_for(const std::string& command, Param p) {
   if (p == Param::trials && command == "sample") return "--count";
   if (p == Param::position_matrix) return "--position";
+  if (p == Param::hand_histogram) return "--hands";
   std::string flag = "--" + std::string(param_name(p));
   for (char& c : flag)
     if (c == '_') c = '-';
@@ -89,7 +92,8 @@ std::string flag_for(const std::string& command, Param p) {
 }
 
 std::string describe(const Job& job) {
-  return std::string(algorithm_name(job.algorithm)) + ", n " + std::to_string(job.n) + ", " +
+  return std::string(algorithm_name(job.algorithm)) + ", n " + std::to_string(job.n) +
+         (is_deal(job) ? ", k " + std::to_string(job.k) : std::string()) + ", " +
          std::string(method_name(job.spec.method)) + "/" + std::to_string(job.spec.bits) +
          "-bit, seed " + std::to_string(job.seed);
 }

@@ -14,6 +14,7 @@ namespace melange::cli {
 struct JobArgs {
   std::string algo = "fisher-yates";
   int n = 4;
+  int k = 0;  // partial: items dealt (0: not given)
   std::string trials = "1e6";
   std::string seed;   // empty: kDefaultSeed
   std::string first = "0";

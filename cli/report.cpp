@@ -5,6 +5,7 @@
 
 #include "format.hpp"
 #include "job_args.hpp"
+#include "melange/deal.hpp"
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
 #include "output.hpp"
@@ -41,15 +42,41 @@ std::string line_for(const std::string& title, const TestResult& t, double alpha
 
 namespace {
 
-// What defines a shuffle, sampled or exact.
-void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n) {
+// What defines a shuffle, sampled or exact; k only for deals.
+void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n, int k) {
   j["algorithm"] = algorithm_name(a);
   j["method"] = method_name(spec.method);
   j["bits"] = spec.bits;
   j["n"] = n;
+  if (k != n) j["k"] = k;
 }
 
+Json test_json(const TestResult& t) {
+  Json j = fit_json(t.fit);
+  j["p_holm"] = t.p_holm;
+  j["log10_p_holm"] = number(t.log10_p_holm);
+  j["p_lower_holm"] = t.p_lower_holm;
+  j["too_uniform"] = t.too_uniform;
+  j["verdict"] = verdict_name(t.verdict);
+  return j;
+}
+
+// Above this many hands the JSON document gives the hand test, not the counts.
+constexpr std::uint64_t kMaxJsonHands = std::uint64_t{1} << 16;
+
 }  // namespace
+
+std::vector<CategoryRow> category_rows(const Tally& tally) {
+  std::vector<CategoryRow> rows;
+  const std::vector<double> p = fair_poker_probabilities();
+  const double trials = static_cast<double>(tally.trials);
+  for (std::size_t c = 0; c < tally.categories.size(); ++c)
+    rows.push_back(CategoryRow{std::string(poker_category_name(static_cast<PokerCategory>(c))), tally.categories[c],
+                               trials * p[c], std::sqrt(trials * p[c] * (1 - p[c]))});
+  return rows;
+}
+
+std::string outcome_noun(const Job& job) { return is_deal(job) ? "deal" : "order"; }
 
 std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, const AuditReport& report) {
   std::vector<std::pair<std::string, std::string>> rows;
@@ -62,20 +89,20 @@ std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, cons
 
 void add_job_fields(Json& j, const Job& job) {
   j["seed"] = job.seed;
-  add_shuffle_fields(j, job.algorithm, job.spec, job.n);
+  add_shuffle_fields(j, job.algorithm, job.spec, job.n, shape_of(job).k);
   j["trials"] = job.trials;
   j["first"] = job.first;
 }
 
 Json exact_json(const ExactDistribution& d, double trials) {
   Json j = json_header("exact");
-  add_shuffle_fields(j, d.algorithm, d.spec, d.n);
+  add_shuffle_fields(j, d.algorithm, d.spec, d.n, d.k);
   j["paths"] = d.paths;
   j["equally_likely_paths"] = d.equally_likely;
   j["mean_draws"] = static_cast<double>(d.mean_draws);
   j["mean_draws_exact"] = d.mean_draws.str();
   j["mean_words"] = d.mean_words;
-  const std::vector<double> uniform = reference_probabilities(d.n, nullptr);
+  const std::vector<double> uniform = reference_probabilities(Shape{d.n, d.k}, nullptr);
   const double delta = noncentrality_per_trial(d.probabilities(), uniform);
   const double df = static_cast<double>(uniform.size() - 1);
   j["trials"] = trials;
@@ -95,13 +122,28 @@ Json exact_json(const ExactDistribution& d, double trials) {
   for (std::uint64_t r = 0; r < d.probability.size(); ++r) {
     const Rational& p = d.probability[r];
     dist.push_back(Json{{"rank", r},
-                        {"label", rank_label(r, d.n)},
+                        {"label", outcome_label(r, d.n, d.k)},
                         {"numerator", boost::multiprecision::numerator(p).str()},
                         {"denominator", boost::multiprecision::denominator(p).str()},
                         {"probability", static_cast<double>(p)},
                         {"paths", d.rank_paths[r]}});
   }
   j["distribution"] = dist;
+  if (d.k < d.n) {
+    Json hands = Json::array();
+    const std::vector<Rational> h = d.hand_probabilities();
+    for (std::uint64_t r = 0; r < h.size(); ++r) {
+      std::string label;
+      for (int c : hand_unrank(r, d.n, d.k))
+        label += (label.empty() ? "" : " ") + (d.n == 52 ? card_name(c) : std::to_string(c));
+      hands.push_back(Json{{"rank", r},
+                           {"hand", label},
+                           {"numerator", boost::multiprecision::numerator(h[r]).str()},
+                           {"denominator", boost::multiprecision::denominator(h[r]).str()},
+                           {"probability", static_cast<double>(h[r])}});
+    }
+    j["hands"] = hands;
+  }
   return j;
 }
 
@@ -114,11 +156,14 @@ ExactDistribution exact_from_json(const Json& j) {
     d.algorithm = *algo;
     d.spec = BoundedSpec{*method, j.at("bits").get<int>()};
     d.n = j.at("n").get<int>();
-    if (d.n < 1 || d.n > kMaxRankItems) throw UsageError("model n is out of range");
+    d.k = j.value("k", d.n);
+    if (d.n < 1 || d.n > kMaxPositionItems || d.k < 1 || d.k > d.n || (d.k == d.n && d.n > kMaxRankItems))
+      throw UsageError("model n or k is out of range");
+    const std::uint64_t outcomes = d.k == d.n ? factorial(d.n) : deal_count(d.n, d.k);
     const auto& dist = j.at("distribution");
-    if (dist.size() != factorial(d.n))
-      throw UsageError("model has " + std::to_string(dist.size()) + " orders, but n = " +
-                       std::to_string(d.n) + " has " + std::to_string(factorial(d.n)));
+    if (outcomes == 0 || dist.size() != outcomes)
+      throw UsageError("model has " + std::to_string(dist.size()) + " outcomes, but n = " + std::to_string(d.n) +
+                       ", k = " + std::to_string(d.k) + " has " + std::to_string(outcomes));
     Rational total = 0;
     for (const auto& e : dist) {
       const boost::multiprecision::cpp_int num(e.at("numerator").get<std::string>());
@@ -149,6 +194,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
   if (input) {
     j["input"] = {{"path", input->path}, {"format", input->format}, {"base", input->base}};
     j["n"] = job.n;
+    if (is_deal(job)) j["k"] = shape_of(job).k;
     j["records"] = job.trials;
     j["invalid_records"] = input->invalid;
     if (input->invalid) j["first_invalid"] = input->first_invalid;
@@ -170,13 +216,23 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
   if (!run.tally.ranks.empty()) j["histogram"] = nullptr;  // n! counts: streamed by write_audit_json
   if (!run.tally.positions.empty()) {
     Json rows = Json::array();
-    const int n = run.tally.positions.n();
+    const int n = run.tally.positions.n(), k = run.tally.positions.k();
     for (int item = 0; item < n; ++item) {
-      std::vector<std::uint64_t> row(n);
-      for (int pos = 0; pos < n; ++pos) row[pos] = run.tally.positions.at(item, pos);
+      std::vector<std::uint64_t> row(k);
+      for (int pos = 0; pos < k; ++pos) row[pos] = run.tally.positions.at(item, pos);
       rows.push_back(row);
     }
-    j["position"] = rows;
+    j["position"] = rows;  // a deal's: item x slot
+  }
+  if (!run.tally.hands.empty()) {
+    j["hand_bins"] = run.tally.hands.size();
+    if (run.tally.hands.size() <= kMaxJsonHands) j["hands"] = run.tally.hands;
+  }
+  if (!run.tally.categories.empty()) {
+    Json categories = Json::array();
+    for (const CategoryRow& c : category_rows(run.tally))
+      categories.push_back(Json{{"category", c.name}, {"count", c.count}, {"expected", c.expected}});
+    j["poker_categories"] = categories;
   }
   Json stats = Json::object();
   if (report.rank) {
@@ -197,10 +253,11 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     stats["max_min_ratio"] = number(report.summary->max_min_ratio);
     stats["identity_count"] = report.summary->identity_count;
     Json most = Json::array(), least = Json::array();
+    const Shape s = shape_of(job);
     for (auto [r, c] : report.summary->most)
-      most.push_back(Json{{"rank", r}, {"label", rank_label(r, job.n)}, {"count", c}});
+      most.push_back(Json{{"rank", r}, {"label", outcome_label(r, s.n, s.k)}, {"count", c}});
     for (auto [r, c] : report.summary->least)
-      least.push_back(Json{{"rank", r}, {"label", rank_label(r, job.n)}, {"count", c}});
+      least.push_back(Json{{"rank", r}, {"label", outcome_label(r, s.n, s.k)}, {"count", c}});
     stats["most_frequent"] = most;
     stats["least_frequent"] = least;
   }
@@ -216,6 +273,8 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     pos["max_residual_position"] = report.position_detail->max_position;
     stats["position"] = pos;
   }
+  if (report.hand) stats["hand"] = test_json(*report.hand);
+  if (report.category) stats["category"] = test_json(*report.category);
   stats["notes"] = report.notes;
   j["stats"] = stats;
   return j;
@@ -244,7 +303,8 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
   if (input) {
     o << "melange audit: " << audit_subject(job, input) << " (" << input->format
       << (input->format == "text" ? ", " + std::to_string(input->base) + "-based" : std::string()) << "), n "
-      << job.n << "\n  records " << grouped(job.trials) << ", reference " << report.reference << "\n";
+      << job.n << (is_deal(job) ? ", deals of k " + std::to_string(shape_of(job).k) : std::string())
+      << "\n  records " << grouped(job.trials) << ", reference " << report.reference << "\n";
     if (input->invalid)
       o << "  note: " << grouped(input->invalid) << " invalid records skipped; the first: " << input->first_invalid
         << "\n";
@@ -256,17 +316,20 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
   if (!run.note.empty()) o << "  note: " << run.note << "\n";
   if (!run.threads_note.empty()) o << "  note: " << run.threads_note << "\n";
   const auto& h = run.tally.ranks;
+  const Shape shape = shape_of(job);
+  const std::string noun = outcome_noun(job);
   if (!h.empty()) {
+    const int width = std::max(6, shape.n <= kMaxLabelItems ? shape.k + 2 : 3 * shape.k + 2);
     auto row = [&](std::uint64_t r) {
-      const double e = static_cast<double>(job.trials) * reference_probability(job.n, model, r);
+      const double e = static_cast<double>(job.trials) * reference_probability(shape, model, r);
       const double c = static_cast<double>(h.counts()[r]);
-      o << "  " << pad(rank_label(r, job.n), std::max(6, job.n + 2)) << pad(std::to_string(r), 8)
+      o << "  " << pad(outcome_label(r, shape.n, shape.k), width) << pad(std::to_string(r), 10)
         << pad(grouped(h.counts()[r]), 14, true) << pad(fixed(e, 1), 14, true)
         << pad(e > 0 ? fixed((c - e) / std::sqrt(e), 2) : "-", 10, true) << "\n";
     };
-    o << "\n  " << pad("order", std::max(6, job.n + 2)) << pad("rank", 8) << pad("count", 14, true)
+    o << "\n  " << pad(noun, width) << pad("rank", 10) << pad("count", 14, true)
       << pad("expected", 14, true) << pad("residual", 10, true) << "\n";
-    if (job.n <= 5) {
+    if (h.bins() <= 120) {
       for (std::uint64_t r = 0; r < h.bins(); ++r) row(r);
     } else {
       o << "  most frequent:\n";
@@ -274,22 +337,37 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
       o << "  least frequent:\n";
       for (auto [r, c] : report.summary->least) row(r);
     }
-    o << "\n  max/min ratio " << fixed(report.summary->max_min_ratio, 3) << ", identity ("
-      << rank_label(0, job.n) << ") " << grouped(report.summary->identity_count) << "\n";
+    o << "\n  max/min ratio " << fixed(report.summary->max_min_ratio, 3) << ", "
+      << (shape.whole() ? "identity" : "first deal") << " (" << outcome_label(0, shape.n, shape.k) << ") "
+      << grouped(report.summary->identity_count) << "\n";
+  }
+  if (!run.tally.categories.empty()) {
+    o << "\n  " << pad("poker category", 18) << pad("count", 14, true) << pad("expected", 16, true)
+      << pad("ratio", 9, true) << pad("z", 9, true) << "\n";
+    for (const CategoryRow& c : category_rows(run.tally))
+      o << "  " << pad(c.name, 18) << pad(grouped(c.count), 14, true) << pad(fixed(c.expected, 1), 16, true)
+        << pad(c.expected > 0 ? fixed(static_cast<double>(c.count) / c.expected, 4) : "-", 9, true)
+        << pad(c.sigma > 0 ? fixed((static_cast<double>(c.count) - c.expected) / c.sigma, 2) : "-", 9, true) << "\n";
   }
   if (!input)
     for (const auto& [label, value] : usage_rows(job, report)) o << "  " << label << " " << value << "\n";
   o << "\n";
   if (report.rank)
-    o << "  " << line_for("rank test (" + std::to_string(h.bins()) + " orders)", *report.rank, report.alpha)
+    o << "  " << line_for(noun + " test (" + grouped(h.bins()) + " " + noun + "s)", *report.rank, report.alpha)
       << "\n";
   if (report.position) {
     const PositionTest& p = *report.position_detail;
-    o << "  " << line_for("position test (" + std::to_string(job.n) + "x" + std::to_string(job.n) + ")",
+    const std::string column = shape.whole() ? "position" : "slot";
+    o << "  " << line_for(column + " test (" + std::to_string(shape.n) + "x" + std::to_string(shape.k) + ")",
                           *report.position, report.alpha)
       << "\n    largest standardized residual " << fixed(p.max_residual, 2) << " (item "
-      << p.max_item << " at position " << p.max_position << ")\n";
+      << p.max_item << " at " << column << " " << p.max_position << ")\n";
   }
+  if (report.hand)
+    o << "  " << line_for("hand test (" + grouped(run.tally.hands.size()) + " hands)", *report.hand, report.alpha)
+      << "\n";
+  if (report.category)
+    o << "  " << line_for("poker category test (10 categories, fair law)", *report.category, report.alpha) << "\n";
   for (const auto& n : report.notes) o << "  note: " << n << "\n";
   o << "verdict: " << (report.verdict ? std::string(verdict_name(*report.verdict)) : "none")
     << "\n";

@@ -18,6 +18,17 @@ namespace melange::cli {
 // calls per trial for the sort one-liners, then stream words per trial.
 std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, const AuditReport& report);
 
+// A deal audit's poker categories beside their fair expectation.
+struct CategoryRow {
+  std::string name;
+  std::uint64_t count = 0;
+  double expected = 0, sigma = 0;  // under a fair deal, for the trials counted
+};
+std::vector<CategoryRow> category_rows(const Tally& tally);
+
+// "order" for permutations, "deal" for deals of k < n items.
+std::string outcome_noun(const Job& job);
+
 // The fields that name a job: seed, algorithm, method, bits, n, first, trials.
 void add_job_fields(Json& j, const Job& job);
 

@@ -185,60 +185,66 @@ std::string rank_chart_svg(const RankChart& c) {
 }
 
 std::string heatmap_svg(const Heatmap& m) {
-  const int n = m.n;
-  // Cells a side, each a block x block square of the matrix.
-  const int block = (n + kHeatmapCells - 1) / kHeatmapCells;
-  const int cells = (n + block - 1) / block;
-  const double cell = std::clamp(560.0 / cells, 6.0, 48.0);
-  const double grid = cell * cells, left = 90, top = 80;
-  const double w = std::max(kWidth, left + grid + 140), h = top + grid + 70 + (block > 1 ? 16 : 0);
+  const int n = m.n, columns = m.columns > 0 ? m.columns : m.n;
+  // At most kHeatmapCells cells a side, each a block of the matrix: row_block
+  // items by column_block positions (square blocks for a square matrix).
+  const int longer = std::max(n, columns);
+  const int block = (longer + kHeatmapCells - 1) / kHeatmapCells;
+  const int row_block = block, column_block = columns == n ? block : (columns + kHeatmapCells - 1) / kHeatmapCells;
+  const int rows = (n + row_block - 1) / row_block, cols = (columns + column_block - 1) / column_block;
+  const double cell = std::clamp(560.0 / std::max(rows, cols), 6.0, 48.0);
+  const double grid_w = cell * cols, grid_h = cell * rows, left = 90, top = 80;
+  const bool blocked = row_block > 1 || column_block > 1;
+  const double w = std::max(kWidth, left + grid_w + 140), h = top + grid_h + 70 + (blocked ? 16 : 0);
   std::ostringstream o;
   header(o, w, h, m.title, m.subtitle);
   double zmax = 3;
   for (double z : m.residuals)
     if (std::isfinite(z)) zmax = std::max(zmax, std::fabs(z));
-  auto range = [&](int k) {
-    const int lo = k * block, hi = std::min(n, lo + block) - 1;
+  auto range = [](int k, int size, int limit) {
+    const int lo = k * size, hi = std::min(limit, lo + size) - 1;
     return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
   };
-  for (int bi = 0; bi < cells; ++bi)
-    for (int bp = 0; bp < cells; ++bp) {
+  for (int bi = 0; bi < rows; ++bi)
+    for (int bp = 0; bp < cols; ++bp) {
       // The block's residual of largest magnitude: a bias in one cell shows.
       double z = 0;
-      for (int item = bi * block; item < std::min(n, (bi + 1) * block); ++item)
-        for (int pos = bp * block; pos < std::min(n, (bp + 1) * block); ++pos) {
-          const double v = m.residuals[static_cast<std::size_t>(item) * n + pos];
+      for (int item = bi * row_block; item < std::min(n, (bi + 1) * row_block); ++item)
+        for (int pos = bp * column_block; pos < std::min(columns, (bp + 1) * column_block); ++pos) {
+          const double v = m.residuals[static_cast<std::size_t>(item) * columns + pos];
           if (!(std::fabs(v) <= std::fabs(z))) z = v;
         }
       o << "<rect x=\"" << num(left + bp * cell) << "\" y=\"" << num(top + bi * cell)
         << "\" width=\"" << num(cell) << "\" height=\"" << num(cell) << "\" fill=\""
         << diverging(std::isfinite(z) ? z / zmax : (z > 0 ? 1 : -1)) << "\"><title>"
-        << (block == 1 ? "item " + xml_escape(m.item_labels[bi]) + " at position " + std::to_string(bp) +
-                             ": z = "
-                       : "items " + range(bi) + " at positions " + range(bp) + ": largest |z| at z = ")
+        << (!blocked ? "item " + xml_escape(m.item_labels[bi]) + " at " + m.column_name + " " + std::to_string(bp) +
+                           ": z = "
+                     : "items " + range(bi, row_block, n) + " at " + m.column_name + "s " +
+                           range(bp, column_block, columns) + ": largest |z| at z = ")
         << num(z) << "</title></rect>\n";
     }
-  o << "<rect x=\"" << num(left) << "\" y=\"" << num(top) << "\" width=\"" << num(grid)
-    << "\" height=\"" << num(grid) << "\" fill=\"none\" stroke=\"#333\"/>\n";
-  const int label_every = cells <= 26 ? 1 : (cells + 12) / 13;
+  o << "<rect x=\"" << num(left) << "\" y=\"" << num(top) << "\" width=\"" << num(grid_w)
+    << "\" height=\"" << num(grid_h) << "\" fill=\"none\" stroke=\"#333\"/>\n";
   const double font = std::min(12.0, std::max(8.0, cell * 0.8));
-  for (int k = 0; k < cells; k += label_every) {
+  const int row_every = rows <= 26 ? 1 : (rows + 12) / 13, col_every = cols <= 26 ? 1 : (cols + 12) / 13;
+  for (int k = 0; k < rows; k += row_every)
     o << "<text x=\"" << num(left - 6) << "\" y=\"" << num(top + (k + 0.5) * cell + font / 3)
       << "\" text-anchor=\"end\" font-size=\"" << num(font) << "\">"
-      << xml_escape(block == 1 ? m.item_labels[k] : std::to_string(k * block)) << "</text>\n<text x=\""
-      << num(left + (k + 0.5) * cell) << "\" y=\"" << num(top - 6) << "\" text-anchor=\"middle\" font-size=\""
-      << num(font) << "\">" << k * block << "</text>\n";
-  }
-  o << "<text x=\"" << num(left + grid / 2) << "\" y=\"" << num(top + grid + 24)
-    << "\" text-anchor=\"middle\" font-size=\"12\">position</text>\n<text x=\"20\" y=\""
-    << num(top + grid / 2) << "\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 20 "
-    << num(top + grid / 2) << ")\">item</text>\n";
-  if (block > 1)
-    o << "<text x=\"" << num(left + grid / 2) << "\" y=\"" << num(top + grid + 42)
-      << "\" text-anchor=\"middle\" font-size=\"12\">each cell is a " << block << " x " << block
-      << " block of the " << n << " x " << n << " matrix, coloured by its residual of largest |z|</text>\n";
+      << xml_escape(row_block == 1 ? m.item_labels[k] : std::to_string(k * row_block)) << "</text>\n";
+  for (int k = 0; k < cols; k += col_every)
+    o << "<text x=\"" << num(left + (k + 0.5) * cell) << "\" y=\"" << num(top - 6)
+      << "\" text-anchor=\"middle\" font-size=\"" << num(font) << "\">" << k * column_block << "</text>\n";
+  o << "<text x=\"" << num(left + grid_w / 2) << "\" y=\"" << num(top + grid_h + 24)
+    << "\" text-anchor=\"middle\" font-size=\"12\">" << m.column_name << "</text>\n<text x=\"20\" y=\""
+    << num(top + grid_h / 2) << "\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 20 "
+    << num(top + grid_h / 2) << ")\">item</text>\n";
+  if (blocked)
+    o << "<text x=\"" << num(left + grid_w / 2) << "\" y=\"" << num(top + grid_h + 42)
+      << "\" text-anchor=\"middle\" font-size=\"12\">each cell is a " << row_block << " x " << column_block
+      << " block of the " << n << " x " << columns << " matrix, coloured by its residual of largest |z|</text>\n";
+  const double grid = grid_w;
   // Colour scale legend.
-  const double lx = left + grid + 40, lh = std::min(grid, 240.0);
+  const double lx = left + grid + 40, lh = std::min(std::max(grid_h, 120.0), 240.0);
   const int steps = 40;
   for (int s = 0; s < steps; ++s) {
     const double z = 1 - 2.0 * s / (steps - 1);
@@ -253,6 +259,53 @@ std::string heatmap_svg(const Heatmap& m) {
   o << "<text x=\"" << num(lx) << "\" y=\"" << num(top + lh + 20)
     << "\" font-size=\"11\">standardized</text><text x=\"" << num(lx) << "\" y=\"" << num(top + lh + 34)
     << "\" font-size=\"11\">residual z</text>\n</svg>\n";
+  return o.str();
+}
+
+std::string category_chart_svg(const CategoryChart& c) {
+  const std::size_t bars = c.names.size();
+  std::ostringstream o;
+  header(o, kWidth, kHeight, c.title, c.subtitle);
+  // A log10 axis from below the smallest expectation or count to above the largest.
+  double lo = 1e300, hi = 1;
+  for (std::size_t i = 0; i < bars; ++i) {
+    for (double v : {c.observed[i], c.expected[i], c.expected[i] - 3 * c.sigma[i]})
+      if (v > 0) lo = std::min(lo, v);
+    hi = std::max({hi, c.observed[i], c.expected[i] + 3 * c.sigma[i]});
+  }
+  const double y0 = std::floor(std::log10(std::min(lo, hi)) - 0.3), y1 = std::ceil(std::log10(hi) + 0.1);
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  auto y_of = [&](double v) {
+    const double l = v > 0 ? std::log10(v) : y0;
+    return kTop + plot_h * (1 - (std::clamp(l, y0, y1) - y0) / (y1 - y0));
+  };
+  for (double e = y0; e <= y1; e += 1) {
+    o << "<line x1=\"" << num(kLeft) << "\" x2=\"" << num(kLeft + plot_w) << "\" y1=\"" << num(y_of(std::pow(10, e)))
+      << "\" y2=\"" << num(y_of(std::pow(10, e))) << "\" stroke=\"#eee\"/>\n<text x=\"" << num(kLeft - 8) << "\" y=\""
+      << num(y_of(std::pow(10, e)) + 4) << "\" text-anchor=\"end\" font-size=\"11\">" << tick_text(std::pow(10, e))
+      << "</text>\n";
+  }
+  const double slot = plot_w / static_cast<double>(std::max<std::size_t>(bars, 1)), bar = slot * 0.5;
+  for (std::size_t i = 0; i < bars; ++i) {
+    const double x = kLeft + slot * static_cast<double>(i) + (slot - bar) / 2;
+    const double band_lo = std::max(c.expected[i] - 3 * c.sigma[i], 0.0), band_hi = c.expected[i] + 3 * c.sigma[i];
+    o << "<rect x=\"" << num(x - bar * 0.15) << "\" y=\"" << num(y_of(band_hi)) << "\" width=\"" << num(bar * 1.3)
+      << "\" height=\"" << num(std::max(1.0, y_of(band_lo) - y_of(band_hi))) << "\" fill=\"#fde2b8\"><title>"
+      << xml_escape(c.names[i]) << ": expected " << tick_text(c.expected[i]) << " +- 3 sigma</title></rect>\n";
+    o << "<rect x=\"" << num(x) << "\" y=\"" << num(y_of(c.observed[i])) << "\" width=\"" << num(bar)
+      << "\" height=\"" << num(kTop + plot_h - y_of(c.observed[i])) << "\" fill=\"#4575b4\" fill-opacity=\"0.8\"><title>"
+      << xml_escape(c.names[i]) << ": observed " << tick_text(c.observed[i]) << "</title></rect>\n";
+    o << "<line x1=\"" << num(x - bar * 0.15) << "\" x2=\"" << num(x + bar * 1.15) << "\" y1=\"" << num(y_of(c.expected[i]))
+      << "\" y2=\"" << num(y_of(c.expected[i])) << "\" stroke=\"#d73027\" stroke-width=\"2\"/>\n";
+    o << "<text x=\"" << num(x + bar / 2) << "\" y=\"" << num(kTop + plot_h + 16) << "\" text-anchor=\"middle\" "
+      << "font-size=\"11\">" << xml_escape(c.names[i]) << "</text>\n";
+  }
+  o << "<rect x=\"" << num(kLeft) << "\" y=\"" << num(kTop) << "\" width=\"" << num(plot_w) << "\" height=\"" << num(plot_h)
+    << "\" fill=\"none\" stroke=\"#333\"/>\n";
+  o << "<text x=\"" << num(kLeft + plot_w / 2) << "\" y=\"" << num(kHeight - 30) << "\" text-anchor=\"middle\" "
+    << "font-size=\"12\">bars: observed (log scale); red line: expected under a fair deal; band: expected +- 3 sigma"
+    << "</text>\n<text x=\"20\" y=\"" << num(kTop + plot_h / 2) << "\" text-anchor=\"middle\" font-size=\"12\" "
+    << "transform=\"rotate(-90 20 " << num(kTop + plot_h / 2) << ")\">deals</text>\n</svg>\n";
   return o.str();
 }
 

@@ -34,9 +34,20 @@ inline constexpr int kHeatmapCells = 96;
 struct Heatmap {
   std::string title, subtitle;
   int n = 0;
-  std::vector<double> residuals;  // n x n, row = item, column = position
+  int columns = 0;                // n positions, or a deal's k slots (0: n)
+  std::string column_name = "position";
+  std::vector<double> residuals;  // n x columns, row = item
   std::vector<std::string> item_labels;
 };
+
+// Bars on a log scale, observed against expected with the expected +- 3 sigma
+// band: the poker categories of a deal audit.
+struct CategoryChart {
+  std::string title, subtitle;
+  std::vector<std::string> names;
+  std::vector<double> observed, expected, sigma;
+};
+std::string category_chart_svg(const CategoryChart& chart);
 
 std::string rank_chart_svg(const RankChart& chart);
 std::string heatmap_svg(const Heatmap& map);

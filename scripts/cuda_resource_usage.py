@@ -31,6 +31,9 @@ def kernels(report):
     return rows
 
 
+ALGORITHMS = ["fisher-yates", "naive-swap", "sattolo", "partial", "sort-binary-insertion", "sort-v8-timsort"]
+
+
 def readable(names):
     out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True, check=True)
     pretty = []
@@ -38,11 +41,8 @@ def readable(names):
         name = re.sub(r"melange::cuda::\(anonymous namespace\)::", "", name)
         name = re.sub(r"\(melange::TrialJob.*$", "", name)
         name = re.sub(r"^void ", "", name)
-        name = re.sub(r"\(melange::Algorithm\)0", "fisher-yates", name)
-        name = re.sub(r"\(melange::Algorithm\)1", "naive-swap", name)
-        name = re.sub(r"\(melange::Algorithm\)2", "sattolo", name)
-        name = re.sub(r"\(melange::Algorithm\)3", "sort-binary-insertion", name)
-        name = re.sub(r"\(melange::Algorithm\)4", "sort-v8-timsort", name)
+        # The values of melange::Algorithm, in enum order (algorithms.hpp).
+        name = re.sub(r"\(melange::Algorithm\)(\d+)", lambda m: ALGORITHMS[int(m.group(1))], name)
         name = re.sub(r"\(melange::MethodSet\)0", "any method", name)
         name = re.sub(r"\(melange::MethodSet\)1", "batched", name)
         name = re.sub(r"\(melange::MethodSet\)2", "a word a draw", name)

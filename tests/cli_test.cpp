@@ -328,7 +328,7 @@ TEST(CliInput, AWrongRecordStopsBeforeAnythingIsWritten) {
   const auto j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["records"], 2);
   EXPECT_EQ(j["invalid_records"], 1);
-  for (const std::string& args : {"--input " + records + " --n 4 --trials 5", "--input " + records + " --n 4 --k 2",
+  for (const std::string& args : {"--input " + records + " --n 4 --trials 5", "--input " + records + " --n 4 --k 5",
                                  std::string("--n 4 --skip-invalid"), "--input " + dir.string() + " --n 4",
                                  "--input " + records + "-missing --n 4", "--input " + records + " --n 4 --format csv"}) {
     const auto r = run_cli("audit " + args);
@@ -340,6 +340,117 @@ TEST(CliInput, AWrongRecordStopsBeforeAnythingIsWritten) {
   EXPECT_NE(empty.err.find("no records"), std::string::npos) << empty.err;
   std::filesystem::remove_all(dir);
 }
+
+// A poker audit: the ten categories in text and JSON, the slot matrix, the
+// hands counted; the deal histogram (311,875,200 bins) left out with a note.
+TEST(CliDeals, PokerAuditHasCategoriesSlotsAndHands) {
+  const auto r = run_cli("audit --algo partial --n 52 --k 5 --trials 4e6 --seed 3 --hands --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["k"], 5);
+  ASSERT_EQ(j["poker_categories"].size(), 10u);
+  EXPECT_EQ(j["poker_categories"][0]["category"], "royal flush");
+  std::uint64_t total = 0;
+  for (const auto& c : j["poker_categories"]) total += c["count"].get<std::uint64_t>();
+  EXPECT_EQ(total, 4'000'000u);
+  EXPECT_EQ(j["position"].size(), 52u);
+  EXPECT_EQ(j["position"][0].size(), 5u);
+  EXPECT_EQ(j["hand_bins"], 2'598'960);
+  EXPECT_FALSE(j.contains("hands")) << "2,598,960 counts stay out of the JSON";
+  EXPECT_EQ(j["stats"]["category"]["df"], 9);
+  EXPECT_EQ(j["stats"]["position"]["df"], 255);
+  EXPECT_EQ(j["stats"]["verdict"], "PASS");
+  const auto text = run_cli("audit --algo partial --n 52 --k 5 --trials 4e6 --seed 3");
+  ASSERT_EQ(text.status, 0) << text.err;
+  for (const char* s : {"poker category", "royal flush", "high card", "slot test (52x5)",
+                        "poker category test (10 categories, fair law)", "deal histogram left out"})
+    EXPECT_NE(text.out.find(s), std::string::npos) << s << "\n" << text.out;
+}
+
+TEST(CliDeals, SmallDealsListEveryDealAndTheirHands) {
+  const auto r = run_cli("audit --algo partial --n 5 --k 2 --trials 20000 --hands");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* s : {"deal test (20 deals)", "slot test (5x2)", "hand test (10 hands)", "EA ", "first deal (AB)"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST(CliDeals, SampleDealsKItemsARow) {
+  const auto r = run_cli("sample --algo partial --n 10 --k 3 --count 4 --seed 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_NE(line.find("partial, n 10, k 3"), std::string::npos) << line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::istringstream items(line);
+    std::vector<int> deal;
+    for (int v; items >> v;) deal.push_back(v);
+    ASSERT_EQ(deal.size(), 3u) << line;
+    std::sort(deal.begin(), deal.end());
+    EXPECT_TRUE(std::adjacent_find(deal.begin(), deal.end()) == deal.end()) << line;
+    EXPECT_LT(deal.back(), 10);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4);
+  const auto j = nlohmann::json::parse(run_cli("sample --algo partial --n 10 --k 3 --count 4 --seed 1 --json -").out);
+  EXPECT_EQ(j["deals"].size(), 4u);
+  EXPECT_EQ(j["deals"][0].size(), 3u);
+}
+
+// The exact poker categories under an 8-bit modulo source: every path of the
+// five draws, in integers out of 2^40.
+TEST(CliDeals, ExactPokerCategoriesUnderEightBitModulo) {
+  const auto r = run_cli("exact --algo partial --n 52 --k 5 --method modulo --bits 8 --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["total"], std::uint64_t{1} << 40);
+  EXPECT_EQ(j["poker_categories"][0]["weight"], 1'569'000);  // royal flush
+  EXPECT_EQ(j["poker_categories"][4]["weight"], 2'174'126'520);  // flush
+  EXPECT_NEAR(j["poker_categories"][0]["ratio_to_fair"].get<double>(), 0.927, 0.001);
+  const auto small = run_cli("exact --algo partial --n 4 --k 2 --method modulo --bits 2");
+  ASSERT_EQ(small.status, 0) << small.err;
+  for (const char* s : {"partial, n 4, k 2", "deal", "hand", "DA    9                1  1/8", "AD    3         1/4"})
+    EXPECT_NE(small.out.find(s), std::string::npos) << s << "\n" << small.out;
+}
+
+// Deals another program wrote: k items a record; the same tallies as the
+// built-in audit of the job that wrote them.
+TEST(CliDeals, InputDealsMatchTheBuiltInAudit) {
+  const auto dir = scratch_dir("input-deals");
+  const std::string records = (dir / "deals.txt").string();
+  ASSERT_EQ(run_cli("sample --algo partial --n 8 --k 3 --count 20000 --seed 4 > " + records).status, 0);
+  const auto builtin = run_cli("audit --algo partial --n 8 --k 3 --trials 20000 --seed 4 --hands --json -");
+  const auto from_file = run_cli("audit --input " + records + " --n 8 --k 3 --hands --json -");
+  ASSERT_EQ(from_file.status, 0) << from_file.err;
+  const auto b = nlohmann::json::parse(builtin.out), f = nlohmann::json::parse(from_file.out);
+  EXPECT_EQ(f["histogram"], b["histogram"]);
+  EXPECT_EQ(f["position"], b["position"]);
+  EXPECT_EQ(f["hands"], b["hands"]);
+  EXPECT_EQ(f["stats"]["chi2"], b["stats"]["chi2"]);
+  EXPECT_EQ(f["k"], 3);
+  // A record with a repeated item or the wrong length is named.
+  std::ofstream(dir / "bad.txt") << "0 1 2\n3 3 4\n";
+  const auto bad = run_cli("audit --input " + (dir / "bad.txt").string() + " --n 8 --k 3");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("record 2 (line 2)"), std::string::npos) << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
+class CliBadDeals : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CliBadDeals, OneLineExit2) {
+  const auto r = run_cli(GetParam());
+  EXPECT_EQ(r.status, 2) << GetParam() << "\nstderr: " << r.err;
+  EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--k"), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CliBadDeals,
+                         ::testing::Values("audit --algo partial --n 5", "audit --algo partial --n 5 --k 6",
+                                           "audit --algo fisher-yates --n 5 --k 3", "audit --n 5 --hands",
+                                           "sample --algo partial --n 5 --k 0", "exact --algo partial --n 5",
+                                           "exact --algo sattolo --n 5 --k 2"));
 
 }  // namespace
 }  // namespace melange

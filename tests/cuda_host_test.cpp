@@ -21,9 +21,11 @@ namespace {
 // interface (rank, position, usage) as the kernel's shared-memory sink.
 struct HostCounter {
   Tally& tally;
-  int n;
+  int k;  // columns of the position matrix
   void rank(std::uint64_t r) { tally.ranks.add(r); }
-  void position(int item, int p) { ++tally.positions.counts()[static_cast<std::size_t>(item) * n + p]; }
+  void position(int item, int p) { ++tally.positions.counts()[static_cast<std::size_t>(item) * k + p]; }
+  void hand(std::uint64_t r) { ++tally.hands[r]; }
+  void category(int c) { ++tally.categories[static_cast<std::size_t>(c)]; }
   void usage(std::uint64_t words, std::uint64_t draws) {
     tally.words += words;
     tally.draws += draws;
@@ -34,7 +36,7 @@ struct HostCounter {
 // body, a counting sink.
 Tally run_on_host(const Job& job) {
   Tally t = Tally::for_job(job);
-  HostCounter counter{t, job.n};
+  HostCounter counter{t, shape_of(job).k};
   const TrialJob tj = trial_job(job);
   CountingSink<HostCounter> sink{tj, counter};
   std::uint8_t items[kMaxDeviceItems];
@@ -56,6 +58,12 @@ Job host_job(Algorithm a, int n, BoundedSpec spec, std::uint64_t seed, std::uint
   job.trials = trials;
   job.rank_histogram = ranks;
   job.position_matrix = true;
+  if (a == Algorithm::partial) {
+    // A deal of up to five: hands, and poker categories at 5 of 52.
+    job.k = std::min(n, 5);
+    job.hand_histogram = job.k < n;
+    job.poker_categories = n == 52;
+  }
   return job;
 }
 
@@ -64,7 +72,7 @@ Job host_job(Algorithm a, int n, BoundedSpec spec, std::uint64_t seed, std::uint
 template <class Trial>
 void expect_reference(const Job& job, Trial&& trial) {
   Tally got = Tally::for_job(job), want = Tally::for_job(job);
-  HostCounter counter{got, job.n};
+  HostCounter counter{got, shape_of(job).k};
   for (std::uint64_t i = 0; i < job.trials; ++i) trial(job.first + i, counter);
   got.trials = job.trials;
   tally_trials(job, job.first, job.first + job.trials, want);
@@ -78,7 +86,7 @@ TEST(CudaThreadCode, EqualsTheScalarReference) {
     for (int n : {4, 5, 8, 52})
       for (BoundedSpec spec : {BoundedSpec{}, BoundedSpec{Method::modulo, 8}, BoundedSpec{Method::rejection, 7},
                                BoundedSpec{Method::batched, 32}}) {
-        if (max_draw_range(a, n) > (1u << spec.bits)) continue;
+        if (max_draw_range(a, Shape{n, n}) > (1u << spec.bits)) continue;
         Job job;
         job.algorithm = a;
         job.n = n;
@@ -88,6 +96,12 @@ TEST(CudaThreadCode, EqualsTheScalarReference) {
         job.trials = 3001;
         job.rank_histogram = n <= 8;
         job.position_matrix = true;
+        if (a == Algorithm::partial) {  // a deal: 3 of 4 .. 5 of 52, poker's with hands and categories
+          job.k = std::min(n - 1, 5);
+          job.rank_histogram = n <= 8;
+          job.hand_histogram = true;
+          job.poker_categories = n == 52;
+        }
         RunOptions scalar;
         scalar.backend = "scalar";
         ASSERT_TRUE(run_on_host(job) == run(job, scalar).tally)
@@ -176,14 +190,14 @@ TEST(CudaThreadCode, PackedItemsEqualTheReferenceLoop) {
     for (int n = 1; n <= PackedItems::kMaxItems; ++n)
       for (BoundedSpec spec : {BoundedSpec{Method::lemire, 32}, BoundedSpec{Method::modulo, 5},
                                BoundedSpec{Method::rejection, 7}, BoundedSpec{Method::multiply, 9}}) {
-        if (max_draw_range(a, n) > (std::uint64_t{1} << spec.bits)) continue;
+        if (max_draw_range(a, Shape{n, n}) > (std::uint64_t{1} << spec.bits)) continue;
         const Job job = host_job(a, n, spec, 0xbacc + n, ~std::uint64_t{0} - 1999, 2000, true);  // ends at 2^64
         const TrialJob tj = trial_job(job);
         with_algorithm(a, [&](auto algo) {
           expect_reference(job, [&](std::uint64_t t, HostCounter& c) {
             PackedItems packed = PackedItems::identity(n);
-            BasicPhiloxSource<MethodSet::one_a_word> src(job.seed, t, spec, a, n);
-            shuffle_as<decltype(algo)::value>(packed, n, src);
+            BasicPhiloxSource<MethodSet::one_a_word> src(job.seed, t, spec, a, shape_of(job));
+            shuffle_as<decltype(algo)::value>(packed, shape_of(job), src);
             std::uint8_t items[PackedItems::kMaxItems];
             for (int p = 0; p < n; ++p) items[p] = packed.item(p);
             count_trial(tj, items, src.words_consumed(), src.draws_made(), c);

@@ -76,6 +76,27 @@ TEST(Deal, HandRanksCountSetsInColexOrder) {
     }
 }
 
+// A deal's hand is ranked in any order: every ordered deal's unsorted rank
+// is the colex rank of its sorted set.
+TEST(Deal, HandRanksOfDealsInAnyOrder) {
+  for (int n = 1; n <= 7; ++n)
+    for (int k = 1; k <= n; ++k)
+      for (const std::vector<int>& deal : all_deals(n, k)) {
+        std::vector<int> sorted = deal;
+        std::sort(sorted.begin(), sorted.end());
+        ASSERT_EQ(hand_rank(deal.data(), k), hand_rank_sorted(sorted.data(), k)) << "n " << n << " k " << k;
+      }
+}
+
+TEST(Deal, LabelsOfDeals) {
+  EXPECT_EQ(outcome_label(0, 4, 4), "ABCD");  // a whole permutation: its letters
+  EXPECT_EQ(outcome_label(deal_rank(std::vector<int>{3, 2, 0}.data(), 6, 3), 6, 3), "DCA");
+  EXPECT_EQ(outcome_label(deal_rank(std::vector<int>{51, 38, 12, 0, 25}.data(), 52, 5), 52, 5), "As Ah Ac 2c Ad");
+  EXPECT_EQ(outcome_label(deal_rank(std::vector<int>{9999, 3, 17}.data(), 10000, 3), 10000, 3), "9999 3 17");
+  EXPECT_EQ(card_name(0), "2c");
+  EXPECT_EQ(card_name(51), "As");
+}
+
 TEST(Deal, CountsAndTheirLimits) {
   EXPECT_EQ(deal_count(52, 5), 311'875'200u);
   EXPECT_EQ(hand_count(52, 5), 2'598'960u);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "../simd/src/plan.hpp"
+#include "melange/deal.hpp"
 #include "melange/engine.hpp"
 #include "melange/simd/backend.hpp"
 #include "melange/stream.hpp"
@@ -57,6 +58,7 @@ struct Case {
   Algorithm algorithm;
   int n;
   BoundedSpec spec;
+  int k = 0;  // partial: items dealt
 };
 
 std::vector<Case> cases() {
@@ -67,10 +69,17 @@ std::vector<Case> cases() {
                                {Method::batched, 32}};
   // Every algorithm with a schedule: a new one is covered here by itself.
   for (Algorithm a : kAllAlgorithms)
-    if (draw_kind(a) == DrawKind::schedule)
+    if (draw_kind(a) == DrawKind::schedule && a != Algorithm::partial)
       for (int n : {3, 4, 5, 8, 13, 52})
       for (BoundedSpec s : specs)
-        if (max_draw_range(a, n) <= (std::uint64_t{1} << s.bits)) c.push_back({a, n, s});
+        if (max_draw_range(a, Shape{n, n}) <= (std::uint64_t{1} << s.bits)) c.push_back({a, n, s});
+  // Deals of every size class: one item, a few, all of them (k = n draws a
+  // last range of 1), and poker's 5 of 52 with hands and categories.
+  for (int n : {3, 8, 13, 52})
+    for (int k : {1, 3, 5, n})
+      for (BoundedSpec s : specs)
+        if (k <= n && static_cast<std::uint64_t>(n) <= (std::uint64_t{1} << s.bits))
+          c.push_back({Algorithm::partial, n, s, k});
   // Every coin algorithm through its decision table: one word under
   // `batched`, a word a coin otherwise (whatever the bits).
   for (Algorithm a : kAllAlgorithms)
@@ -92,6 +101,12 @@ Job job_for(const Case& c, std::uint64_t seed, std::uint64_t first, std::uint64_
   j.trials = trials;
   j.rank_histogram = c.n <= 8;
   j.position_matrix = true;
+  if (c.algorithm == Algorithm::partial) {
+    j.k = c.k;
+    j.rank_histogram = deal_count(c.n, c.k) != 0 && deal_count(c.n, c.k) <= 200'000;
+    j.hand_histogram = c.k < c.n;
+    j.poker_categories = c.n == 52 && c.k == 5;
+  }
   return j;
 }
 
@@ -134,8 +149,8 @@ TEST(SimdEquality, SampledPermutationsMatchTheScalarReference) {
     for (const std::string& arch : simd::available_architectures())
     for (int threads : {1, 2})
       ASSERT_EQ(sample(job, on(arch, threads)).permutations, ref)
-          << algorithm_name(c.algorithm) << " n=" << c.n << " " << method_name(c.spec.method) << "/"
-          << c.spec.bits;
+          << algorithm_name(c.algorithm) << " n=" << c.n << " k=" << c.k << " " << method_name(c.spec.method)
+          << "/" << c.spec.bits;
   }
 }
 
@@ -204,16 +219,17 @@ TEST(SimdBackend, EveryAlgorithmHasAKernelOrIsACoinAlgorithm) {
     Job job;
     job.algorithm = a;
     job.n = 6;
+    job.k = a == Algorithm::partial ? 4 : 0;
     job.trials = 1;
     if (draw_kind(a) == DrawKind::schedule) {
-      EXPECT_GT(scheduled_draws(a, job.n), 0) << algorithm_name(a) << " has an empty schedule";
+      EXPECT_GT(scheduled_draws(a, shape_of(job)), 0) << algorithm_name(a) << " has an empty schedule";
       EXPECT_TRUE(simd_backend->supports(job)) << algorithm_name(a) << " has a schedule but no SIMD kernel";
       // The plan the kernels run is the schedule, draw for draw.
       const auto plan = simd::internal::make_plan(job);
-      ASSERT_EQ(plan.draws.size(), static_cast<std::size_t>(scheduled_draws(a, job.n)));
-      for (int k = 0; k < scheduled_draws(a, job.n); ++k) {
-        EXPECT_EQ(plan.draws[k].s, scheduled_draw(a, job.n, k).range);
-        EXPECT_EQ(plan.draws[k].i, scheduled_draw(a, job.n, k).position);
+      ASSERT_EQ(plan.draws.size(), static_cast<std::size_t>(scheduled_draws(a, shape_of(job))));
+      for (int k = 0; k < scheduled_draws(a, shape_of(job)); ++k) {
+        EXPECT_EQ(plan.draws[k].s, scheduled_draw(a, shape_of(job), k).range);
+        EXPECT_EQ(plan.draws[k].i, scheduled_draw(a, shape_of(job), k).position);
       }
     } else {
       EXPECT_TRUE(uses_coins(a)) << algorithm_name(a) << " has neither a schedule nor coins";

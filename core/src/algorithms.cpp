@@ -12,6 +12,7 @@ std::string_view algorithm_name(Algorithm a) {
     case Algorithm::fisher_yates: return "fisher-yates";
     case Algorithm::naive_swap: return "naive-swap";
     case Algorithm::sattolo: return "sattolo";
+    case Algorithm::partial: return "partial";
     case Algorithm::sort_binary_insertion: return "sort-binary-insertion";
     case Algorithm::sort_v8_timsort: return "sort-v8-timsort";
   }
@@ -28,10 +29,10 @@ std::string algorithm_names(std::string_view sep) {
   return internal::join_names(kAllAlgorithms, algorithm_name, sep);
 }
 
-std::uint64_t max_draw_range(Algorithm a, int n) {
+std::uint64_t max_draw_range(Algorithm a, Shape s) {
   std::uint64_t top = 0;
-  for (int k = 0; k < scheduled_draws(a, n); ++k)
-    top = std::max<std::uint64_t>(top, scheduled_draw(a, n, k).range);
+  for (int d = 0; d < scheduled_draws(a, s); ++d)
+    top = std::max<std::uint64_t>(top, scheduled_draw(a, s, d).range);
   return top;
 }
 

@@ -3,18 +3,25 @@
 #include <algorithm>
 #include <cmath>
 
+#include "melange/deal.hpp"
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
 
 namespace melange {
 
-std::vector<double> reference_probabilities(int n, const ExactDistribution* model) {
+namespace {
+
+std::uint64_t outcomes(Shape s) { return s.whole() ? factorial(s.n) : deal_count(s.n, s.k); }
+
+}  // namespace
+
+std::vector<double> reference_probabilities(Shape s, const ExactDistribution* model) {
   if (model) return model->probabilities();
-  return std::vector<double>(factorial(n), 1.0 / static_cast<double>(factorial(n)));
+  return std::vector<double>(outcomes(s), 1.0 / static_cast<double>(outcomes(s)));
 }
 
-double reference_probability(int n, const ExactDistribution* model, std::uint64_t rank) {
-  return model ? model->probability_of(rank) : 1.0 / static_cast<double>(factorial(n));
+double reference_probability(Shape s, const ExactDistribution* model, std::uint64_t rank) {
+  return model ? model->probability_of(rank) : 1.0 / static_cast<double>(outcomes(s));
 }
 
 Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thresholds,
@@ -52,10 +59,47 @@ Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thr
   return worst;
 }
 
+std::vector<double> fair_poker_probabilities() {
+  std::vector<double> p;
+  for (std::uint64_t hands : kPokerCategoryHands) p.push_back(static_cast<double>(hands) / 2'598'960.0);
+  return p;
+}
+
+namespace {
+
+// A test of a histogram with every expected count at least kMinExpectedPerBin,
+// or the note that says why it was skipped. `p` empty: uniform.
+std::optional<TestResult> histogram_test(const std::string& name, const std::vector<std::uint64_t>& counts,
+                                         std::uint64_t trials, const std::vector<double>& p, double alpha,
+                                         std::vector<std::string>& notes) {
+  double min_p = p.empty() ? 1.0 / static_cast<double>(counts.size()) : 1;
+  for (double q : p)
+    if (q > 0) min_p = std::min(min_p, q);
+  const double min_expected = static_cast<double>(trials) * min_p;
+  if (min_expected < kMinExpectedPerBin) {
+    notes.push_back(name + " test skipped: " + std::to_string(min_expected).substr(0, 8) + " expected per bin, below " +
+                    std::to_string(int(kMinExpectedPerBin)) + " (needs about " +
+                    std::to_string(static_cast<long long>(std::ceil(kMinExpectedPerBin / min_p))) + " trials)");
+    return std::nullopt;
+  }
+  return TestResult{name, p.empty() ? chi_square_uniform(counts, alpha) : chi_square(counts, p, alpha)};
+}
+
+std::vector<double> as_doubles(const std::vector<Rational>& r) {
+  std::vector<double> out(r.size());
+  for (std::size_t i = 0; i < r.size(); ++i) out[i] = static_cast<double>(r[i]);
+  return out;
+}
+
+}  // namespace
+
 AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options) {
-  if (options.model && options.model->n != job.n)
-    throw UsageError("the model is for n = " + std::to_string(options.model->n) +
-                     ", the audit for n = " + std::to_string(job.n));
+  const Shape shape = shape_of(job);
+  const bool deal = !shape.whole();
+  if (options.model && (options.model->n != job.n || options.model->k != shape.k))
+    throw UsageError("the model is for n = " + std::to_string(options.model->n) + ", k = " +
+                     std::to_string(options.model->k) + ", the audit for n = " + std::to_string(job.n) +
+                     ", k = " + std::to_string(shape.k));
   AuditReport report;
   report.reference = options.model ? "exact model" : "uniform";
   report.alpha = options.alpha;
@@ -73,11 +117,11 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     const double min_expected = static_cast<double>(tally.trials) * min_p;
     if (min_expected >= kMinExpectedPerBin) {
       report.rank = TestResult{
-          "rank", options.model ? chi_square(tally.ranks.counts(), model_p, options.alpha)
+          deal ? "deal" : "rank", options.model ? chi_square(tally.ranks.counts(), model_p, options.alpha)
                                 : chi_square_uniform(tally.ranks.counts(), options.alpha)};
     } else {
       const double needed = std::ceil(kMinExpectedPerBin / min_p);
-      report.notes.push_back("rank test skipped: " + std::to_string(min_expected).substr(0, 8) +
+      report.notes.push_back(std::string(deal ? "deal" : "rank") + " test skipped: " + std::to_string(min_expected).substr(0, 8) +
                              " expected per bin, below " + std::to_string(int(kMinExpectedPerBin)) +
                              " (needs about " + std::to_string(static_cast<long long>(needed)) +
                              " trials); " +
@@ -89,10 +133,10 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     const PositionLaw law = options.model ? options.model->position_law() : PositionLaw{};
     report.position_detail = position_test(tally.positions, options.model ? &law : nullptr, options.alpha);
     if (report.position_detail->fit.min_expected >= kMinExpectedPerBin) {
-      report.position = TestResult{"position", report.position_detail->fit};
+      report.position = TestResult{deal ? "slot" : "position", report.position_detail->fit};
     } else {
       const double min_p = report.position_detail->fit.min_expected / static_cast<double>(tally.trials);
-      report.notes.push_back("position test skipped: " +
+      report.notes.push_back(std::string(deal ? "slot" : "position") + " test skipped: " +
                              std::to_string(report.position_detail->fit.min_expected).substr(0, 8) +
                              " expected per cell, below " + std::to_string(int(kMinExpectedPerBin)) +
                              " (needs about " +
@@ -101,9 +145,20 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     }
   }
 
+  if (!tally.hands.empty())
+    report.hand = histogram_test("hand", tally.hands, tally.trials,
+                                 options.model ? as_doubles(options.model->hand_probabilities()) : std::vector<double>{},
+                                 options.alpha, report.notes);
+  if (!tally.categories.empty()) {
+    // Against the fair law: under a biased method it is the shift from fair
+    // that the test measures (melange exact gives the biased law itself).
+    report.category = histogram_test("category", tally.categories, tally.trials, fair_poker_probabilities(),
+                                     options.alpha, report.notes);
+  }
+
   // With one order (n = 1) or one possible order under the model, there is
   // nothing to test: drop tests with no degrees of freedom.
-  for (std::optional<TestResult>* t : {&report.rank, &report.position})
+  for (std::optional<TestResult>* t : {&report.rank, &report.position, &report.hand, &report.category})
     if (*t && (*t)->fit.df == 0) {
       report.notes.push_back((*t)->name + " test skipped: no degrees of freedom (a single possible outcome)");
       t->reset();
@@ -112,6 +167,8 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
   std::vector<TestResult*> tests;
   if (report.rank) tests.push_back(&*report.rank);
   if (report.position) tests.push_back(&*report.position);
+  if (report.hand) tests.push_back(&*report.hand);
+  if (report.category) tests.push_back(&*report.category);
   if (!tests.empty()) report.verdict = grade_tests(tests, options.thresholds, report.notes);
   return report;
 }

@@ -1,5 +1,8 @@
 #include "melange/deal.hpp"
 
+#include "melange/limits.hpp"
+#include "melange/rank.hpp"
+
 #include <stdexcept>
 #include <thread>
 
@@ -41,6 +44,26 @@ std::vector<int> deal_unrank(std::uint64_t rank, int n, int k) {
     pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(digit[i]));
   }
   return deal;
+}
+
+std::string card_name(int c) {
+  static constexpr char kRanks[] = "23456789TJQKA";
+  static constexpr char kSuits[] = "cdhs";
+  return std::string{kRanks[c % 13], kSuits[c / 13]};
+}
+
+std::string outcome_label(std::uint64_t rank, int n, int k) {
+  if (k == n) return rank_label(rank, n);
+  std::string label;
+  for (int item : deal_unrank(rank, n, k)) {
+    if (n <= kMaxLabelItems) {
+      label += static_cast<char>('A' + item);
+    } else {
+      if (!label.empty()) label += ' ';
+      label += n == 52 ? card_name(item) : std::to_string(item);
+    }
+  }
+  return label;
 }
 
 std::vector<int> hand_unrank(std::uint64_t rank, int n, int k) {

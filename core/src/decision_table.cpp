@@ -64,7 +64,7 @@ bool table_items(int n) { return n >= 2 && n <= kMaxTableItems; }
 // The one batch of a schedule under `batched`, if the schedule is one.
 bool one_batch(const Job& job, ScheduleBatch& batch) {
   if (uses_coins(job.algorithm) || job.spec.method != Method::batched) return false;
-  const std::vector<ScheduleBatch> batches = schedule_batches(job.algorithm, job.n);
+  const std::vector<ScheduleBatch> batches = schedule_batches(job.algorithm, shape_of(job));
   if (batches.size() != 1 || batches[0].product > kMaxTableEntries) return false;
   batch = batches[0];
   return true;
@@ -80,7 +80,7 @@ int coin_depth(Algorithm a, int n) {
   for (;;) {
     ReplayCoins coins{path};
     iota_items(items.data(), n);
-    shuffle(a, items.data(), n, coins);
+    shuffle(a, items.data(), Shape{n, n}, coins);
     path.resize(coins.used);
     deepest = std::max(deepest, path.size());
     // The next path: the last "less" becomes "not less", later coins go.
@@ -92,7 +92,8 @@ int coin_depth(Algorithm a, int n) {
 }
 
 bool DecisionTable::fits(const Job& job) {
-  if (!table_items(job.n)) return false;
+  // Entries are whole permutations: a deal of k < n items has none.
+  if (!table_items(job.n) || is_deal(job)) return false;
   // Every coin algorithm stays within kMaxTableEntries up to kMaxTableItems
   // (binary insertion 2^17 at n = 8, TimSort 2^18; a test holds this), so
   // fits() need not walk the paths.
@@ -119,7 +120,7 @@ DecisionTable::DecisionTable(const Job& job) : algorithm_(job.algorithm), n_(job
   perms_.resize(entries);
   meta_.resize(entries);
   std::vector<std::uint64_t> ranges;
-  for (int k = 0; k < batch.count; ++k) ranges.push_back(scheduled_draw(job.algorithm, job.n, k).range);
+  for (int k = 0; k < batch.count; ++k) ranges.push_back(scheduled_draw(job.algorithm, shape_of(job), k).range);
 
   const int n = job.n;
   with_algorithm(job.algorithm, [&](auto algo) {
@@ -130,11 +131,11 @@ DecisionTable::DecisionTable(const Job& job) : algorithm_(job.algorithm), n_(job
       int draws = 0;
       if constexpr (draw_kind(A) == DrawKind::coins) {
         IndexCoins coins{static_cast<std::uint32_t>(index), view_.depth};
-        shuffle_as<A>(items, n, coins);
+        shuffle_as<A>(items, Shape{n, n}, coins);
         draws = coins.used;
       } else {
         IndexDigits digits(index, ranges);
-        shuffle_as<A>(items, n, digits);
+        shuffle_as<A>(items, Shape{n, n}, digits);
         draws = digits.used;
       }
       std::uint32_t packed = 0;
@@ -162,7 +163,7 @@ std::shared_ptr<const DecisionTable> DecisionTables::get(const Job& job) const {
 std::uint64_t decision_table_bytes(const Job& job) {
   if (!DecisionTable::fits(job)) return 0;
   const std::uint64_t entries = uses_coins(job.algorithm) ? std::uint64_t{1} << coin_depth(job.algorithm, job.n)
-                                                          : schedule_batches(job.algorithm, job.n)[0].product;
+                                                          : schedule_batches(job.algorithm, shape_of(job))[0].product;
   return entries * 2 * sizeof(std::uint32_t);
 }
 

@@ -8,7 +8,8 @@ namespace {
 constexpr Param kParams[] = {Param::n,          Param::trials,          Param::first,      Param::seed,
                              Param::threads,    Param::bits,            Param::method,     Param::range,
                              Param::backend,    Param::memory_cap,      Param::position_matrix,
-                             Param::state_bits, Param::deal,            Param::model};
+                             Param::state_bits, Param::deal,            Param::model,
+                             Param::k,          Param::hand_histogram,  Param::poker_categories};
 
 // Replaces each {name} naming a Param by spell(param); other text stays.
 std::string substitute(const std::string& text, const std::function<std::string(Param)>& spell) {
@@ -52,6 +53,9 @@ std::string_view param_name(Param p) {
     case Param::state_bits: return "state_bits";
     case Param::deal: return "deal";
     case Param::model: return "model";
+    case Param::k: return "k";
+    case Param::hand_histogram: return "hand_histogram";
+    case Param::poker_categories: return "poker_categories";
   }
   return "";
 }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <thread>
 
+#include "melange/deal.hpp"
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
 #include "melange/trial.hpp"
@@ -217,14 +218,17 @@ struct Accumulator {
 };
 
 // Every path below the walker's start, each through the trial body.
+// Every path below the walker's start, each through the trial body; a leaf
+// is the outcome's rank (a deal's rank when k < n).
 template <class Walker>
-void walk(Algorithm a, int n, Walker& walker, Accumulator& acc) {
-  std::uint8_t items[32];
-  auto leaf = [&acc](const std::uint8_t* done, int items_n, const Walker& w) {
-    acc.leaf(w.path(), lehmer_rank(done, items_n));
+void walk(Algorithm a, Shape s, Walker& walker, Accumulator& acc) {
+  std::vector<std::uint16_t> items(static_cast<std::size_t>(s.n));
+  auto leaf = [&acc](const std::uint16_t* done, Shape shape, const Walker& w) {
+    acc.leaf(w.path(), shape.whole() ? lehmer_rank(done, shape.n)
+                                     : deal_rank(dealt_items(done, shape), shape.n, shape.k));
   };
   with_algorithm(a, [&](auto algo) {
-    do trial_body<decltype(algo)::value>(items, n, walker, leaf);
+    do trial_body<decltype(algo)::value>(items.data(), s, walker, leaf);
     while (walker.next_path());
   });
 }
@@ -238,15 +242,32 @@ int max_exact_items(Algorithm a) {
 ExactDistribution exact_distribution(
     Algorithm a, int n, BoundedSpec spec, int threads,
     const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  return exact_distribution(a, Shape{n, n}, spec, threads, progress);
+}
+
+ExactDistribution exact_distribution(
+    Algorithm a, Shape shape, BoundedSpec spec, int threads,
+    const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  const int n = shape.n;
   if (n < 1) throw UsageError(Param::n, "{n} must be at least 1, got " + std::to_string(n));
-  if (n > max_exact_items(a))
+  const bool deal = a == Algorithm::partial;
+  if (deal && (shape.k < 1 || shape.k > n))
+    throw UsageError(Param::k, "partial deals {k} of the {n} items: 1 <= k <= n, got k = " +
+                                   std::to_string(shape.k));
+  if (!deal) shape.k = n;
+  const std::uint64_t deals = shape.whole() ? factorial(std::min(n, kMaxRankItems)) : deal_count(n, shape.k);
+  if (deal && (deals == 0 || deals > kMaxExactDeals || n > kMaxPositionItems))
+    throw UsageError(Param::k, "the exact walk of partial is limited to " + std::to_string(kMaxExactDeals) +
+                                   " ordered deals (n!/(n-k)!), got " + std::to_string(n) + " items, k = " +
+                                   std::to_string(shape.k) + "; sample it instead");
+  if (!deal && n > max_exact_items(a))
     throw UsageError(Param::n, "the exact walk of " + std::string(algorithm_name(a)) + " is limited to n <= " +
                      std::to_string(max_exact_items(a)) + ", got n = " + std::to_string(n) +
                      "; sample it instead");
   if (threads < 1) throw UsageError(Param::threads, "{threads} must be at least 1");
-  validate_bounded(spec, std::max<std::uint64_t>(1, max_draw_range(a, n)));
+  validate_bounded(spec, std::max<std::uint64_t>(1, max_draw_range(a, shape)));
 
-  const std::uint64_t bins = factorial(n);
+  const std::uint64_t bins = shape.whole() ? factorial(n) : deals;
   PathWords path_words = [](const std::vector<Draw>& path) {
     long double w = 0;
     for (const Draw& d : path) w += d.mean_words();
@@ -257,7 +278,7 @@ ExactDistribution exact_distribution(
       // The schedule is the same on every path: sum over its batches of the
       // mean words to accept one, 2^32 / (2^32 - (2^32 mod P)).
       long double words = 0;
-      for (const ScheduleBatch& b : schedule_batches(a, n)) {
+      for (const ScheduleBatch& b : schedule_batches(a, shape)) {
         const long double span = 4294967296.0L;
         words += span / (span - static_cast<long double>((std::uint64_t{1} << 32) % b.product));
       }
@@ -271,16 +292,16 @@ ExactDistribution exact_distribution(
   // Discover the first draw's arity, then walk each of its outcomes as a task.
   PathWalker probe(spec, -1);
   {
-    std::uint8_t items[32];
-    iota_items(items, n);
-    shuffle(a, items, n, probe);
+    std::vector<std::uint16_t> items(static_cast<std::size_t>(n));
+    iota_items(items.data(), n);
+    shuffle(a, items.data(), shape, probe);
   }
   const std::uint32_t tasks = probe.path().empty() ? 0 : probe.path()[0].arity;
 
   Accumulator total(bins, path_words);
   if (tasks == 0) {
     PathWalker w(spec, -1);
-    walk(a, n, w, total);
+    walk(a, shape, w, total);
   } else {
     const int workers = std::min<int>(threads, static_cast<int>(tasks));
     std::vector<Accumulator> parts(workers, Accumulator(bins, path_words));
@@ -290,7 +311,7 @@ ExactDistribution exact_distribution(
     auto work = [&](int id) {
       for (std::uint32_t v; (v = next.fetch_add(1)) < tasks;) {
         PathWalker w(spec, v);
-        walk(a, n, w, parts[id]);
+        walk(a, shape, w, parts[id]);
         if (progress) {
           std::lock_guard lock(progress_mutex);
           progress(++finished, tasks);
@@ -304,7 +325,7 @@ ExactDistribution exact_distribution(
     for (auto& p : parts) total.merge(p);
   }
 
-  ExactDistribution d{a, spec, n, {}, std::move(total.rank_paths), total.paths, total.equal,
+  ExactDistribution d{a, spec, n, shape.k, {}, std::move(total.rank_paths), total.paths, total.equal,
                       total.draws.value(), static_cast<double>(total.words)};
   d.probability.reserve(bins);
   for (auto& m : total.mass) d.probability.push_back(m.value());
@@ -321,35 +342,55 @@ std::vector<double> ExactDistribution::probabilities() const {
   return p;
 }
 
+namespace {
+
+// The outcome of each rank as items by slot: a permutation, or a deal.
+std::vector<int> outcome_of(std::uint64_t rank, int n, int k) {
+  return k == n ? lehmer_unrank(rank, n) : deal_unrank(rank, n, k);
+}
+
+}  // namespace
+
 PositionLaw ExactDistribution::position_law() const {
   PositionLaw law;
   law.n = n;
-  const std::size_t cells = static_cast<std::size_t>(n) * n;
+  law.k = k;
+  const std::size_t cells = static_cast<std::size_t>(n) * k;
   law.p.assign(cells, 0.0);
   law.pair.assign(cells * cells, 0.0);
-  std::vector<std::size_t> cell(n);
+  std::vector<std::size_t> cell(k);
   for (std::uint64_t r = 0; r < probability.size(); ++r) {
     const double p = static_cast<double>(probability[r]);
     if (p == 0) continue;
-    const std::vector<int> perm = lehmer_unrank(r, n);
-    for (int pos = 0; pos < n; ++pos) cell[pos] = static_cast<std::size_t>(perm[pos]) * n + pos;
-    for (int a = 0; a < n; ++a) {
+    const std::vector<int> outcome = outcome_of(r, n, k);
+    for (int slot = 0; slot < k; ++slot) cell[slot] = static_cast<std::size_t>(outcome[slot]) * k + slot;
+    for (int a = 0; a < k; ++a) {
       law.p[cell[a]] += p;
-      for (int b = 0; b < n; ++b) law.pair[cell[a] * cells + cell[b]] += p;
+      for (int b = 0; b < k; ++b) law.pair[cell[a] * cells + cell[b]] += p;
     }
   }
   return law;
 }
 
 std::vector<double> ExactDistribution::position_probabilities() const {
-  std::vector<double> m(static_cast<std::size_t>(n) * n, 0.0);
+  std::vector<double> m(static_cast<std::size_t>(n) * k, 0.0);
   for (std::uint64_t r = 0; r < probability.size(); ++r) {
     const double p = static_cast<double>(probability[r]);
     if (p == 0) continue;
-    const std::vector<int> perm = lehmer_unrank(r, n);
-    for (int pos = 0; pos < n; ++pos) m[static_cast<std::size_t>(perm[pos]) * n + pos] += p;
+    const std::vector<int> outcome = outcome_of(r, n, k);
+    for (int slot = 0; slot < k; ++slot) m[static_cast<std::size_t>(outcome[slot]) * k + slot] += p;
   }
   return m;
+}
+
+std::vector<Rational> ExactDistribution::hand_probabilities() const {
+  std::vector<Rational> hands(hand_count(n, k));
+  for (std::uint64_t r = 0; r < probability.size(); ++r) {
+    if (probability[r] == 0) continue;
+    std::vector<int> outcome = outcome_of(r, n, k);
+    hands[hand_rank(outcome, k)] += probability[r];
+  }
+  return hands;
 }
 
 }  // namespace melange

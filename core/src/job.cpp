@@ -4,6 +4,7 @@
 #include <string>
 
 #include "melange/error.hpp"
+#include "melange/deal.hpp"
 #include "melange/rank.hpp"
 
 namespace melange {
@@ -13,6 +14,29 @@ int max_rank_items(std::uint64_t cap) {
   while (n < kMaxRankItems && factorial(n + 1) <= cap / 8) ++n;
   return n;
 }
+
+namespace {
+
+// The tallies of a deal of k < n items: each histogram must have 64-bit bins.
+void validate_deal_tallies(const Job& job) {
+  const Shape s = shape_of(job);
+  const std::string deal = std::to_string(s.k) + " of " + std::to_string(s.n);
+  if (job.rank_histogram && deal_count(s.n, s.k) == 0)
+    throw UsageError(Param::k, "deals of " + deal + " have more orders than 64-bit ranks hold; tally the hands "
+                               "({hand_histogram}) or the item x slot matrix ({position_matrix}) instead");
+  if (job.hand_histogram && hand_count(s.n, s.k) == 0)
+    throw UsageError(Param::hand_histogram, "hands of " + deal + " outnumber 64-bit ranks; tally the item x slot "
+                                            "matrix ({position_matrix}) instead");
+  if (job.position_matrix && static_cast<std::uint64_t>(s.n) * s.k >
+                                 static_cast<std::uint64_t>(kMaxPositionItems) * kMaxPositionItems)
+    throw UsageError(Param::n, "the item x slot matrix is limited to n k <= " +
+                                   std::to_string(kMaxPositionItems * kMaxPositionItems) + " cells, got " + deal);
+  if (job.poker_categories && (s.n != 52 || s.k != 5))
+    throw UsageError(Param::poker_categories, "poker categories ({poker_categories}) are for deals of 5 of 52 "
+                                              "cards, got " + deal);
+}
+
+}  // namespace
 
 void validate_draws(const Job& job) {
   const std::string algo{algorithm_name(job.algorithm)};
@@ -24,13 +48,30 @@ void validate_draws(const Job& job) {
   // The last trial, first + trials - 1, may be 2^64 - 1 itself.
   if (job.trials - 1 > ~std::uint64_t{0} - job.first)
     throw UsageError(Param::trials, "{first} + {trials} - 1 is past the last trial index, 2^64 - 1");
-  validate_bounded(job.spec, std::max<std::uint64_t>(1, max_draw_range(job.algorithm, job.n)));
+  if (job.algorithm == Algorithm::partial) {
+    if (job.k < 1 || job.k > job.n)
+      throw UsageError(Param::k, "partial deals {k} of the {n} items: 1 <= k <= n, got k = " +
+                                     std::to_string(job.k) + " with n = " + std::to_string(job.n));
+  } else if (job.k != 0 && job.k != job.n) {
+    throw UsageError(Param::k, "{k} (a deal of k of the n items) is for the partial algorithm; " + algo +
+                                   " shuffles all n items");
+  }
+  validate_bounded(job.spec, std::max<std::uint64_t>(1, max_draw_range(job.algorithm, shape_of(job))));
 }
 
 void validate(const Job& job) {
   validate_draws(job);
-  if (!job.rank_histogram && !job.position_matrix)
+  if (!job.rank_histogram && !job.position_matrix && !job.hand_histogram && !job.poker_categories)
     throw UsageError(Param::position_matrix, "nothing to tally: ask for the rank histogram or the item x position matrix ({position_matrix})");
+  const Shape s = shape_of(job);
+  if (!s.whole()) {
+    validate_deal_tallies(job);
+    return;
+  }
+  if (job.hand_histogram || job.poker_categories)
+    throw UsageError(job.hand_histogram ? Param::hand_histogram : Param::poker_categories,
+                     "hands and poker categories ({hand_histogram}, {poker_categories}) are tallies of deals: "
+                     "use the partial algorithm with {k} below {n}");
   if (job.rank_histogram && job.n > kMaxRankItems)
     throw UsageError(Param::n, "n = " + std::to_string(job.n) + " has more orders than 64-bit ranks hold (n <= " +
                      std::to_string(kMaxRankItems) + "); tally the item x position matrix ({position_matrix}) instead");
@@ -41,24 +82,43 @@ void validate(const Job& job) {
 
 std::uint64_t tally_bytes(const Job& job) {
   constexpr std::uint64_t kMax = ~std::uint64_t{0};
+  const Shape s = shape_of(job);
+  // 20! bins of 8 bytes pass 2^64, and a deal's count may not fit at all
+  // (0): saturate rather than wrap.
+  auto bins_bytes = [](std::uint64_t bins) { return bins == 0 || bins > kMax / 16 ? kMax / 4 : bins * 8; };
   std::uint64_t bytes = 0;
-  // 20! bins of 8 bytes pass 2^64: saturate rather than wrap.
-  if (job.rank_histogram)
-    bytes += factorial(job.n) > kMax / 16 ? kMax / 2 : factorial(job.n) * sizeof(std::uint64_t);
-  if (job.position_matrix) bytes += static_cast<std::uint64_t>(job.n) * job.n * sizeof(std::uint64_t);
+  if (job.rank_histogram) bytes += bins_bytes(s.whole() ? factorial(s.n) : deal_count(s.n, s.k));
+  if (job.position_matrix) bytes += static_cast<std::uint64_t>(s.n) * s.k * sizeof(std::uint64_t);
+  if (job.hand_histogram) bytes += bins_bytes(hand_count(s.n, s.k));
+  if (job.poker_categories) bytes += kPokerCategories * sizeof(std::uint64_t);
   return bytes;
 }
 
 Tally Tally::for_job(const Job& job) {
+  const Shape s = shape_of(job);
   Tally t;
-  if (job.rank_histogram) t.ranks = RankHistogram(job.n);
-  if (job.position_matrix) t.positions = PositionMatrix(job.n);
+  if (job.rank_histogram) t.ranks = RankHistogram(s.n, s.k);
+  if (job.position_matrix) t.positions = PositionMatrix(s.n, s.k);
+  if (job.hand_histogram) t.hands.assign(hand_count(s.n, s.k), 0);
+  if (job.poker_categories) t.categories.assign(kPokerCategories, 0);
   return t;
 }
+
+namespace {
+
+void add_counts(std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& from) {
+  if (from.empty()) return;
+  if (to.size() != from.size()) throw Error("cannot merge tallies of different sizes");
+  for (std::size_t i = 0; i < to.size(); ++i) to[i] += from[i];
+}
+
+}  // namespace
 
 void Tally::merge(const Tally& other) {
   if (!other.ranks.empty()) ranks.merge(other.ranks);
   if (!other.positions.empty()) positions.merge(other.positions);
+  add_counts(hands, other.hands);
+  add_counts(categories, other.categories);
   trials += other.trials;
   words += other.words;
   draws += other.draws;

@@ -28,15 +28,16 @@ class Records {
   Records(const RecordOptions& o, const RecordBatch& each)
       : o_(o),
         each_(each),
-        batch_records_(std::max<std::size_t>(1, kBatchItems / static_cast<std::size_t>(o.n))),
-        items_(batch_records_ * static_cast<std::size_t>(o.n)),
+        width_(o.k > 0 ? o.k : o.n),
+        batch_records_(std::max<std::size_t>(1, kBatchItems / static_cast<std::size_t>(width_))),
+        items_(batch_records_ * static_cast<std::size_t>(width_)),
         stamp_(static_cast<std::size_t>(o.n), 0) {}
 
   // Starts a record; then item() for each item, then finish().
   void begin() {
     count_ = 0;
     bad_ = false;
-    record_ = items_.data() + batched_ * static_cast<std::size_t>(o_.n);
+    record_ = items_.data() + batched_ * static_cast<std::size_t>(width_);
     if (++mark_ == 0) {  // the stamps wrapped: clear them once every 2^32 records
       std::fill(stamp_.begin(), stamp_.end(), 0);
       mark_ = 1;
@@ -45,7 +46,7 @@ class Records {
   // One item, as read (before the base is taken off). False once the record is wrong.
   [[gnu::always_inline]] bool item(std::int64_t value) {
     const std::int64_t v = value - o_.base;
-    if (bad_ || v < 0 || v >= o_.n || count_ == o_.n || stamp_[static_cast<std::size_t>(v)] == mark_)
+    if (bad_ || v < 0 || v >= o_.n || count_ == width_ || stamp_[static_cast<std::size_t>(v)] == mark_)
       return wrong_item(value);
     stamp_[static_cast<std::size_t>(v)] = mark_;
     record_[count_++] = static_cast<std::uint16_t>(v);
@@ -58,8 +59,8 @@ class Records {
     if (v < 0 || v >= o_.n)
       fail("item " + std::to_string(value) + " is out of range " + std::to_string(o_.base) + ".." +
            std::to_string(o_.base + o_.n - 1));
-    else if (count_ == o_.n)
-      fail("more than " + std::to_string(o_.n) + " items");
+    else if (count_ == width_)
+      fail("more than " + std::to_string(width_) + " items");
     else
       fail("item " + std::to_string(value) + " appears twice");
     return false;
@@ -85,11 +86,11 @@ class Records {
   template <class Text>
   bool finish(const Text& text, std::uint64_t line = 0) {
     ++number_;
-    if (!bad_ && count_ == o_.n) {
+    if (!bad_ && count_ == width_) {
       ++stats_.records;
       return ++batched_ < batch_records_ || flush();
     }
-    if (!bad_) problem_ = "has " + std::to_string(count_) + " items, expected " + std::to_string(o_.n);
+    if (!bad_) problem_ = "has " + std::to_string(count_) + " items, expected " + std::to_string(width_);
     std::string message = "record " + std::to_string(number_);
     if (line) message += " (line " + std::to_string(line) + ")";
     message += ": \"" + shown(text()) + "\": " + problem_;
@@ -110,6 +111,7 @@ class Records {
  private:
   const RecordOptions& o_;
   const RecordBatch& each_;
+  int width_;  // items a record: k for deals, n for permutations
   std::size_t batch_records_;
   std::vector<std::uint16_t> items_;  // the batch: batch_records_ records
   std::size_t batched_ = 0;           // records in it
@@ -215,7 +217,8 @@ std::int64_t item_at(const unsigned char* p, const Binary& b) {
 }
 
 RecordStats read_binary(const ByteSource& source, const RecordOptions& o, const Binary& b, Records& records) {
-  const std::size_t record_bytes = static_cast<std::size_t>(o.n) * static_cast<std::size_t>(b.width);
+  const int items = o.k > 0 ? o.k : o.n;  // a record's
+  const std::size_t record_bytes = static_cast<std::size_t>(items) * static_cast<std::size_t>(b.width);
   const std::size_t per_block = std::max<std::size_t>(1, o.block_bytes / record_bytes);
   std::vector<unsigned char> buffer(per_block * record_bytes);
   std::size_t held = 0;  // bytes of an unfinished record at the buffer's start
@@ -229,10 +232,10 @@ RecordStats read_binary(const ByteSource& source, const RecordOptions& o, const 
     for (std::size_t r = 0; r < whole; ++r) {
       const unsigned char* rec = buffer.data() + r * record_bytes;
       records.begin();
-      for (int i = 0; i < o.n; ++i) records.item(item_at(rec + static_cast<std::size_t>(i) * b.width, b));
+      for (int i = 0; i < items; ++i) records.item(item_at(rec + static_cast<std::size_t>(i) * b.width, b));
       const auto text = [&, rec] {
         std::string t;
-        for (int i = 0; i < o.n && t.size() <= kShownChars; ++i) {
+        for (int i = 0; i < items && t.size() <= kShownChars; ++i) {
           if (i) t.push_back(' ');
           t.append(std::to_string(item_at(rec + static_cast<std::size_t>(i) * b.width, b)));
         }
@@ -333,9 +336,10 @@ Binary read_npy_header(const ByteSource& source, const RecordOptions& o) {
     i = static_cast<std::size_t>(end - header.data());
   }
   if (dims.size() != 2) throw fault("a " + std::to_string(dims.size()) + "-D array; save records x items");
-  if (dims[1] != static_cast<std::uint64_t>(o.n))
-    throw UsageError("the .npy records have " + std::to_string(dims[1]) + " items, but --n is " +
-                     std::to_string(o.n));
+  const int items = o.k > 0 ? o.k : o.n;
+  if (dims[1] != static_cast<std::uint64_t>(items))
+    throw UsageError("the .npy records have " + std::to_string(dims[1]) + " items, but " +
+                     (o.k > 0 ? "--k is " : "--n is ") + std::to_string(items));
   b.limit = dims[0];
   return b;
 }
@@ -371,6 +375,8 @@ RecordFormat record_format_for_path(std::string_view path) {
 RecordStats read_records(const ByteSource& source, const RecordOptions& options, const RecordBatch& each) {
   if (options.n < 1 || options.n > 65536) throw UsageError(Param::n, "{n} must be between 1 and 65536");
   if (options.base != 0 && options.base != 1) throw UsageError("--base must be 0 or 1");
+  if (options.k < 0 || options.k > options.n)
+    throw UsageError(Param::k, "deals of {k} of the {n} items need 1 <= k <= n, got k = " + std::to_string(options.k));
   if (options.format == RecordFormat::u8 && options.n > 256)
     throw UsageError("u8 records hold items up to 255: use u16 for n = " + std::to_string(options.n));
   Records records(options, each);

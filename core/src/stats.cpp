@@ -197,7 +197,7 @@ RankSummary summarize(const RankHistogram& h, int extremes) {
 std::vector<double> position_residuals(const PositionMatrix& m, const std::vector<double>& expected) {
   const int n = m.n();
   const double trials = static_cast<double>(m.trials());
-  std::vector<double> z(static_cast<std::size_t>(n) * n, 0.0);
+  std::vector<double> z(static_cast<std::size_t>(n) * m.k(), 0.0);
   for (std::size_t i = 0; i < z.size(); ++i) {
     const double p = expected.empty() ? 1.0 / n : expected[i];
     const double var = trials * p * (1 - p);
@@ -265,25 +265,48 @@ double log_mode_row(double trials, const double* p, int cells) {
 }  // namespace
 
 PositionTest position_test(const PositionMatrix& m, const PositionLaw* law, double alpha) {
-  const int n = m.n();
-  const std::size_t cells = static_cast<std::size_t>(n) * n;
+  const int n = m.n(), k = m.k();
+  const std::size_t cells = static_cast<std::size_t>(n) * k;
   PositionTest t;
   const double trials = static_cast<double>(m.trials());
   GoodnessOfFit& g = t.fit;
   g.min_expected = kInf;
   std::vector<double> p(cells, 1.0 / n);
   if (law) p = law->p;
+  // The lattice's coarseness: each column (a position or slot) is a
+  // multinomial over the items, n - 1 of n columns free for a permutation.
+  std::vector<double> column(static_cast<std::size_t>(n));
   double log_mode = 0;
-  // The rows' multinomial modes, n - 1 of them free: the lattice's coarseness.
-  for (int item = 0; item < n; ++item) log_mode += log_mode_row(trials, &p[item * n], n);
-  g.log10_mode = n > 1 ? std::min(0.0, log_mode * (n - 1) / n / std::log(10.0)) : 0;
+  for (int slot = 0; slot < k; ++slot) {
+    for (int item = 0; item < n; ++item) column[item] = p[static_cast<std::size_t>(item) * k + slot];
+    log_mode += log_mode_row(trials, column.data(), n);
+  }
+  const double free_columns = k == n ? static_cast<double>(n - 1) / n : 1.0;
+  g.log10_mode = n > 1 ? std::min(0.0, log_mode * free_columns / std::log(10.0)) : 0;
   if (!law) {
-    for (std::size_t i = 0; i < cells; ++i) add_bin(g, static_cast<double>(m.counts()[i]), trials / n);
-    // Cells covary: Pearson's sum is (n / (n-1)) chi2((n-1)^2) under uniform.
-    const double scale = n > 1 ? static_cast<double>(n - 1) / n : 1;
-    g.statistic *= scale;
-    g.g_statistic *= scale;
-    g.df = static_cast<double>(n - 1) * (n - 1);
+    const double e = trials / n;
+    for (std::size_t i = 0; i < cells; ++i) add_bin(g, static_cast<double>(m.counts()[i]), e);
+    if (k == n) {
+      // Cells covary: Pearson's sum is (n / (n-1)) chi2((n-1)^2) under uniform.
+      const double scale = n > 1 ? static_cast<double>(n - 1) / n : 1;
+      g.statistic *= scale;
+      g.g_statistic *= scale;
+      g.df = static_cast<double>(n - 1) * (n - 1);
+    } else {
+      // A deal: split Pearson's sum into the row-sum part and the rest
+      // (see stats.hpp) and rescale each.
+      double rows = 0;
+      for (int item = 0; item < n; ++item) {
+        double deviation = 0;  // sum over slots of O - E
+        for (int slot = 0; slot < k; ++slot) deviation += static_cast<double>(m.at(item, slot)) - e;
+        rows += deviation * deviation / k / e;
+      }
+      const double slots = std::max(0.0, g.statistic - rows);
+      const double pearson = g.statistic;
+      g.statistic = slots * (n - 1) / n + rows * (n - 1) / (n - k);
+      g.g_statistic *= pearson > 0 ? g.statistic / pearson : 1;
+      g.df = static_cast<double>(n - 1) * k;
+    }
   } else {
     std::vector<double> x(cells);
     for (std::size_t i = 0; i < cells; ++i) {
@@ -300,12 +323,12 @@ PositionTest position_test(const PositionMatrix& m, const PositionLaw* law, doub
     const double top = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
     double stat = 0;
     int rank = 0;
-    for (std::size_t k = 0; k < cells; ++k) {
-      if (!(values[k] > 1e-10 * top)) continue;
+    for (std::size_t v = 0; v < cells; ++v) {
+      if (!(values[v] > 1e-10 * top)) continue;
       ++rank;
       double proj = 0;
-      for (std::size_t i = 0; i < cells; ++i) proj += vectors[k * cells + i] * x[i];
-      stat += proj * proj / (trials * values[k]);
+      for (std::size_t i = 0; i < cells; ++i) proj += vectors[v * cells + i] * x[i];
+      stat += proj * proj / (trials * values[v]);
     }
     g.statistic = stat;
     g.g_statistic = std::numeric_limits<double>::quiet_NaN();
@@ -316,8 +339,8 @@ PositionTest position_test(const PositionMatrix& m, const PositionLaw* law, doub
   for (std::size_t i = 0; i < z.size(); ++i)
     if (std::fabs(z[i]) > std::fabs(t.max_residual)) {
       t.max_residual = z[i];
-      t.max_item = static_cast<int>(i / n);
-      t.max_position = static_cast<int>(i % n);
+      t.max_item = static_cast<int>(i / k);
+      t.max_position = static_cast<int>(i % k);
     }
   return t;
 }

@@ -18,8 +18,12 @@ void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally&
 void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
   const TrialJob tj = trial_job(job);
   with_algorithm(job.algorithm, [&](auto algo) {
+    // The trial shuffles n items; the sink keeps its k (deals) or all n.
+    std::vector<std::uint16_t> items(job.n);
     SampleSink sink{out};
-    for (std::uint64_t t = begin; t != end; ++t) run_trial<decltype(algo)::value>(tj, t, sink.out, sink);
+    // Whole permutations are shuffled in place in their output row.
+    for (std::uint64_t t = begin; t != end; ++t)
+      run_trial<decltype(algo)::value>(tj, t, tj.k == tj.n ? sink.out : items.data(), sink);
   });
 }
 

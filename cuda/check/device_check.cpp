@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "melange/cuda/device.hpp"
+#include "melange/deal.hpp"
 #include "melange/engine.hpp"
 #include "melange/stream.hpp"
 
@@ -61,7 +62,8 @@ Job job_of(Algorithm a, int n, BoundedSpec spec, std::uint64_t first, std::uint6
 }
 
 std::string describe(const Job& job) {
-  return std::string(algorithm_name(job.algorithm)) + " n=" + std::to_string(job.n) + " " +
+  return std::string(algorithm_name(job.algorithm)) + " n=" + std::to_string(job.n) +
+         (is_deal(job) ? " k=" + std::to_string(job.k) : "") + " " +
          std::string(method_name(job.spec.method)) + "/" + std::to_string(job.spec.bits) +
          (job.rank_histogram ? " ranks" : "") + (job.position_matrix ? " positions" : "") + ", " +
          std::to_string(job.trials) + " trials from " + std::to_string(job.first);
@@ -80,6 +82,8 @@ std::string first_difference(const Tally& gpu, const Tally& cpu) {
     if (gpu.positions.counts()[c] != cpu.positions.counts()[c])
       return "position cell " + std::to_string(c) + ": " + std::to_string(gpu.positions.counts()[c]) + " vs " +
              std::to_string(cpu.positions.counts()[c]);
+  if (gpu.hands != cpu.hands) return "hand counts differ";
+  if (gpu.categories != cpu.categories) return "poker category counts differ";
   return "";
 }
 
@@ -115,7 +119,7 @@ void check_tallies(int cpu_threads) {
   for (Algorithm a : kAllAlgorithms)
     for (const BoundedSpec& spec : methods)
       for (int n : {4, 6, 7, 9, 11, 52, 110, 128}) {
-        if (n > max_items(a)) continue;
+        if (n > max_items(a) || a == Algorithm::partial) continue;  // deals below
         for (int kinds : {1, 2, 3}) {  // 1 ranks, 2 positions, 3 both
           const bool ranks = kinds & 1, positions = kinds & 2;
           if (ranks && n > 11) continue;
@@ -125,6 +129,18 @@ void check_tallies(int cpu_threads) {
           compare(job, cpu_threads);
         }
       }
+  // Deals: register (n <= 8) and shared-memory items, every deal tally,
+  // poker's hands (global counters) and categories.
+  for (const BoundedSpec& spec : methods)
+    for (auto [n, k] : {std::pair{6, 2}, {8, 5}, {8, 8}, {11, 3}, {52, 5}, {128, 7}}) {
+      Job job = job_of(Algorithm::partial, n, spec, (std::uint64_t{1} << 32) - 300'000, 1'000'003);
+      job.k = k;
+      job.rank_histogram = deal_count(n, k) <= 40'000'000;
+      job.position_matrix = true;
+      job.hand_histogram = k < n;
+      job.poker_categories = n == 52 && k == 5;
+      compare(job, cpu_threads);
+    }
   // Other methods and narrow sources, a few of each.
   for (const auto& [a, n, spec] : {std::tuple{Algorithm::fisher_yates, 4, BoundedSpec{Method::modulo, 8}},
                                    std::tuple{Algorithm::fisher_yates, 5, BoundedSpec{Method::rejection, 7}},
@@ -137,8 +153,10 @@ void check_tallies(int cpu_threads) {
   big.position_matrix = false;
   compare(big, cpu_threads);
   for (auto [a, n] : {std::pair{Algorithm::sort_v8_timsort, 9}, std::pair{Algorithm::sort_binary_insertion, 6},
-                      std::pair{Algorithm::fisher_yates, 52}, std::pair{Algorithm::fisher_yates, 6}}) {
-    const Job job = job_of(a, n, {}, 99, 1'000'003);
+                      std::pair{Algorithm::fisher_yates, 52}, std::pair{Algorithm::fisher_yates, 6},
+                      std::pair{Algorithm::partial, 6}, std::pair{Algorithm::partial, 52}}) {
+    Job job = job_of(a, n, {}, 99, 1'000'003);
+    if (a == Algorithm::partial) job.k = n == 52 ? 5 : 3;
     guarded("samples " + describe(job), [&] {
       report(sample(job, on("cuda")).permutations == sample(job, on("scalar", cpu_threads)).permutations,
              "sampled permutations = CPU: " + describe(job));

@@ -46,10 +46,11 @@ struct Layout {
 };
 
 Layout layout_for(const Job& job) {
+  const Shape s = shape_of(job);
   Layout l;
   std::uint64_t used = 0;
   if (job.rank_histogram) {
-    l.bins = factorial(job.n);
+    l.bins = s.whole() ? factorial(s.n) : deal_count(s.n, s.k);
     if (l.bins * tuning::kWarpsPerBlock * 4 <= tuning::kSharedBudget / 2) {
       l.ranks = RankCounters::warp_shared;
       used = l.bins * tuning::kWarpsPerBlock;
@@ -61,7 +62,7 @@ Layout layout_for(const Job& job) {
     }
   }
   l.position_offset = used;
-  l.position_stride = job.n | 1;
+  l.position_stride = s.k | 1;
   l.aggregate_positions = job.n <= tuning::kRegisterItems;
   const std::uint64_t shared_cells = static_cast<std::uint64_t>(job.n) * l.position_stride;
   if (job.position_matrix && (used + shared_cells) * 4 <= tuning::kSharedBudget) {
@@ -75,7 +76,9 @@ Layout layout_for(const Job& job) {
 struct Outputs {
   std::uint32_t* partials;            // [bin * grid + block], shared-counter modes
   unsigned long long* ranks;          // [bin], global mode
-  unsigned long long* positions;      // [item * n + position]
+  unsigned long long* positions;      // [item * k + position (slot)]
+  unsigned long long* hands;          // [colex rank of a deal's hand]
+  unsigned long long* categories;     // [poker category]
   unsigned long long* usage;  // [0] stream words, [1] draws and coins
 };
 
@@ -84,7 +87,7 @@ struct BlockSink {
   const Layout& layout;
   std::uint32_t* shared;
   const Outputs& out;
-  int n;
+  int k;  // columns of the position matrix: n, or a deal's k slots
   std::uint64_t words_total = 0, draws_total = 0;
 
   __device__ void rank(std::uint64_t r) {
@@ -105,7 +108,7 @@ struct BlockSink {
   }
   __device__ void position(int item, int p) {
     if (!layout.shared_positions) {
-      atomicAdd(&out.positions[item * n + p], 1ull);
+      atomicAdd(&out.positions[item * k + p], 1ull);
       return;
     }
     const int cell = layout.position_offset + item * layout.position_stride + p;
@@ -118,6 +121,15 @@ struct BlockSink {
     const unsigned peers = __match_any_sync(__activemask(), static_cast<unsigned>(cell));
     if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1))
       atomicAdd(&shared[cell], static_cast<unsigned>(__popc(peers)));
+  }
+  // Hands are too many bins for shared memory (2,598,960 for poker):
+  // global atomics, which spread over the bins.
+  __device__ void hand(std::uint64_t r) { atomicAdd(&out.hands[r], 1ull); }
+  // Ten categories that most threads share: one atomic per category a warp.
+  __device__ void category(int c) {
+    const unsigned peers = __match_any_sync(__activemask(), static_cast<unsigned>(c));
+    if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1))
+      atomicAdd(&out.categories[c], static_cast<unsigned long long>(__popc(peers)));
   }
   __device__ void usage(std::uint64_t words, std::uint64_t draws) {
     words_total += words;
@@ -150,9 +162,16 @@ struct DirectTrial {
     if constexpr (N > 0) {
       std::uint8_t items[N > 0 ? N : 1];
       const auto used = packed_trial(j, t, items);
-      count_trial(j, items, used.words, used.draws, counter);
+      if constexpr (can_deal(A)) {
+        // A deal's slots start at the run-time n - k: read them from the
+        // packed word by shifts, as an array read there would go to local
+        // memory.
+        count_trial(j, used.packed, used.words, used.draws, counter);
+      } else {
+        count_trial<false>(j, items, used.words, used.draws, counter);
+      }
     } else {
-      CountingSink<BlockSink> sink{j, counter};
+      CountingSink<BlockSink, can_deal(A)> sink{j, counter};
       run_trial<A, Set>(j, t, StridedItems{shared, static_cast<int>(blockDim.x)}, sink);
     }
   }
@@ -160,8 +179,8 @@ struct DirectTrial {
     const TrialJob j = fixed(job);
     if constexpr (N > 0) {
       std::uint8_t items[N > 0 ? N : 1];
-      packed_trial(j, t, items);
-      for (int p = 0; p < N; ++p) out[p] = items[p];
+      const auto used = packed_trial(j, t, items);
+      for (int p = 0; p < j.k; ++p) out[p] = used.packed.item(N - j.k + p);
     } else {
       SampleSink sink{out};
       run_trial<A, Set>(j, t, StridedItems{shared, static_cast<int>(blockDim.x)}, sink);
@@ -171,15 +190,17 @@ struct DirectTrial {
  private:
   struct Used {
     std::uint64_t words, draws;
+    PackedItems packed;  // the items as the algorithm left them
   };
   // The algorithm on items packed in a register (packed_items.hpp), then
   // unpacked at indices known at compile time, which stay in registers too.
   __device__ static Used packed_trial(const TrialJob& job, std::uint64_t t, std::uint8_t* items) {
     PackedItems packed = PackedItems::identity(N);
-    BasicPhiloxSource<Set> src(job.seed, t, job.spec, A, N);
-    shuffle_as<A>(packed, N, src);
+    const Shape shape{N, job.k};
+    BasicPhiloxSource<Set> src(job.seed, t, job.spec, A, shape);
+    shuffle_as<A>(packed, shape, src);
     for (int p = 0; p < N; ++p) items[p] = packed.item(p);
-    return Used{src.words_consumed(), src.draws_made()};
+    return Used{src.words_consumed(), src.draws_made(), packed};
   }
 };
 
@@ -209,7 +230,7 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
   for (std::size_t i = threadIdx.x; i < layout.shared_bytes / 4; i += blockDim.x) shared[i] = 0;
   __syncthreads();
 
-  BlockSink counter{layout, shared, out, job.n};
+  BlockSink counter{layout, shared, out, job.k};
   std::uint8_t* items = reinterpret_cast<std::uint8_t*>(shared) + (layout.shared_bytes + 15) / 16 * 16 + threadIdx.x;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
@@ -237,9 +258,9 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
     }
   }
   if (layout.shared_positions) {
-    const int cells = job.n * job.n;
+    const int cells = job.n * job.k;
     for (int c = threadIdx.x; c < cells; c += blockDim.x) {
-      const int item = c / job.n, position = c - item * job.n;
+      const int item = c / job.k, position = c - item * job.k;
       const std::uint32_t v = shared[layout.position_offset + item * layout.position_stride + position];
       if (v) atomicAdd(&out.positions[c], static_cast<unsigned long long>(v));
     }
@@ -254,7 +275,7 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
        i += stride)
-    trial.sample(job, first + i, out + i * job.n, items);
+    trial.sample(job, first + i, out + i * job.k, items);
 }
 
 // A job's decision table copied to the device, where it has one.
@@ -367,12 +388,16 @@ class CudaBackend final : public Backend {
     DeviceBuffer<unsigned long long> ranks(job.rank_histogram ? layout.bins : 0);
     DeviceBuffer<unsigned long long> merged(partial ? layout.bins : 0);
     DeviceBuffer<std::uint32_t> partials(partial ? layout.bins * grid : 0);
-    DeviceBuffer<unsigned long long> positions(job.position_matrix ? static_cast<std::size_t>(job.n) * job.n : 0);
+    DeviceBuffer<unsigned long long> positions(job.position_matrix ? static_cast<std::size_t>(dj.n) * dj.k : 0);
+    DeviceBuffer<unsigned long long> hands(job.hand_histogram ? hand_count(dj.n, dj.k) : 0);
+    DeviceBuffer<unsigned long long> categories(job.poker_categories ? kPokerCategories : 0);
     DeviceBuffer<unsigned long long> usage(2);
     ranks.zero();
     positions.zero();
+    hands.zero();
+    categories.zero();
     usage.zero();
-    const Outputs out{partials.data(), ranks.data(), positions.data(), usage.data()};
+    const Outputs out{partials.data(), ranks.data(), positions.data(), hands.data(), categories.data(), usage.data()};
 
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kLaunchTrials)) {
       table.with_trial(job, [&](auto trial) {
@@ -397,6 +422,14 @@ class CudaBackend final : public Backend {
       const std::vector<unsigned long long> h = positions.to_host();
       for (std::size_t c = 0; c < h.size(); ++c) tally.positions.counts()[c] += h[c];
     }
+    if (job.hand_histogram) {
+      const std::vector<unsigned long long> h = hands.to_host();
+      for (std::size_t r = 0; r < h.size(); ++r) tally.hands[r] += h[r];
+    }
+    if (job.poker_categories) {
+      const std::vector<unsigned long long> h = categories.to_host();
+      for (std::size_t c = 0; c < h.size(); ++c) tally.categories[c] += h[c];
+    }
     const std::vector<unsigned long long> used = usage.to_host();
     tally.trials += end - begin;
     tally.words += static_cast<std::uint64_t>(used[0]);
@@ -405,7 +438,7 @@ class CudaBackend final : public Backend {
 
   void sample(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) const {
     const TrialJob dj = trial_job(job);
-    const auto n = static_cast<std::size_t>(job.n);
+    const auto n = static_cast<std::size_t>(dj.k);  // items a row: the permutation, or a deal's k
     internal::DeviceBuffer<std::uint16_t> buffer(std::min(end - begin, tuning::kSampleTrials) * n);
     const DeviceTable table(job);
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials)) {

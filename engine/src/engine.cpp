@@ -126,17 +126,19 @@ SampleResult sample(const Job& job, const RunOptions& options) {
   validate_draws(job);
   check_threads(options.threads);
   internal::BackendChoice choice = internal::choose_backend(job, options.backend);
-  // The buffer is trials x n items of 2 bytes; check by division, not by a
-  // product that could wrap.
-  if (job.trials > options.memory_cap / 2 / static_cast<std::uint64_t>(job.n))
-    throw UsageError(Param::memory_cap, "a sample of " + std::to_string(job.trials) + " permutations of " +
+  // The buffer is trials x k items of 2 bytes (k = n for permutations);
+  // check by division, not by a product that could wrap.
+  const auto width = static_cast<std::uint64_t>(shape_of(job).k);
+  if (job.trials > options.memory_cap / 2 / width)
+    throw UsageError(Param::memory_cap, "a sample of " + std::to_string(job.trials) +
+                     (is_deal(job) ? " deals of " + std::to_string(width) + " of " : " permutations of ") +
                      std::to_string(job.n) + " items does not fit the memory cap of " +
                      bytes_text(options.memory_cap) + "; sample in pieces");
-  std::vector<std::uint16_t> out(job.trials * static_cast<std::size_t>(job.n));
+  std::vector<std::uint16_t> out(job.trials * width);
   const int workers = std::min(options.threads, choice.backend->max_workers());
   parallel_chunks(job.first, job.trials, workers, chunk_for(*choice.backend), options.progress,
                   [&](std::uint64_t b, std::uint64_t e, int) {
-                    choice.backend->sample_range(job, b, e, out.data() + (b - job.first) * job.n);
+                    choice.backend->sample_range(job, b, e, out.data() + (b - job.first) * width);
                   });
   return SampleResult{std::move(out), std::string(choice.backend->name()), choice.backend->arch(),
                       choice.note, workers};

@@ -312,9 +312,9 @@ struct Kernel {
   static void resample_rejected(const Plan& p, std::uint64_t t, const u32& reject, std::uint16_t* rows) {
     alignas(64) std::uint32_t lane[kLanes];
     reject.store_aligned(lane);
-    const auto n = static_cast<std::size_t>(p.job.n);
+    const auto width = static_cast<std::size_t>(shape_of(p.job).k);  // a row: the outcome's items
     for (int l = 0; l < kLanes; ++l)
-      if (lane[l]) sample_trials(p.job, t + l, t + l + 1, rows + l * n);
+      if (lane[l]) sample_trials(p.job, t + l, t + l + 1, rows + l * width);
   }
 
   // Small n: the permutation stays in a register; counts go to lane-private
@@ -345,11 +345,16 @@ struct Kernel {
     return clean;
   }
 
-  // Larger n: per-lane item arrays in memory. Returns the trials counted here.
+  // Larger n, and deals: per-lane item arrays in memory. Returns the trials
+  // counted here.
   template <Method M>
   static std::uint64_t tally_wide(const Plan& p, std::uint64_t begin, std::uint64_t full,
                                   Tally& tally) {
-    const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
+    // A deal's outcome is counted by the trial body's own count_outcome.
+    const bool deal = is_deal(p.job);
+    const TrialJob tj = trial_job(p.job);
+    TallyCounter counter{tally};
+    const bool want_ranks = !deal && !tally.ranks.empty(), want_positions = !deal && !tally.positions.empty();
     std::vector<std::uint16_t> items(static_cast<std::size_t>(p.job.n) * kLanes), identity(p.job.n);
     iota_items(identity.data(), p.job.n);
     std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
@@ -365,6 +370,7 @@ struct Kernel {
         if (some_rejected && !kept[l]) continue;
         ++clean;
         const std::uint16_t* a = items.data() + l * static_cast<std::size_t>(p.job.n);
+        if (deal) count_outcome(tj, a, counter);
         if (want_ranks) tally.ranks.add(lehmer_rank(a, p.job.n));
         if (want_positions) c.add(a);
       }
@@ -513,7 +519,7 @@ struct Kernel {
   static void tally_range(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& tally) {
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
     const std::uint64_t clean =
-        p.job.n <= kPackedItems
+        packed(p.job)
             ? with_packed_n(p.job.n, [&](auto n) { return tally_packed<M, n()>(p, begin, full, tally); })
             : tally_wide<M>(p, begin, full, tally);
     tally.trials += clean;
@@ -548,23 +554,30 @@ struct Kernel {
   static void sample_range(const Plan& p, std::uint64_t begin, std::uint64_t end,
                            std::uint16_t* out) {
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
-    const auto n = static_cast<std::size_t>(p.job.n);
+    const Shape shape = shape_of(p.job);
+    const auto n = static_cast<std::size_t>(shape.n), width = static_cast<std::size_t>(shape.k);
     std::vector<std::uint16_t> identity(n);
     iota_items(identity.data(), p.job.n);
     std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
+    // A deal's lanes shuffle all n items here; their last k go to the rows.
+    std::vector<std::uint16_t> dealing(shape.whole() ? 0 : n * kLanes);
     for (std::uint64_t t = begin; t != full; t += kLanes) {
-      std::uint16_t* row = out + (t - begin) * n;
+      std::uint16_t* row = out + (t - begin) * width;
       u32 reject(0u);
-      if (p.job.n <= kPackedItems) {
+      if (packed(p.job)) {
         u32 perm;
         with_packed_n(p.job.n, [&](auto n) { perm = packed_batch<M, n()>(p, t, reject); });
         store_rows(perm, p.job.n, row);
-      } else {
+      } else if (shape.whole()) {
         wide_batch<M>(p, t, reject, row, identity.data(), digits.data());  // lanes' rows are the output rows
+      } else {
+        wide_batch<M>(p, t, reject, dealing.data(), identity.data(), digits.data());
+        for (int l = 0; l < kLanes; ++l)
+          std::memcpy(row + l * width, dealing.data() + l * n + shape.first_dealt(), width * sizeof *row);
       }
       if (p.may_reject && L::any(reject)) resample_rejected(p, t, reject, row);
     }
-    if (full != end) sample_trials(p.job, full, end, out + (full - begin) * n);
+    if (full != end) sample_trials(p.job, full, end, out + (full - begin) * width);
   }
 
   static void tally(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& t) {

@@ -26,10 +26,12 @@ bool vectorizable(const Job& job) {
   return job.n >= 2;
 }
 
+bool packed(const Job& job) { return job.n <= kPackedItems && !is_deal(job); }
+
 std::uint64_t scratch_bytes(const Job& job) {
   // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
   // position matrix; the wide path adds to the tally directly.
-  if (!vectorizable(job) || job.n > kPackedItems) return 0;
+  if (!vectorizable(job) || !packed(job)) return 0;
   std::uint64_t bytes = decision_table_bytes(job);
   if (job.rank_histogram) bytes += factorial(job.n) * kMaxLanes * sizeof(std::uint32_t);
   if (job.position_matrix) bytes += static_cast<std::uint64_t>(job.n) * job.n * kMaxLanes * sizeof(std::uint32_t);
@@ -55,14 +57,15 @@ Plan make_plan(const Job& job) {
     if (d.threshold != 0) p.may_reject = true;
     p.draws.push_back(d);
   };
-  for (int k = 0; k < scheduled_draws(job.algorithm, job.n); ++k) {
-    const ScheduledDraw d = scheduled_draw(job.algorithm, job.n, k);
+  const Shape shape = shape_of(job);
+  for (int k = 0; k < scheduled_draws(job.algorithm, shape); ++k) {
+    const ScheduledDraw d = scheduled_draw(job.algorithm, shape, k);
     add(d.range, d.position);
   }
   p.words_per_trial = p.draws.size();
   if (job.spec.method == Method::batched) {
     // The same batches as the scalar source cuts (schedule_batches).
-    for (const ScheduleBatch& b : schedule_batches(job.algorithm, job.n)) {
+    for (const ScheduleBatch& b : schedule_batches(job.algorithm, shape)) {
       const auto t = static_cast<std::uint32_t>((std::uint64_t{1} << 32) % b.product);
       p.words.push_back(WordPlan{static_cast<std::uint32_t>(b.first), static_cast<std::uint32_t>(b.count), t});
       if (t != 0) p.may_reject = true;

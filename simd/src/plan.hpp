@@ -52,6 +52,10 @@ struct Plan {
 // True when the vector kernels cover the job (otherwise use the scalar path).
 bool vectorizable(const Job& job);
 Plan make_plan(const Job& job);
+// True when a trial's permutation stays packed in a register (n <= kPackedItems
+// and the whole permutation is the outcome); deals and larger n use per-lane
+// item arrays.
+bool packed(const Job& job);
 // Host bytes a worker's lane-private counters take beside its tally.
 std::uint64_t scratch_bytes(const Job& job);
 

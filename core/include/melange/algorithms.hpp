@@ -25,12 +25,13 @@ enum class Algorithm : std::uint8_t {
   fisher_yates,
   naive_swap,
   sattolo,
+  partial,
   sort_binary_insertion,
   sort_v8_timsort,
 };
 
 inline constexpr Algorithm kAllAlgorithms[] = {
-    Algorithm::fisher_yates, Algorithm::naive_swap, Algorithm::sattolo,
+    Algorithm::fisher_yates, Algorithm::naive_swap, Algorithm::sattolo, Algorithm::partial,
     Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort};
 
 std::string_view algorithm_name(Algorithm a);
@@ -57,40 +58,56 @@ MELANGE_HD constexpr DrawKind draw_kind(Algorithm a) {
                                                                                   : DrawKind::schedule;
 }
 
-// Draw k of a trial: j = bounded(range), then swap(a[position], a[j]).
+// Draw d of a trial: j = bounded(range), then swap(a[position], a[j]).
 struct ScheduledDraw {
   std::uint32_t range;
   std::uint32_t position;
 };
 
-// How many draws a trial of n items makes (0 for the coin algorithms).
-MELANGE_HD constexpr int scheduled_draws(Algorithm a, int n) {
+// What a trial shuffles and what it hands on: n items, of which the last k
+// positions are the outcome (k = n: the whole permutation; partial deals
+// k < n). Only `partial` reads k; every other algorithm has k = n.
+struct Shape {
+  int n;
+  int k;
+  MELANGE_HD constexpr bool whole() const { return k == n; }
+  MELANGE_HD constexpr int first_dealt() const { return n - k; }
+};
+
+// How many draws a trial makes (0 for the coin algorithms).
+MELANGE_HD constexpr int scheduled_draws(Algorithm a, Shape s) {
   switch (a) {
     case Algorithm::fisher_yates:
-    case Algorithm::sattolo: return n > 1 ? n - 1 : 0;
-    case Algorithm::naive_swap: return n;
+    case Algorithm::sattolo: return s.n > 1 ? s.n - 1 : 0;
+    case Algorithm::naive_swap: return s.n;
+    case Algorithm::partial: return s.k;
     default: return 0;
   }
 }
 
-// Draw k, 0 <= k < scheduled_draws(a, n):
-//   fisher-yates  i = n-1 down to 1: range i+1   (n, n-1, .., 2)
-//   naive-swap    i = 0 up to n-1:   range n     (n times)
-//   sattolo       i = n-1 down to 1: range i     (n-1, .., 1)
-MELANGE_HD constexpr ScheduledDraw scheduled_draw(Algorithm a, int n, int k) {
-  const auto un = static_cast<std::uint32_t>(n), uk = static_cast<std::uint32_t>(k);
+// Draw d, 0 <= d < scheduled_draws(a, s):
+//   fisher-yates  i = n-1 down to 1:   range i+1   (n, n-1, .., 2)
+//   naive-swap    i = 0 up to n-1:     range n     (n times)
+//   sattolo       i = n-1 down to 1:   range i     (n-1, .., 1)
+//   partial       i = n-1 down to n-k: range i+1   (n, .., n-k+1)
+MELANGE_HD constexpr ScheduledDraw scheduled_draw(Algorithm a, Shape s, int d) {
+  const auto un = static_cast<std::uint32_t>(s.n), ud = static_cast<std::uint32_t>(d);
   switch (a) {
-    case Algorithm::fisher_yates: return {un - uk, un - 1 - uk};
-    case Algorithm::naive_swap: return {un, uk};
-    case Algorithm::sattolo: return {un - 1 - uk, un - 1 - uk};
+    case Algorithm::fisher_yates:
+    case Algorithm::partial: return {un - ud, un - 1 - ud};
+    case Algorithm::naive_swap: return {un, ud};
+    case Algorithm::sattolo: return {un - 1 - ud, un - 1 - ud};
     default: return {1, 0};
   }
 }
 
-// Largest range an algorithm passes to bounded() for n items (0: coins only).
-std::uint64_t max_draw_range(Algorithm a, int n);
+// Largest range an algorithm passes to bounded() (0: coins only).
+std::uint64_t max_draw_range(Algorithm a, Shape s);
 // Largest n an algorithm is defined for.
 int max_items(Algorithm a);
+// True when the algorithm may hand on a deal of k < n items rather than the
+// whole permutation.
+MELANGE_HD constexpr bool can_deal(Algorithm a) { return a == Algorithm::partial; }
 // True when the algorithm draws comparator coins rather than bounded integers.
 inline bool uses_coins(Algorithm a) { return draw_kind(a) == DrawKind::coins; }
 
@@ -137,15 +154,16 @@ MELANGE_HD inline void binary_insertion_from(Items&& a, int n, int start, Source
 
 }  // namespace internal
 
-// Runs algorithm A on a[0..n): `a` is a pointer to the items, or a container
-// of them with a[i] (see internal::item_value).
+// Runs algorithm A on a[0..s.n): `a` is a pointer to the items, or a
+// container of them with a[i] (see internal::item_value).
 template <Algorithm A, class Items, RandomSource Source>
-MELANGE_HD inline void shuffle_as(Items&& a, int n, Source& src) {
+MELANGE_HD inline void shuffle_as(Items&& a, Shape s, Source& src) {
+  const int n = s.n;
   if constexpr (draw_kind(A) == DrawKind::schedule) {
     // Every swap algorithm is its schedule: draw, then swap.
-    const int draws = scheduled_draws(A, n);
+    const int draws = scheduled_draws(A, s);
     for (int k = 0; k < draws; ++k) {
-      const ScheduledDraw d = scheduled_draw(A, n, k);
+      const ScheduledDraw d = scheduled_draw(A, s, k);
       internal::swap_items(a[d.position], a[src.bounded(d.range)]);
     }
   } else if constexpr (A == Algorithm::sort_binary_insertion) {
@@ -178,6 +196,7 @@ inline decltype(auto) with_algorithm(Algorithm a, F&& f) {
   switch (a) {
     case Algorithm::naive_swap: return f(std::integral_constant<Algorithm, Algorithm::naive_swap>{});
     case Algorithm::sattolo: return f(std::integral_constant<Algorithm, Algorithm::sattolo>{});
+    case Algorithm::partial: return f(std::integral_constant<Algorithm, Algorithm::partial>{});
     case Algorithm::sort_binary_insertion:
       return f(std::integral_constant<Algorithm, Algorithm::sort_binary_insertion>{});
     case Algorithm::sort_v8_timsort: return f(std::integral_constant<Algorithm, Algorithm::sort_v8_timsort>{});
@@ -186,10 +205,23 @@ inline decltype(auto) with_algorithm(Algorithm a, F&& f) {
   return f(std::integral_constant<Algorithm, Algorithm::fisher_yates>{});
 }
 
-// Runs `algo` on a[0..n), dispatching at run time.
+// Runs `algo` on a[0..s.n), dispatching at run time.
 template <class Item, RandomSource Source>
-inline void shuffle(Algorithm algo, Item* a, int n, Source& src) {
-  with_algorithm(algo, [&](auto A) { shuffle_as<decltype(A)::value>(a, n, src); });
+inline void shuffle(Algorithm algo, Item* a, Shape s, Source& src) {
+  with_algorithm(algo, [&](auto A) { shuffle_as<decltype(A)::value>(a, s, src); });
+}
+
+// The outcome of a trial seen from slot 0: dealt[i] is items[n - k + i], the
+// i-th card of the deal (the whole permutation when k = n).
+template <class Items>
+struct DealtItems {
+  const Items& items;
+  int first;
+  MELANGE_HD auto operator[](int i) const { return internal::item_value(items[first + i]); }
+};
+template <class Items>
+MELANGE_HD inline DealtItems<Items> dealt_items(const Items& items, Shape s) {
+  return DealtItems<Items>{items, s.first_dealt()};
 }
 
 template <class Items>

@@ -27,7 +27,7 @@ struct AuditOptions {
 // graded only where the statistic's lattice is fine enough to reach it: the
 // single most likely table must be rarer than the threshold.
 struct TestResult {
-  std::string name;        // "rank" or "position"
+  std::string name;        // "rank", "position"; for deals "deal", "slot", "hand", "category"
   GoodnessOfFit fit;
   double p_holm = 1;       // upper tail, after Holm's correction across this audit's tests
   double log10_p_holm = 0; // its log10, finite where p_holm underflows
@@ -42,8 +42,10 @@ struct AuditReport {
   double alpha = kDefaultAlpha;           // level of the critical values
   std::optional<RankSummary> summary;     // when a rank histogram was made
   std::optional<TestResult> rank;         // when made and the expected counts allow it
-  std::optional<TestResult> position;     // when a position matrix was made
+  std::optional<TestResult> position;     // when a position matrix was made (a deal's: item x slot)
   std::optional<PositionTest> position_detail;
+  std::optional<TestResult> hand;         // deals: when a hand histogram was made
+  std::optional<TestResult> category;     // deals of 5 of 52: the poker categories against their law
   std::vector<std::string> notes;         // e.g. why a test was skipped
   std::optional<Verdict> verdict;         // worst of the tests, if any ran
   double mean_words = 0;                  // stream words per trial, rejected ones included
@@ -58,9 +60,16 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
 Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thresholds,
                     std::vector<std::string>& notes);
 
-// The probabilities a rank histogram is tested against: uniform 1/n!, or the model's.
-std::vector<double> reference_probabilities(int n, const ExactDistribution* model);
+// The poker categories' probabilities under a fair deal of 5 of 52, by PokerCategory.
+std::vector<double> fair_poker_probabilities();
+
+// The probabilities a rank histogram is tested against: uniform (1/n!, or
+// one over a deal's n!/(n-k)! ranks), or the model's.
+std::vector<double> reference_probabilities(Shape s, const ExactDistribution* model);
 // One of them, for a single order: no n!-entry vector.
-double reference_probability(int n, const ExactDistribution* model, std::uint64_t rank);
+double reference_probability(Shape s, const ExactDistribution* model, std::uint64_t rank);
+inline std::vector<double> reference_probabilities(int n, const ExactDistribution* model) {
+  return reference_probabilities(Shape{n, n}, model);
+}
 
 }  // namespace melange

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -50,9 +51,30 @@ MELANGE_HD inline std::uint64_t hand_rank_sorted(const Items& hand, int k) {
   return rank;
 }
 
+// The same for a hand in any order: card c_i is the j-th smallest, j the
+// number of cards below it, so no sort is needed (k^2 compares, k small).
+template <class Items>
+MELANGE_HD inline std::uint64_t hand_rank(const Items& hand, int k) {
+  std::uint64_t rank = 0;
+  for (int i = 0; i < k; ++i) {
+    int below = 0;
+    for (int j = 0; j < k; ++j) below += hand[j] < hand[i] ? 1 : 0;
+    rank += choose(static_cast<std::uint64_t>(hand[i]), below + 1);
+  }
+  return rank;
+}
+
 // The deal (or hand) of `rank`, the inverse of deal_rank (hand_rank_sorted).
 std::vector<int> deal_unrank(std::uint64_t rank, int n, int k);
 std::vector<int> hand_unrank(std::uint64_t rank, int n, int k);
+
+// A label for the outcome of `rank` (DESIGN.md section 3): a permutation's
+// letters (rank_label) when k = n; a deal's items in slot order otherwise:
+// letters for n <= 26 ("DCA"), cards for n = 52 ("As Kh 7d 7c 2s"), else
+// numbers ("17 3 9950").
+std::string outcome_label(std::uint64_t rank, int n, int k);
+// Card c of 52: rank c mod 13 (2..A) then suit c div 13 (c, d, h, s): "As".
+std::string card_name(int c);
 
 // ---- Poker: n = 52, k = 5 -------------------------------------------------
 // Card c has rank c mod 13 (0 = deuce .. 12 = ace) and suit c div 13.

@@ -21,7 +21,8 @@ struct ExactDistribution {
   Algorithm algorithm;
   BoundedSpec spec;
   int n;
-  std::vector<Rational> probability;     // by Lehmer rank, n! entries, sums to 1
+  int k;                                 // items dealt (partial); n for whole permutations
+  std::vector<Rational> probability;     // by Lehmer rank (n! entries) or deal rank; sums to 1
   std::vector<std::uint64_t> rank_paths; // leaves of the walk that end at each rank
   std::uint64_t paths = 0;               // leaves of the walk
   bool equally_likely = false;           // every leaf has the same probability
@@ -30,20 +31,31 @@ struct ExactDistribution {
 
   double probability_of(std::uint64_t rank) const;
   std::vector<double> probabilities() const;  // as doubles, by rank
-  // Exact probability that `item` ends at `position`, as doubles: n x n, row = item.
+  // Exact probability that `item` ends at `position` (a deal's slot), as
+  // doubles: n x k, row = item.
   std::vector<double> position_probabilities() const;
   // The law of the item x position matrix, pairs of cells included.
   PositionLaw position_law() const;
+  // A deal's hands (k < n): by colex rank, C(n, k) entries, summed over the
+  // deals of each hand.
+  std::vector<Rational> hand_probabilities() const;
 };
 
 // Largest n the walk accepts: n! bins and the number of leaves stay small.
 int max_exact_items(Algorithm a);
+// Partial deals: the most deal ranks (n!/(n-k)! bins) the walk accepts.
+inline constexpr std::uint64_t kMaxExactDeals = std::uint64_t{1} << 21;
 
 // Throws UsageError when n is above max_exact_items(a) or the method is invalid.
 // `progress(done, total)` is called, from one thread at a time, as the
 // subtrees below the first draw's outcomes are finished.
 ExactDistribution exact_distribution(
     Algorithm a, int n, BoundedSpec spec = {}, int threads = 1,
+    const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
+// The same for a deal of s.k of s.n items (partial); with s.k = s.n the above.
+// Deals: at most kMaxExactDeals ranks.
+ExactDistribution exact_distribution(
+    Algorithm a, Shape s, BoundedSpec spec = {}, int threads = 1,
     const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
 
 }  // namespace melange

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "melange/algorithms.hpp"
 #include "melange/bounded.hpp"
@@ -19,11 +20,21 @@ struct Job {
   Algorithm algorithm = Algorithm::fisher_yates;
   BoundedSpec spec{};
   int n = 4;
+  int k = 0;                 // partial: items dealt, 1..n; 0 (or n) for the whole permutation
   std::uint64_t first = 0;   // global index of the first trial
   std::uint64_t trials = 0;  // trial t uses stream t, for t in [first, first + trials)
+  // The tallies. For a deal (k < n) the rank histogram counts deal ranks
+  // (n!/(n-k)! bins) and the position matrix is item x slot (n x k).
   bool rank_histogram = true;
   bool position_matrix = false;
+  bool hand_histogram = false;    // deals: the colex rank of the hand, C(n, k) bins
+  bool poker_categories = false;  // deals of 5 of 52: the ten categories of DESIGN.md section 3
 };
+
+// The items a trial shuffles and the last k positions it hands on.
+inline Shape shape_of(const Job& job) { return Shape{job.n, job.k > 0 ? job.k : job.n}; }
+// True when the job deals k < n items rather than shuffling all n.
+inline bool is_deal(const Job& job) { return !shape_of(job).whole(); }
 
 // Throw UsageError with a message that says which limit was hit and what to do.
 void validate_draws(const Job& job);  // n, trial range and bounded method
@@ -32,7 +43,8 @@ void validate(const Job& job);        // the above and the tallies
 // Largest n (at most kMaxRankItems) whose rank histogram fits `cap` bytes.
 int max_rank_items(std::uint64_t cap);
 
-// Bytes one Tally::for_job(job) holds: 8 n! for the ranks, 8 n^2 for the positions.
+// Bytes one Tally::for_job(job) holds: 8 bytes a bin of each histogram and
+// a cell of the matrix (8 n! for the ranks, 8 n^2 for the positions).
 std::uint64_t tally_bytes(const Job& job);
 
 // What a range of trials produced. Merging is exact integer addition, so any
@@ -40,6 +52,8 @@ std::uint64_t tally_bytes(const Job& job);
 struct Tally {
   RankHistogram ranks;        // empty unless job.rank_histogram
   PositionMatrix positions;   // empty unless job.position_matrix
+  std::vector<std::uint64_t> hands;       // by colex rank; empty unless job.hand_histogram
+  std::vector<std::uint64_t> categories;  // by PokerCategory; empty unless job.poker_categories
   std::uint64_t trials = 0;
   std::uint64_t words = 0;    // stream words consumed, rejected ones included
   std::uint64_t draws = 0;    // bounded draws and comparator calls made

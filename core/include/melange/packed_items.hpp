@@ -30,6 +30,7 @@ struct PackedItems {
   };
 
   MELANGE_HD Ref operator[](int i) { return Ref{bits, 4 * i}; }
+  MELANGE_HD std::uint8_t operator[](int i) const { return item(i); }
   MELANGE_HD std::uint8_t item(int i) const { return static_cast<std::uint8_t>((bits >> (4 * i)) & 15u); }
 
   // Items 0..n-1 in order.

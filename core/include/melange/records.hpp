@@ -1,4 +1,4 @@
-// Permutations written by other programs (DESIGN.md section 6): text lines,
+// Permutations and deals written by other programs (DESIGN.md section 6): text lines,
 // fixed-size u8 or u16 records, or a NumPy .npy array, read in blocks of a
 // fixed size so that memory does not grow with the input, and checked record
 // by record.
@@ -21,7 +21,8 @@ std::optional<RecordFormat> parse_record_format(std::string_view name);
 RecordFormat record_format_for_path(std::string_view path);
 
 struct RecordOptions {
-  int n = 0;                                // items per record
+  int n = 0;                                // items 0..n-1
+  int k = 0;                                // items per record: a deal of k (0: n, a permutation)
   RecordFormat format = RecordFormat::text;
   int base = 0;                             // text integers: 0- or 1-based
   bool skip_invalid = false;                // count and skip wrong records instead of stopping
@@ -39,8 +40,9 @@ struct RecordStats {
 // has), so that a slow stream's records are counted as they arrive.
 using ByteSource = std::function<std::size_t(char* buffer, std::size_t capacity)>;
 
-// Valid records, handed on in batches: `records` records of n items each,
-// back to back, 0-based (item at position p of record r in items[r n + p]).
+// Valid records, handed on in batches: `records` records of k items each
+// (n for permutations), back to back, 0-based (item at position p of record
+// r in items[r k + p]).
 // Return false to stop reading.
 using RecordBatch = std::function<bool(const std::uint16_t* items, std::size_t records)>;
 

@@ -28,8 +28,8 @@ template <MethodSet Set = MethodSet::any>
 class BasicPhiloxSource {
  public:
   MELANGE_HD BasicPhiloxSource(std::uint64_t seed, std::uint64_t trial, BoundedSpec spec,
-                               Algorithm algorithm = Algorithm::fisher_yates, int n = 0)
-      : stream_(seed, trial), spec_(spec), algorithm_(algorithm), n_(n) {}
+                               Algorithm algorithm = Algorithm::fisher_yates, Shape shape = {0, 0})
+      : stream_(seed, trial), spec_(spec), algorithm_(algorithm), shape_(shape) {}
 
   MELANGE_HD bool batched() const {
     if constexpr (Set == MethodSet::any) return spec_.method == Method::batched;
@@ -39,9 +39,9 @@ class BasicPhiloxSource {
   MELANGE_HD std::uint32_t bounded(std::uint64_t s) {
     const int k = draw_++;
     if (!batched()) return internal::bounded_one_a_word(stream_, s, spec_);
-    const int draws = scheduled_draws(algorithm_, n_);
+    const int draws = scheduled_draws(algorithm_, shape_);
     return batch_.next(stream_, s, [&](int j) -> std::uint64_t {
-      return k + j < draws ? scheduled_draw(algorithm_, n_, k + j).range : 0;
+      return k + j < draws ? scheduled_draw(algorithm_, shape_, k + j).range : 0;
     });
   }
 
@@ -67,7 +67,7 @@ class BasicPhiloxSource {
   PhiloxStream stream_;
   BoundedSpec spec_;
   Algorithm algorithm_;
-  int n_;
+  Shape shape_;
   int draw_ = 0;  // draws and coins made so far: the place in the schedule
   BatchedDraws batch_;
   std::uint32_t coin_word_ = 0;
@@ -83,14 +83,14 @@ struct ScheduleBatch {
   int first, count;       // draws first .. first + count - 1
   std::uint64_t product;  // P, the product of their ranges
 };
-inline std::vector<ScheduleBatch> schedule_batches(Algorithm a, int n) {
+inline std::vector<ScheduleBatch> schedule_batches(Algorithm a, Shape s) {
   std::vector<ScheduleBatch> out;
-  const int draws = scheduled_draws(a, n);
+  const int draws = scheduled_draws(a, s);
   for (int k = 0; k < draws;) {
-    ScheduleBatch b{k, 1, scheduled_draw(a, n, k).range};
+    ScheduleBatch b{k, 1, scheduled_draw(a, s, k).range};
     while (k + b.count < draws && b.count < kMaxBatch &&
-           b.product * scheduled_draw(a, n, k + b.count).range <= kBatchProduct)
-      b.product *= scheduled_draw(a, n, k + b.count++).range;
+           b.product * scheduled_draw(a, s, k + b.count).range <= kBatchProduct)
+      b.product *= scheduled_draw(a, s, k + b.count++).range;
     out.push_back(b);
     k += b.count;
   }

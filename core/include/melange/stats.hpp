@@ -70,8 +70,9 @@ RankSummary summarize(const RankHistogram& h, int extremes = 5);
 // cells (a trial puts a whole permutation matrix in, so cells covary).
 struct PositionLaw {
   int n = 0;
-  std::vector<double> p;     // n x n, row = item
-  std::vector<double> pair;  // n^2 x n^2: P(cell a and cell b), pair[a][a] = p[a]
+  int k = 0;                 // columns: n positions, or a deal's k slots
+  std::vector<double> p;     // n x k, row = item
+  std::vector<double> pair;  // nk x nk: P(cell a and cell b), pair[a][a] = p[a]
 };
 
 struct PositionTest {
@@ -86,6 +87,13 @@ struct PositionTest {
 // times (n-1)/n, on (n-1)^2 df. Under a model it is the quadratic form
 // (O-E)' (T Sigma)^+ (O-E) with Sigma from the law's pairs, on rank(Sigma)
 // df; G is not defined there (NaN).
+//
+// A uniform deal of k < n items (n x k, item x slot): per trial the cell
+// covariance has eigenvalue 1/(n-1) on the (n-1)(k-1) contrasts between
+// slots and (n-k)/(n(n-1)) on the n-1 contrasts of the items' row sums.
+// Pearson's sum splits along them into X_slots ~ (n/(n-1)) chi2((n-1)(k-1))
+// and X_rows ~ ((n-k)/(n-1)) chi2(n-1); the statistic rescales each part,
+// (n-1)/n X_slots + (n-1)/(n-k) X_rows, on (n-1)k df.
 PositionTest position_test(const PositionMatrix& m, const PositionLaw* law = nullptr,
                            double alpha = kDefaultAlpha);
 // Standardized residual of one cell, (O - E) / sqrt(T p (1 - p)): its own

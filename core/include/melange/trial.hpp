@@ -11,8 +11,9 @@
 #include <cstdint>
 
 #include "melange/algorithms.hpp"
-#include "melange/decision_table.hpp"
 #include "melange/config.hpp"
+#include "melange/deal.hpp"
+#include "melange/decision_table.hpp"
 #include "melange/job.hpp"
 #include "melange/rank.hpp"
 #include "melange/source.hpp"
@@ -24,61 +25,95 @@ struct TrialJob {
   std::uint64_t seed;
   BoundedSpec spec;
   int n;
-  bool ranks;      // tally the Lehmer rank
-  bool positions;  // tally the item x position matrix
+  int k;           // the last k positions are the outcome (k = n: all of them)
+  bool ranks;      // tally the Lehmer rank (a deal: its deal rank)
+  bool positions;  // tally the item x position (slot) matrix
+  bool hands;      // tally the hand's colex rank
+  bool categories; // tally the poker category
+  MELANGE_HD Shape shape() const { return Shape{n, k}; }
 };
 
 inline TrialJob trial_job(const Job& job) {
-  return TrialJob{job.seed, job.spec, job.n, job.rank_histogram, job.position_matrix};
+  const Shape s = shape_of(job);
+  return TrialJob{job.seed, job.spec, s.n, s.k, job.rank_histogram, job.position_matrix,
+                  job.hand_histogram, job.poker_categories};
 }
 
 // Identity order, algorithm A drawing from `src`, then the sink. `items` is a
 // pointer to n items, or a container of them with items[i] (packed_items.hpp).
 template <Algorithm A, class Items, RandomSource Source, class Sink>
-MELANGE_HD inline void trial_body(Items&& items, int n, Source& src, Sink& sink) {
-  iota_items(items, n);
-  shuffle_as<A>(items, n, src);
-  sink(items, n, src);
+MELANGE_HD inline void trial_body(Items&& items, Shape s, Source& src, Sink& sink) {
+  iota_items(items, s.n);
+  shuffle_as<A>(items, s, src);
+  sink(items, s, src);
 }
 
 // Trial t of a job: stream t through the job's bounded method (Set: which
 // methods the source is compiled for; the job's must be among them).
 template <Algorithm A, MethodSet Set = MethodSet::any, class Items, class Sink>
 MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Items&& items, Sink& sink) {
-  BasicPhiloxSource<Set> src(job.seed, t, job.spec, A, job.n);
-  trial_body<A>(items, job.n, src, sink);
+  BasicPhiloxSource<Set> src(job.seed, t, job.spec, A, job.shape());
+  trial_body<A>(items, job.shape(), src, sink);
 }
 
-// Reports a finished trial to a counter with rank(r), position(item, p) and
-// usage(words, draws): the tallies the job asked for, and what the trial read
-// (stream words) and asked for (bounded draws and comparator coins).
-template <class Items, class Counter>
+// Reports a deal (or a whole permutation, k = n) to a counter: deal[i] is
+// the item in slot i, i < k. Records read from another program are counted
+// here too.
+template <class Deal, class Counter>
+MELANGE_HD inline void count_dealt(const TrialJob& job, const Deal& deal, Counter& counter) {
+  const Shape s = job.shape();
+  if (job.ranks) counter.rank(s.whole() ? lehmer_rank(deal, s.n) : deal_rank(deal, s.n, s.k));
+  if (job.positions)
+    for (int p = 0; p < s.k; ++p) counter.position(deal[p], p);
+  if (job.hands) counter.hand(hand_rank(deal, s.k));
+  if (job.categories) counter.category(static_cast<int>(poker_category(deal)));
+}
+
+// Reports a trial's outcome to a counter with rank(r), position(item, p),
+// hand(r) and category(c): the tallies the job asked for. The outcome is the
+// last k positions (deal.hpp has the ranks of a deal). kDeals = false
+// compiles the whole-permutation tallies alone, for code that must stay
+// small (a GPU thread of an algorithm that never deals; see can_deal).
+template <bool kDeals = true, class Items, class Counter>
+MELANGE_HD inline void count_outcome(const TrialJob& job, const Items& items, Counter& counter) {
+  if constexpr (!kDeals) {
+    if (job.ranks) counter.rank(lehmer_rank(items, job.n));
+    if (job.positions)
+      for (int p = 0; p < job.n; ++p) counter.position(items[p], p);
+  } else {
+    count_dealt(job, dealt_items(items, job.shape()), counter);
+  }
+}
+
+// The outcome, then usage(words, draws): what the trial read (stream words)
+// and asked for (bounded draws and comparator coins).
+template <bool kDeals = true, class Items, class Counter>
 MELANGE_HD inline void count_trial(const TrialJob& job, const Items& items, std::uint64_t words,
                                    std::uint64_t draws, Counter& counter) {
-  if (job.ranks) counter.rank(lehmer_rank(items, job.n));
-  if (job.positions)
-    for (int p = 0; p < job.n; ++p) counter.position(items[p], p);
+  count_outcome<kDeals>(job, items, counter);
   counter.usage(words, draws);
 }
 
 // The sink that counts: a trial's tallies go to `counter`.
-template <class Counter>
+template <class Counter, bool kDeals = true>
 struct CountingSink {
   const TrialJob& job;
   Counter& counter;
   template <class Items, class Source>
-  MELANGE_HD void operator()(const Items& items, int, const Source& src) {
-    count_trial(job, items, src.words_consumed(), src.draws_made(), counter);
+  MELANGE_HD void operator()(const Items& items, Shape, const Source& src) {
+    count_trial<kDeals>(job, items, src.words_consumed(), src.draws_made(), counter);
   }
 };
 
-// The sink that keeps the permutation: out[0..n), then out moves on a row.
+// The sink that keeps the outcome: the permutation, or a deal's k items in
+// slot order, into out[0..k), then out moves on a row.
 struct SampleSink {
   std::uint16_t* out;
   template <class Items, class Source>
-  MELANGE_HD void operator()(const Items& items, int n, const Source&) {
-    for (int p = 0; p < n; ++p) out[p] = static_cast<std::uint16_t>(items[p]);
-    out += n;
+  MELANGE_HD void operator()(const Items& items, Shape s, const Source&) {
+    const auto dealt = dealt_items(items, s);
+    for (int p = 0; p < s.k; ++p) out[p] = static_cast<std::uint16_t>(dealt[p]);
+    out += s.k;
   }
 };
 
@@ -115,8 +150,10 @@ struct TallyCounter {
   Tally& tally;
   void rank(std::uint64_t r) { tally.ranks.add(r); }
   void position(int item, int p) {
-    ++tally.positions.counts()[static_cast<std::size_t>(item) * tally.positions.n() + p];
+    ++tally.positions.counts()[static_cast<std::size_t>(item) * tally.positions.k() + p];
   }
+  void hand(std::uint64_t r) { ++tally.hands[r]; }
+  void category(int c) { ++tally.categories[static_cast<std::size_t>(c)]; }
   void usage(std::uint64_t words, std::uint64_t draws) {
     tally.words += words;
     tally.draws += draws;

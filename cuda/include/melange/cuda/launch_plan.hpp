@@ -23,8 +23,8 @@ namespace melange::cuda {
 // supported, so the engine runs it on the CPU with its usual note instead of
 // launching nothing.
 inline constexpr Algorithm kDeviceAlgorithms[] = {Algorithm::fisher_yates, Algorithm::naive_swap,
-                                                  Algorithm::sattolo, Algorithm::sort_binary_insertion,
-                                                  Algorithm::sort_v8_timsort};
+                                                  Algorithm::sattolo, Algorithm::partial,
+                                                  Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort};
 inline constexpr Method kDeviceMethods[] = {Method::lemire, Method::modulo, Method::rejection, Method::multiply,
                                             Method::batched};
 

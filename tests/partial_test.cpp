@@ -93,6 +93,9 @@ TEST(Partial, BackendsAndThreadsAgree) {
   std::uint64_t categorized = 0;
   for (std::uint64_t c : ref.categories) categorized += c;
   EXPECT_EQ(categorized, job.trials);
+  std::uint64_t handed = 0;  // the counter's delayed hands all arrive
+  for (std::uint64_t h : ref.hands) handed += h;
+  EXPECT_EQ(handed, job.trials);
   for (const char* backend : {"auto", "simd", "scalar"})
     for (int threads : {1, 2, 5}) EXPECT_TRUE(run(job, on(backend, threads)).tally == ref) << backend << " " << threads;
 }

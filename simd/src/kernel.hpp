@@ -244,14 +244,17 @@ struct Kernel {
   }
 
   // Runs the draws and swaps of one batch on per-lane item arrays
-  // (n > kPackedItems): items[lane * n + position]. Lanes are swapped in turn
-  // within each draw, so that eight independent chains overlap.
+  // (n > kPackedItems, and deals): items[lane * n + position]. Lanes are
+  // swapped in turn within each draw, so that eight independent chains
+  // overlap. The items start as `identity`, or (null) as they are: a deal's
+  // arrays are put back by undo_swaps, k swaps instead of n items a lane.
   template <Method M>
   MELANGE_LANE_INLINE static void wide_batch(const Plan& p, std::uint64_t first, u32& reject,
                                              std::uint16_t* items, const std::uint16_t* identity,
                                              std::uint32_t* digits) {
     const std::size_t n = static_cast<std::size_t>(p.job.n);
-    for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
+    if (identity)
+      for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
     // Two passes: every draw's lanes first (Philox, and under `batched` the
     // batches' multiply chains, which are independent of each other), then
     // the swaps, so that the draws overlap instead of waiting on the swaps.
@@ -270,6 +273,18 @@ struct Kernel {
       const std::uint32_t i = p.draws[draw].i;
       std::uint16_t* a = items;
 #pragma GCC unroll 8
+      for (int l = 0; l < kLanes; ++l, a += n) std::swap(a[i], a[jd[l]]);
+    }
+  }
+
+  // Puts every lane's items back in identity order after wide_batch: its
+  // swaps in reverse (a lane that was rejected swapped in range all the same).
+  static void undo_swaps(const Plan& p, std::uint16_t* items, const std::uint32_t* digits) {
+    const std::size_t n = static_cast<std::size_t>(p.job.n);
+    for (std::size_t draw = p.draws.size(); draw-- > 0;) {
+      const std::uint32_t* jd = digits + draw * kLanes;
+      const std::uint32_t i = p.draws[draw].i;
+      std::uint16_t* a = items;
       for (int l = 0; l < kLanes; ++l, a += n) std::swap(a[i], a[jd[l]]);
     }
   }
@@ -357,12 +372,14 @@ struct Kernel {
     const bool want_ranks = !deal && !tally.ranks.empty(), want_positions = !deal && !tally.positions.empty();
     std::vector<std::uint16_t> items(static_cast<std::size_t>(p.job.n) * kLanes), identity(p.job.n);
     iota_items(identity.data(), p.job.n);
+    if (deal)  // identity once; undo_swaps keeps it between batches
+      for (int l = 0; l < kLanes; ++l) std::copy(identity.begin(), identity.end(), items.begin() + l * p.job.n);
     std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
     WideCounters c(p.job.n, want_positions);
     std::uint64_t clean = 0;
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
-      wide_batch<M>(p, t, reject, items.data(), identity.data(), digits.data());
+      wide_batch<M>(p, t, reject, items.data(), deal ? nullptr : identity.data(), digits.data());
       const bool some_rejected = p.may_reject && L::any(reject);
       alignas(64) std::uint32_t kept[kLanes];
       if (some_rejected) redo_rejected(p, t, reject, tally).store_aligned(kept);
@@ -374,6 +391,7 @@ struct Kernel {
         if (want_ranks) tally.ranks.add(lehmer_rank(a, p.job.n));
         if (want_positions) c.add(a);
       }
+      if (deal) undo_swaps(p, items.data(), digits.data());
       if (++c.batches == kFlushBatches) c.flush(tally);
     }
     if (want_positions) c.flush(tally);
@@ -561,6 +579,7 @@ struct Kernel {
     std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
     // A deal's lanes shuffle all n items here; their last k go to the rows.
     std::vector<std::uint16_t> dealing(shape.whole() ? 0 : n * kLanes);
+    for (std::size_t c = 0; c < dealing.size(); ++c) dealing[c] = static_cast<std::uint16_t>(c % n);
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       std::uint16_t* row = out + (t - begin) * width;
       u32 reject(0u);
@@ -571,9 +590,10 @@ struct Kernel {
       } else if (shape.whole()) {
         wide_batch<M>(p, t, reject, row, identity.data(), digits.data());  // lanes' rows are the output rows
       } else {
-        wide_batch<M>(p, t, reject, dealing.data(), identity.data(), digits.data());
+        wide_batch<M>(p, t, reject, dealing.data(), nullptr, digits.data());
         for (int l = 0; l < kLanes; ++l)
           std::memcpy(row + l * width, dealing.data() + l * n + shape.first_dealt(), width * sizeof *row);
+        undo_swaps(p, dealing.data(), digits.data());
       }
       if (p.may_reject && L::any(reject)) resample_rejected(p, t, reject, row);
     }

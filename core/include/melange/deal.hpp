@@ -33,10 +33,36 @@ MELANGE_HD inline std::uint64_t deal_rank(const Items& deal, int n, int k) {
   return rank;
 }
 
+namespace internal {
+
+// C(m, R) by R exact steps C(m-R+i, i) = C(m-R+i-1, i-1) (m-R+i) / i; with R
+// known at compile time each division is by a constant, which compiles to a
+// multiply (a hand's rank needs k of them a trial).
+template <int R>
+MELANGE_HD inline std::uint64_t choose_fixed(std::uint64_t m) {
+  std::uint64_t c = 1;
+  for (int i = 1; i <= R; ++i) c = c * (m - R + static_cast<std::uint64_t>(i)) / static_cast<std::uint64_t>(i);
+  return c;
+}
+
+}  // namespace internal
+
 // C(m, r) for small arguments (a hand's ranks stay far below 2^64 where the
 // hand histogram fits in memory).
 MELANGE_HD inline std::uint64_t choose(std::uint64_t m, int r) {
   if (r < 0 || static_cast<std::uint64_t>(r) > m) return 0;
+  switch (r) {
+    case 0: return 1;
+    case 1: return m;
+    case 2: return internal::choose_fixed<2>(m);
+    case 3: return internal::choose_fixed<3>(m);
+    case 4: return internal::choose_fixed<4>(m);
+    case 5: return internal::choose_fixed<5>(m);
+    case 6: return internal::choose_fixed<6>(m);
+    case 7: return internal::choose_fixed<7>(m);
+    case 8: return internal::choose_fixed<8>(m);
+    default: break;
+  }
   std::uint64_t c = 1;
   for (int i = 1; i <= r; ++i) c = c * (m - static_cast<std::uint64_t>(r) + static_cast<std::uint64_t>(i)) / static_cast<std::uint64_t>(i);
   return c;

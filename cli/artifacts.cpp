@@ -306,7 +306,10 @@ std::string audit_html(const AuditView& v) {
        "<th>p</th><th>log10 p</th><th>critical (\u03b1 " << general(v.report.alpha, 3) << ")</th><th>G</th><th>Holm p</th>"
        "<th>verdict</th></tr>\n";
   const std::string noun = outcome_noun(v.job);
-  if (v.report.rank) o << fit_row(noun + " (" + grouped(v.run.tally.ranks.bins()) + " " + noun + "s)", *v.report.rank);
+  if (v.report.rank)
+    o << fit_row(std::string(is_deal(v.job) ? "deal" : "rank") + " (" + grouped(v.run.tally.ranks.bins()) + " " + noun +
+                     "s)",
+                 *v.report.rank);
   if (v.report.position)
     o << fit_row(is_deal(v.job) ? "item \u00d7 slot" : "item \u00d7 position", *v.report.position);
   if (v.report.hand) o << fit_row("hand (" + grouped(v.run.tally.hands.size()) + " hands)", *v.report.hand);

@@ -176,7 +176,20 @@ int run_audit(const AuditArgs& a) {
   validate(job);
 
   std::unique_ptr<ExactDistribution> model;
-  if (!a.model.empty() && a.model != "exact") model = read_model(a.model);
+  const bool keys = draw_kind(job.algorithm) == DrawKind::keys;
+  // The weighted orders' reference law: Plackett-Luce's, given the weights
+  // (`weighted`'s exact law; the law `weighted-int-power` claims).
+  const bool plackett_luce = a.model == "plackett-luce" || (keys && a.model == "exact");
+  if (a.model == "plackett-luce" && !keys)
+    throw UsageError("--model plackett-luce is the weighted orders' law: use it with --algo weighted or "
+                     "weighted-int-power");
+  if (a.model == "exact" && job.algorithm == Algorithm::weighted_int_power)
+    throw UsageError("weighted-int-power has no exact walk (its keys come from 63-bit words): test it against "
+                     "the law it claims with --model plackett-luce");
+  if (plackett_luce && job.n > max_exact_items(job.algorithm))
+    throw UsageError("--model " + a.model + " gives the Plackett-Luce law up to n = " +
+                     std::to_string(max_exact_items(job.algorithm)) + "; audit against uniform");
+  if (!a.model.empty() && a.model != "exact" && !plackett_luce) model = read_model(a.model);
   if (model && (model->n != job.n || model->k != shape_of(job).k))
     throw UsageError("--model is for n = " + std::to_string(model->n) + ", k = " + std::to_string(model->k) +
                      " but the audit has n = " + std::to_string(job.n) + ", k = " + std::to_string(shape_of(job).k) +
@@ -184,7 +197,7 @@ int run_audit(const AuditArgs& a) {
   if (a.model == "exact" && deal && deals > kMaxExactDeals)
     throw UsageError("--model exact walks partial only up to " + grouped(kMaxExactDeals) +
                      " ordered deals (n!/(n-k)!); audit against uniform or a model file");
-  if (a.model == "exact" && !deal && job.n > max_exact_items(job.algorithm))
+  if (a.model == "exact" && !deal && !keys && job.n > max_exact_items(job.algorithm))
     throw UsageError("--model exact walks " + std::string(algorithm_name(job.algorithm)) +
                      " only up to n = " + std::to_string(max_exact_items(job.algorithm)) +
                      "; audit against uniform or a model file");
@@ -240,7 +253,9 @@ int run_audit(const AuditArgs& a) {
   }
   const std::unique_ptr<InputFile> input_file = from_input ? std::make_unique<InputFile>(a.input) : nullptr;
 
-  if (a.model == "exact")
+  if (plackett_luce)
+    model = std::make_unique<ExactDistribution>(plackett_luce_distribution(job.algorithm, weight_rationals(a.job)));
+  else if (a.model == "exact")
     model = std::make_unique<ExactDistribution>(
         exact_distribution(job.algorithm, shape_of(job), job.spec, options.threads));
 
@@ -334,8 +349,8 @@ void add_audit_command(CLI::App& app, Action& action) {
   cmd->add_flag("--position", a->position, "also tally the item x position matrix (any n <= " + std::to_string(kMaxPositionItems) + ")");
   cmd->add_flag("--no-rank", a->no_rank, "skip the n! rank histogram (with --position)");
   cmd->add_option("--model", a->model,
-                  "test against 'exact' (the algorithm's exact distribution) or a FILE written by "
-                  "'melange exact --json', instead of uniform");
+                  "test against 'exact' (the algorithm's exact distribution), 'plackett-luce' (the weighted "
+                  "orders' law, given --weights) or a FILE written by 'melange exact --json', instead of uniform");
   cmd->add_option("--memory-cap", a->memory_cap,
                   "bytes the whole run may hold: every thread's tallies, the model and the outputs "
                   "(fewer threads run when theirs would not fit)")

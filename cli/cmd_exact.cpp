@@ -34,6 +34,11 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
   std::function<void(std::uint64_t, std::uint64_t)> report;
   if (progress.enabled())
     report = [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
+  if (algo == Algorithm::weighted_int_power)
+    throw UsageError("weighted-int-power has no exact walk (its keys come from 63-bit words); --algo weighted gives "
+                     "the Plackett-Luce law it claims to follow");
+  if (draw_kind(algo) != DrawKind::keys && !a.weights.empty())
+    throw UsageError("--weights are for --algo weighted (and weighted-int-power); " + a.algo + " takes none");
   if (algo != Algorithm::partial && a.k != 0 && a.k != a.n)
     throw UsageError("--k (a deal of k of the n items) is for --algo partial; " + a.algo + " shuffles all n items");
   if (algo == Algorithm::partial && (a.k < 1 || a.k > a.n))
@@ -76,7 +81,16 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
     outputs.commit();
     return 0;
   }
-  const ExactDistribution d = exact_distribution(algo, shape, spec, threads, report);
+  const ExactDistribution d = draw_kind(algo) == DrawKind::keys
+                                  ? plackett_luce_distribution(algo, [&] {
+                                      const std::vector<Rational> w = weight_rationals(a);
+                                      if (w.size() != static_cast<std::size_t>(a.n))
+                                        throw UsageError("--weights has " + std::to_string(w.size()) +
+                                                         " entries for --n " + std::to_string(a.n) +
+                                                         ": give one weight per item");
+                                      return w;
+                                    }())
+                                  : exact_distribution(algo, shape, spec, threads, report);
   progress.clear();
   const Json j = exact_json(d, trials);
   if (!a.json.empty()) write_json(outputs.open(a.json), j);
@@ -87,13 +101,21 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
   }
 
   std::ostringstream o;
-  o << "melange exact: " << algorithm_name(algo) << ", n " << a.n
-    << (shape.whole() ? std::string() : ", k " + std::to_string(shape.k)) << ", "
-    << method_name(spec.method) << "/" << spec.bits << "-bit\n  " << grouped(d.paths)
-    << " paths (" << (d.equally_likely ? "equally likely" : "not equally likely") << "), "
-    << (uses_coins(algo) ? "comparator calls" : "draws") << " per trial "
-    << d.mean_draws.str() << " = " << fixed(static_cast<double>(d.mean_draws), 4)
-    << ", stream words per trial " << fixed(d.mean_words, 6) << "\n\n";
+  if (draw_kind(algo) == DrawKind::keys) {
+    o << "melange exact: " << algorithm_name(algo) << ", n " << a.n << ", weights " << a.weights
+      << "\n  the Plackett-Luce law: P(order) = product over places of w(item) / (sum of the weights not yet "
+         "placed); "
+      << (d.equally_likely ? "equal weights, every order alike" : "exact rationals") << ", stream words per trial "
+      << fixed(d.mean_words, 0) << "\n\n";
+  } else {
+    o << "melange exact: " << algorithm_name(algo) << ", n " << a.n
+      << (shape.whole() ? std::string() : ", k " + std::to_string(shape.k)) << ", "
+      << method_name(spec.method) << "/" << spec.bits << "-bit\n  " << grouped(d.paths)
+      << " paths (" << (d.equally_likely ? "equally likely" : "not equally likely") << "), "
+      << (uses_coins(algo) ? "comparator calls" : "draws") << " per trial "
+      << d.mean_draws.str() << " = " << fixed(static_cast<double>(d.mean_draws), 4)
+      << ", stream words per trial " << fixed(d.mean_words, 6) << "\n\n";
+  }
   const int width = std::max(6, shape.n <= kMaxLabelItems ? shape.k + 2 : 4 * shape.k + 2);
   constexpr std::uint64_t kMaxRows = 40'320;  // 8!: longer tables go to --json
   if (d.probability.size() <= kMaxRows) {

@@ -94,6 +94,7 @@ class Reproduction {
     modulo_claims();
     deck_claims();
     deal_claims();
+    weighted_claims();
   }
 
  private:
@@ -446,6 +447,44 @@ class Reproduction {
     add("partial 5 of 10,000 has a uniform item x slot matrix", "each of the 10,000 as likely to win each place",
         "no FAIL (slot test, 49,995 df)", "slot " + p_of(winners.uniform.position) + "; " + grouped(runs_) + " draws",
         winners.uniform.position && winners.uniform.position->verdict != Verdict::fail);
+  }
+
+  // The PHP page's weighted shuffle (Efraimidis-Spirakis) and its demo
+  // formula, with weights 1, 2, 3, 4.
+  void weighted_claims() {
+    const std::vector<Rational> exact_weights = {Rational(1), Rational(2), Rational(3), Rational(4)};
+    const ExactDistribution law = plackett_luce_distribution(Algorithm::weighted, exact_weights);
+    auto weighted_audit = [&](Algorithm a) {
+      Sampled s{Job{}, {}, {}};
+      s.job.seed = seed_;
+      s.job.algorithm = a;
+      s.job.n = 4;
+      s.job.weights = {1, 2, 3, 4};
+      s.job.trials = runs_;
+      s.job.position_matrix = true;
+      RunOptions o;
+      o.threads = threads_;
+      s.run = run(s.job, o);
+      AuditOptions ao;
+      ao.model = &law;
+      s.uniform = analyze(s.job, s.run.tally, ao);
+      return s;
+    };
+    const Sampled fair = weighted_audit(Algorithm::weighted);
+    add("weighted (Efraimidis-Spirakis), weights 1..4, follows its exact law", "heavier items come first in proportion",
+        "Plackett-Luce, exact: P(DCBA) = 4/10 x 3/6 x 2/3 = 2/15", "rank " + p_of(fair.uniform.rank) +
+            " against it; DCBA " + grouped(fair.run.tally.ranks.counts()[23]) + " of " + grouped(runs_),
+        fair.uniform.rank && fair.uniform.rank->verdict != Verdict::fail);
+    const Sampled demo = weighted_audit(Algorithm::weighted_int_power);
+    const std::uint64_t heaviest_first = demo.run.tally.positions.at(3, 0);
+    const std::uint64_t lightest_first = demo.run.tally.positions.at(0, 0);
+    add("the demo formula U^(1/w): which item comes first", "heavier items come first",
+        "the lightest, always: the heaviest never (not 4 in 10, as Plackett-Luce)",
+        "heaviest first " + grouped(heaviest_first) + " times, lightest first " + grouped(lightest_first) + " of " +
+            grouped(runs_) + "; order ABCD " + grouped(demo.run.tally.ranks.counts()[0]),
+        heaviest_first == 0 && demo.uniform.verdict == Verdict::fail,
+        "the claim does not hold, as melange expects: on a 63-bit U the keys U, U^(1/2), U^(1/3), U^(1/4) are "
+        "astronomically apart, so descending order lists the items lightest first, nearly always as ABCD");
   }
 
   std::uint64_t seed_, runs_;

@@ -1,5 +1,10 @@
 #include "job_args.hpp"
 
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "melange/error.hpp"
@@ -12,6 +17,8 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
       ->capture_default_str();
   cmd->add_option("--n", a.n, "items to shuffle")->capture_default_str();
   cmd->add_option("--k", a.k, "partial: deal k of the n items, 1 <= k <= n (the last k positions, in order)");
+  cmd->add_option("--weights", a.weights,
+                  "weighted, weighted-int-power: one weight per item, finite and > 0, as '1,2.5,4' or a FILE of them");
   if (which.trials)
     cmd->add_option("--trials", a.trials, "trials to run (1e6 notation works)")
         ->capture_default_str();
@@ -49,12 +56,62 @@ BoundedSpec parse_spec_args(const JobArgs& a) {
   return BoundedSpec{*m, a.bits};
 }
 
+std::vector<std::string> weight_texts(const JobArgs& a) {
+  if (a.weights.empty()) return {};
+  std::string list = a.weights;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(a.weights, ec)) {
+    std::ifstream in(a.weights);
+    if (!in) throw UsageError("cannot read --weights file '" + a.weights + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    list = text.str();
+  } else if (a.weights.find_first_of(",0123456789") == std::string::npos) {
+    throw UsageError("--weights '" + a.weights + "' is neither a list such as 1,2.5,4 nor a file");
+  }
+  std::vector<std::string> out;
+  std::string token;
+  auto end_token = [&] {
+    if (!token.empty()) out.push_back(token);
+    token.clear();
+  };
+  for (char c : list) {
+    if (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (c == ',' && token.empty()) throw UsageError("--weights has an empty entry: write them as 1,2.5,4");
+      end_token();
+    } else {
+      token += c;
+    }
+  }
+  end_token();
+  if (out.empty()) throw UsageError("--weights is empty: give one weight per item, such as 1,2,3,4");
+  return out;
+}
+
+std::vector<Rational> weight_rationals(const JobArgs& a) {
+  std::vector<Rational> out;
+  for (const std::string& t : weight_texts(a)) {
+    try {
+      out.push_back(decimal_rational(t));
+    } catch (const UsageError&) {
+      throw UsageError("--weights entry '" + t + "' is not a number above 0 (such as 2.5 or 1e-3): fix it");
+    }
+  }
+  return out;
+}
+
 Job make_job(const JobArgs& a, const std::string& trials_flag) {
   Job job;
   job.algorithm = parse_algorithm_arg(a.algo);
   job.spec = parse_spec_args(a);
   job.n = a.n;
   job.k = a.k;
+  for (const Rational& w : weight_rationals(a)) {
+    const double v = static_cast<double>(w);
+    if (!std::isfinite(v) || v <= 0) throw UsageError("--weights entry " + w.str() + " is out of a double's range: "
+                                                      "scale the weights");
+    job.weights.push_back(v);
+  }
   job.seed = a.seed.empty() ? kDefaultSeed : parse_seed(a.seed);
   job.first = parse_seed(a.first, "--first");
   job.trials = parse_count(a.trials, trials_flag, ~std::uint64_t{0});
@@ -91,11 +148,24 @@ std::string flag_for(const std::string& command, Param p) {
   return flag;
 }
 
+std::string weights_text(const std::vector<double>& weights) {
+  std::string text;
+  for (double w : weights) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.10g", w);
+    text += (text.empty() ? "" : ",") + std::string(buf);
+  }
+  return text;
+}
+
 std::string describe(const Job& job) {
+  // The weighted orders read raw words: no bounded method to name.
+  const std::string draws = draw_kind(job.algorithm) == DrawKind::keys
+                                ? "weights " + weights_text(job.weights)
+                                : std::string(method_name(job.spec.method)) + "/" + std::to_string(job.spec.bits) + "-bit";
   return std::string(algorithm_name(job.algorithm)) + ", n " + std::to_string(job.n) +
-         (is_deal(job) ? ", k " + std::to_string(job.k) : std::string()) + ", " +
-         std::string(method_name(job.spec.method)) + "/" + std::to_string(job.spec.bits) +
-         "-bit, seed " + std::to_string(job.seed);
+         (is_deal(job) ? ", k " + std::to_string(job.k) : std::string()) + ", " + draws + ", seed " +
+         std::to_string(job.seed);
 }
 
 }  // namespace melange::cli

@@ -4,9 +4,11 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "melange/backend_table.hpp"
 #include "melange/error.hpp"
+#include "melange/exact.hpp"
 #include "melange/job.hpp"
 
 namespace melange::cli {
@@ -15,6 +17,7 @@ struct JobArgs {
   std::string algo = "fisher-yates";
   int n = 4;
   int k = 0;  // partial: items dealt (0: not given)
+  std::string weights;  // the weighted orders: "1,2.5,4" or a file of them
   std::string trials = "1e6";
   std::string seed;   // empty: kDefaultSeed
   std::string first = "0";
@@ -33,6 +36,12 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which = {});
 
 Algorithm parse_algorithm_arg(const std::string& name);
 BoundedSpec parse_spec_args(const JobArgs& a);
+// --weights as written: the list's entries, or a file's (commas, spaces or
+// lines between them). Empty when not given.
+std::vector<std::string> weight_texts(const JobArgs& a);
+// The same as exact rationals, each checked (a number, above 0).
+std::vector<Rational> weight_rationals(const JobArgs& a);
+
 // The job described by the arguments, not yet validated.
 Job make_job(const JobArgs& a, const std::string& trials_flag = "--trials");
 int thread_count(const JobArgs& a);
@@ -42,6 +51,9 @@ std::string backend_arg(const JobArgs& a);
 // The flag that sets a library parameter in `command` ("--count" for the
 // trials of `sample`), for the library's error messages.
 std::string flag_for(const std::string& command, Param p);
+
+// "1,2.5,4": weights as a list.
+std::string weights_text(const std::vector<double>& weights);
 
 // "fisher-yates, n 4, lemire/32-bit, seed S" — what every report starts with.
 std::string describe(const Job& job);

@@ -353,7 +353,8 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
     for (const auto& [label, value] : usage_rows(job, report)) o << "  " << label << " " << value << "\n";
   o << "\n";
   if (report.rank)
-    o << "  " << line_for(noun + " test (" + grouped(h.bins()) + " " + noun + "s)", *report.rank, report.alpha)
+    o << "  " << line_for(std::string(shape.whole() ? "rank" : "deal") + " test (" + grouped(h.bins()) + " " + noun + "s)",
+                          *report.rank, report.alpha)
       << "\n";
   if (report.position) {
     const PositionTest& p = *report.position_detail;

@@ -31,7 +31,8 @@ def kernels(report):
     return rows
 
 
-ALGORITHMS = ["fisher-yates", "naive-swap", "sattolo", "partial", "sort-binary-insertion", "sort-v8-timsort"]
+ALGORITHMS = ["fisher-yates", "naive-swap", "sattolo", "partial", "sort-binary-insertion", "sort-v8-timsort",
+              "weighted", "weighted-int-power"]
 
 
 def readable(names):

@@ -452,5 +452,50 @@ INSTANTIATE_TEST_SUITE_P(Cases, CliBadDeals,
                                            "sample --algo partial --n 5 --k 0", "exact --algo partial --n 5",
                                            "exact --algo sattolo --n 5 --k 2"));
 
+// Weighted orders: weights as a list or a file; the Plackett-Luce law as
+// exact fractions; the demo formula's audit shows the lightest item first.
+TEST(CliWeights, ListFileExactAndTheDemo) {
+  const auto dir = scratch_dir("weights");
+  const std::string file = (dir / "w.txt").string();
+  std::ofstream(file) << "1\n2.5\n4\n";
+  const auto from_list = run_cli("audit --algo weighted --n 3 --weights 1,2.5,4 --trials 1e5 --model exact --json -");
+  const auto from_file = run_cli("audit --algo weighted --n 3 --weights " + file + " --trials 1e5 --model exact --json -");
+  ASSERT_EQ(from_list.status, 0) << from_list.err;
+  ASSERT_EQ(from_file.status, 0) << from_file.err;
+  const auto l = nlohmann::json::parse(from_list.out), f = nlohmann::json::parse(from_file.out);
+  EXPECT_EQ(l["histogram"], f["histogram"]);
+  EXPECT_NE(l["stats"]["verdict"], "FAIL");
+  EXPECT_EQ(l["reference"], "exact model");
+  const auto exact = run_cli("exact --algo weighted --n 3 --weights 1,2.5,4");
+  ASSERT_EQ(exact.status, 0) << exact.err;
+  for (const char* s : {"Plackett-Luce", "2/39", "8/21"}) EXPECT_NE(exact.out.find(s), std::string::npos) << s << exact.out;
+  const auto demo = run_cli("audit --algo weighted-int-power --n 4 --weights 1,2,3,4 --trials 1e5 --position "
+                            "--model plackett-luce");
+  ASSERT_EQ(demo.status, 0) << demo.err;
+  for (const char* s : {"weights 1,2,3,4", "ABCD  0", "verdict: FAIL"})
+    EXPECT_NE(demo.out.find(s), std::string::npos) << s << "\n" << demo.out;
+  std::filesystem::remove_all(dir);
+}
+
+class CliBadWeights : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CliBadWeights, OneLineExit2) {
+  const auto r = run_cli(GetParam());
+  EXPECT_EQ(r.status, 2) << GetParam() << "\nstderr: " << r.err;
+  EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("weight"), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadWeights,
+    ::testing::Values("audit --algo weighted --n 3 --weights 1,0,2", "audit --algo weighted --n 3 --weights 1,-2,3",
+                      "audit --algo weighted --n 3 --weights 1,nan,3", "audit --algo weighted --n 3 --weights 1,inf,3",
+                      "audit --algo weighted --n 3 --weights 1,2", "audit --algo weighted --n 3 --weights 1,,2",
+                      "audit --algo weighted --n 3 --weights x", "audit --algo weighted --n 3",
+                      "audit --algo fisher-yates --n 3 --weights 1,2,3", "sample --algo weighted-int-power --n 2 --weights 1,2,3",
+                      "exact --algo weighted --n 3 --weights 1,2", "exact --algo weighted-int-power --n 3 --weights 1,2,3",
+                      "audit --algo weighted-int-power --n 3 --weights 1,2,3 --model exact",
+                      "audit --n 3 --model plackett-luce --weights 1,2,3"));
+
 }  // namespace
 }  // namespace melange

@@ -32,6 +32,14 @@ struct HostCounter {
   }
 };
 
+// The algorithms the device code runs: all but the weighted orders.
+std::vector<Algorithm> device_algorithms() {
+  std::vector<Algorithm> out;
+  for (Algorithm a : kAllAlgorithms)
+    if (draw_kind(a) != DrawKind::keys) out.push_back(a);
+  return out;
+}
+
 // The thread level as the kernel runs it: a byte an item, the core's trial
 // body, a counting sink.
 Tally run_on_host(const Job& job) {
@@ -82,7 +90,7 @@ void expect_reference(const Job& job, Trial&& trial) {
 
 TEST(CudaThreadCode, EqualsTheScalarReference) {
   int compared = 0;
-  for (Algorithm a : kAllAlgorithms)
+  for (Algorithm a : device_algorithms())
     for (int n : {4, 5, 8, 52})
       for (BoundedSpec spec : {BoundedSpec{}, BoundedSpec{Method::modulo, 8}, BoundedSpec{Method::rejection, 7},
                                BoundedSpec{Method::batched, 32}}) {
@@ -115,7 +123,7 @@ TEST(CudaThreadCode, EqualsTheScalarReference) {
 // CUDA backend picks it (DecisionTable::fits), against the reference loop.
 TEST(CudaThreadCode, TableTrialsEqualTheReferenceLoop) {
   int compared = 0;
-  for (Algorithm a : kAllAlgorithms)
+  for (Algorithm a : device_algorithms())
     for (int n : {2, 4, 6, 8})
       for (BoundedSpec spec : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 32}}) {
         const Job job = host_job(a, n, spec, 0x7ab1e + n, (std::uint64_t{1} << 32) - 1000, 3001, true);
@@ -186,7 +194,7 @@ TEST(CudaLaunchPlan, ATrillionTrialsInLaunchesOfAtMost2To32) {
 // source compiled for the one-word methods, n fixed; against the reference.
 TEST(CudaThreadCode, PackedItemsEqualTheReferenceLoop) {
   int compared = 0;
-  for (Algorithm a : kAllAlgorithms)
+  for (Algorithm a : device_algorithms())
     for (int n = 1; n <= PackedItems::kMaxItems; ++n)
       for (BoundedSpec spec : {BoundedSpec{Method::lemire, 32}, BoundedSpec{Method::modulo, 5},
                                BoundedSpec{Method::rejection, 7}, BoundedSpec{Method::multiply, 9}}) {
@@ -212,7 +220,7 @@ TEST(CudaThreadCode, PackedItemsEqualTheReferenceLoop) {
 // buffer (StridedItems, as in a block's shared memory), any method.
 TEST(CudaThreadCode, StridedItemsEqualTheReferenceLoop) {
   constexpr int kThreads = 5;  // trials t, t + 1, .. share the buffer, as a block's threads do
-  for (Algorithm a : kAllAlgorithms)
+  for (Algorithm a : device_algorithms())
     for (int n : {9, 13, 52})
       for (BoundedSpec spec : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 32}}) {
         // Ranks up to 9! bins; 13! would not fit in memory.
@@ -234,8 +242,10 @@ TEST(CudaBackendChoice, OnlyJobsWithADeviceKernel) {
   Job job;
   for (Algorithm a : kAllAlgorithms) {
     job.algorithm = a;
-    EXPECT_TRUE(cuda::job_has_kernel(job)) << algorithm_name(a);
+    // The weighted orders' floating point keys are CPU only (DESIGN.md section 3).
+    EXPECT_EQ(cuda::job_has_kernel(job), draw_kind(a) != DrawKind::keys) << algorithm_name(a);
   }
+  job.algorithm = Algorithm::fisher_yates;
   for (Method m : kAllMethods) {
     job.spec.method = m;
     EXPECT_TRUE(cuda::job_has_kernel(job)) << method_name(m);

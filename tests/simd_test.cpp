@@ -231,8 +231,12 @@ TEST(SimdBackend, EveryAlgorithmHasAKernelOrIsACoinAlgorithm) {
         EXPECT_EQ(plan.draws[k].s, scheduled_draw(a, shape_of(job), k).range);
         EXPECT_EQ(plan.draws[k].i, scheduled_draw(a, shape_of(job), k).position);
       }
+    } else if (draw_kind(a) == DrawKind::keys) {
+      // Floating point keys: the scalar code computes them (DESIGN.md section 3).
+      for (int i = 0; i < job.n; ++i) job.weights.push_back(1.0 + i);
+      EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
     } else {
-      EXPECT_TRUE(uses_coins(a)) << algorithm_name(a) << " has neither a schedule nor coins";
+      EXPECT_TRUE(uses_coins(a)) << algorithm_name(a) << " has neither a schedule, coins nor keys";
       EXPECT_TRUE(simd_backend->supports(job)) << algorithm_name(a) << " has no table at n 6";
       job.n = kMaxTableItems + 1;
       EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a) << " at n " << job.n;

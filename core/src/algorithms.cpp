@@ -15,6 +15,8 @@ std::string_view algorithm_name(Algorithm a) {
     case Algorithm::partial: return "partial";
     case Algorithm::sort_binary_insertion: return "sort-binary-insertion";
     case Algorithm::sort_v8_timsort: return "sort-v8-timsort";
+    case Algorithm::weighted: return "weighted";
+    case Algorithm::weighted_int_power: return "weighted-int-power";
   }
   return "?";
 }

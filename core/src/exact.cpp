@@ -5,6 +5,8 @@
 #include "melange/exact.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <atomic>
 #include <optional>
 #include <mutex>
@@ -236,7 +238,81 @@ void walk(Algorithm a, Shape s, Walker& walker, Accumulator& acc) {
 }  // namespace
 
 int max_exact_items(Algorithm a) {
-  return draw_kind(a) == DrawKind::schedule ? kMaxExactSwapItems : kMaxExactCoinItems;
+  return draw_kind(a) == DrawKind::coins ? kMaxExactCoinItems : kMaxExactSwapItems;
+}
+
+Rational decimal_rational(const std::string& text) {
+  // [digits][.digits][e[+-]digits], at least one digit before the exponent.
+  std::size_t i = 0;
+  boost::multiprecision::cpp_int digits = 0;
+  int scale = 0, seen = 0;
+  if (i < text.size() && text[i] == '+') ++i;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i, ++seen) digits = digits * 10 + (text[i] - '0');
+  if (i < text.size() && text[i] == '.')
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i, ++seen, --scale)
+      digits = digits * 10 + (text[i] - '0');
+  if (seen > 0 && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    const bool negative = i < text.size() && text[i] == '-';
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+    int exponent = 0, exponent_digits = 0;
+    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && exponent < 100000; ++i, ++exponent_digits)
+      exponent = exponent * 10 + (text[i] - '0');
+    if (exponent_digits == 0) seen = 0;
+    scale += negative ? -exponent : exponent;
+  }
+  if (seen == 0 || i != text.size())
+    throw UsageError(Param::weights, "weight '" + text + "' is not a number such as 2.5 or 1e-3");
+  if (digits == 0) throw UsageError(Param::weights, "weight '" + text + "' is 0: {weights} must be above 0");
+  if (scale > 400 || scale < -400)
+    throw UsageError(Param::weights, "weight '" + text + "' is out of range: {weights} must be finite");
+  boost::multiprecision::cpp_int ten = 1;
+  for (int e = 0; e < std::abs(scale); ++e) ten *= 10;
+  return scale >= 0 ? Rational(digits * ten) : Rational(digits, ten);
+}
+
+ExactDistribution plackett_luce_distribution(Algorithm a, const std::vector<Rational>& weights) {
+  const int n = static_cast<int>(weights.size());
+  if (draw_kind(a) != DrawKind::keys)
+    throw UsageError("the Plackett-Luce law is the weighted orders' law, not " + std::string(algorithm_name(a)) + "'s");
+  if (n < 1 || n > max_exact_items(a))
+    throw UsageError(Param::n, "the exact Plackett-Luce law is limited to n <= " + std::to_string(max_exact_items(a)) +
+                                   " weights, got " + std::to_string(n) + "; sample it instead");
+  for (const Rational& w : weights)
+    if (w <= 0) throw UsageError(Param::weights, "{weights} must be above 0");
+  // Integer weights over their common denominator: an order's probability is
+  // a product of integers over a product of integer suffix sums.
+  boost::multiprecision::cpp_int common = 1;
+  for (const Rational& w : weights) common = boost::multiprecision::lcm(common, boost::multiprecision::denominator(w));
+  std::vector<boost::multiprecision::cpp_int> w(n);
+  for (int i = 0; i < n; ++i)
+    w[i] = boost::multiprecision::numerator(weights[i]) * (common / boost::multiprecision::denominator(weights[i]));
+  ExactDistribution d{a, BoundedSpec{}, n, n, {}, {}, 0, true, 0, static_cast<double>(a == Algorithm::weighted ? n : 2 * n)};
+  d.probability.reserve(factorial(n));
+  for (int i = 1; i < n; ++i) d.equally_likely = d.equally_likely && w[i] == w[0];
+  // Orders in lexicographic (Lehmer) order: the smallest free item first.
+  std::vector<bool> used(n, false);
+  boost::multiprecision::cpp_int left = 0;
+  for (const auto& x : w) left += x;
+  std::function<void(int, const boost::multiprecision::cpp_int&, const boost::multiprecision::cpp_int&,
+                     const boost::multiprecision::cpp_int&)>
+      place = [&](int depth, const boost::multiprecision::cpp_int& num, const boost::multiprecision::cpp_int& den,
+                  const boost::multiprecision::cpp_int& rest) {
+        if (depth == n) {
+          d.probability.emplace_back(num, den);
+          return;
+        }
+        for (int i = 0; i < n; ++i)
+          if (!used[i]) {
+            used[i] = true;
+            place(depth + 1, num * w[i], den * rest, rest - w[i]);
+            used[i] = false;
+          }
+      };
+  place(0, 1, 1, left);
+  d.rank_paths.assign(d.probability.size(), 1);
+  d.paths = d.probability.size();
+  return d;
 }
 
 ExactDistribution exact_distribution(
@@ -260,6 +336,9 @@ ExactDistribution exact_distribution(
     throw UsageError(Param::k, "the exact walk of partial is limited to " + std::to_string(kMaxExactDeals) +
                                    " ordered deals (n!/(n-k)!), got " + std::to_string(n) + " items, k = " +
                                    std::to_string(shape.k) + "; sample it instead");
+  if (draw_kind(a) == DrawKind::keys)
+    throw UsageError("the weighted orders read raw words, not bounded draws: their exact law is Plackett-Luce's "
+                     "(plackett_luce_distribution), given the weights");
   if (!deal && n > max_exact_items(a))
     throw UsageError(Param::n, "the exact walk of " + std::string(algorithm_name(a)) + " is limited to n <= " +
                      std::to_string(max_exact_items(a)) + ", got n = " + std::to_string(n) +

@@ -1,6 +1,7 @@
 #include "melange/job.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "melange/error.hpp"
@@ -56,6 +57,19 @@ void validate_draws(const Job& job) {
     throw UsageError(Param::k, "{k} (a deal of k of the n items) is for the partial algorithm; " + algo +
                                    " shuffles all n items");
   }
+  if (draw_kind(job.algorithm) == DrawKind::keys) {
+    if (job.weights.size() != static_cast<std::size_t>(job.n))
+      throw UsageError(Param::weights, algo + " needs one weight per item: {n} = " + std::to_string(job.n) + ", got " +
+                                           std::to_string(job.weights.size()) + " {weights}");
+    for (std::size_t i = 0; i < job.weights.size(); ++i)
+      if (!(std::isfinite(job.weights[i]) && job.weights[i] > 0))
+        throw UsageError(Param::weights, "weight " + std::to_string(i + 1) + " is " + std::to_string(job.weights[i]) +
+                                             ": {weights} must be finite and above 0");
+    return;  // the keys read raw words: no bounded method to check
+  }
+  if (!job.weights.empty())
+    throw UsageError(Param::weights, "{weights} are for the weighted and weighted-int-power algorithms; " + algo +
+                                         " takes none");
   validate_bounded(job.spec, std::max<std::uint64_t>(1, max_draw_range(job.algorithm, shape_of(job))));
 }
 

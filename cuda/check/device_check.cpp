@@ -119,7 +119,8 @@ void check_tallies(int cpu_threads) {
   for (Algorithm a : kAllAlgorithms)
     for (const BoundedSpec& spec : methods)
       for (int n : {4, 6, 7, 9, 11, 52, 110, 128}) {
-        if (n > max_items(a) || a == Algorithm::partial) continue;  // deals below
+        // Deals below; the weighted orders are CPU only.
+        if (n > max_items(a) || a == Algorithm::partial || draw_kind(a) == DrawKind::keys) continue;
         for (int kinds : {1, 2, 3}) {  // 1 ranks, 2 positions, 3 both
           const bool ranks = kinds & 1, positions = kinds & 2;
           if (ranks && n > 11) continue;

@@ -22,7 +22,10 @@ bool vectorizable(const Job& job) {
   // along the plan's draws, which are read off the schedule. Coin-driven
   // algorithms decide their draws as they go; they run in the lanes through
   // their decision tables where one fits, else on the scalar path.
+  // The weighted orders' keys are floating point, computed by the scalar
+  // code (DESIGN.md section 3 lets them).
   if (draw_kind(job.algorithm) == DrawKind::coins) return DecisionTable::fits(job);
+  if (draw_kind(job.algorithm) == DrawKind::keys) return false;
   return job.n >= 2;
 }
 

@@ -18,6 +18,7 @@
 
 #include "melange/config.hpp"
 #include "melange/limits.hpp"
+#include "melange/weighted.hpp"
 
 namespace melange {
 
@@ -28,11 +29,14 @@ enum class Algorithm : std::uint8_t {
   partial,
   sort_binary_insertion,
   sort_v8_timsort,
+  weighted,
+  weighted_int_power,
 };
 
 inline constexpr Algorithm kAllAlgorithms[] = {
     Algorithm::fisher_yates, Algorithm::naive_swap, Algorithm::sattolo, Algorithm::partial,
-    Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort};
+    Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort, Algorithm::weighted,
+    Algorithm::weighted_int_power};
 
 std::string_view algorithm_name(Algorithm a);
 std::optional<Algorithm> parse_algorithm(std::string_view name);
@@ -40,7 +44,8 @@ std::optional<Algorithm> parse_algorithm(std::string_view name);
 std::string algorithm_names(std::string_view sep);
 
 // What an algorithm asks of its randomness: bounded(s), a value in [0, s),
-// and less(), a comparator coin.
+// and less(), a comparator coin. The weighted orders read raw stream words
+// (word()), which only the Philox source gives.
 template <class S>
 concept RandomSource = requires(S& s, std::uint64_t range) {
   { s.bounded(range) } -> std::convertible_to<std::uint32_t>;
@@ -50,12 +55,18 @@ concept RandomSource = requires(S& s, std::uint64_t range) {
 // ---- The draw schedule ----------------------------------------------------
 
 // How a trial draws: along a fixed schedule of bounded ranges (the swap
-// algorithms), or comparator coins decided as it goes (the sort one-liners).
-enum class DrawKind : std::uint8_t { schedule, coins };
+// algorithms), comparator coins decided as it goes (the sort one-liners), or
+// a key from raw words for each item (the weighted orders; CPU only).
+enum class DrawKind : std::uint8_t { schedule, coins, keys };
 
 MELANGE_HD constexpr DrawKind draw_kind(Algorithm a) {
-  return a == Algorithm::sort_binary_insertion || a == Algorithm::sort_v8_timsort ? DrawKind::coins
-                                                                                  : DrawKind::schedule;
+  switch (a) {
+    case Algorithm::sort_binary_insertion:
+    case Algorithm::sort_v8_timsort: return DrawKind::coins;
+    case Algorithm::weighted:
+    case Algorithm::weighted_int_power: return DrawKind::keys;
+    default: return DrawKind::schedule;
+  }
 }
 
 // Draw d of a trial: j = bounded(range), then swap(a[position], a[j]).
@@ -66,10 +77,12 @@ struct ScheduledDraw {
 
 // What a trial shuffles and what it hands on: n items, of which the last k
 // positions are the outcome (k = n: the whole permutation; partial deals
-// k < n). Only `partial` reads k; every other algorithm has k = n.
+// k < n). Only `partial` reads k; every other algorithm has k = n. The
+// weighted orders read the items' weights (n of them; null elsewhere).
 struct Shape {
   int n;
   int k;
+  const double* weights = nullptr;
   MELANGE_HD constexpr bool whole() const { return k == n; }
   MELANGE_HD constexpr int first_dealt() const { return n - k; }
 };
@@ -166,6 +179,17 @@ MELANGE_HD inline void shuffle_as(Items&& a, Shape s, Source& src) {
       const ScheduledDraw d = scheduled_draw(A, s, k);
       internal::swap_items(a[d.position], a[src.bounded(d.range)]);
     }
+  } else if constexpr (draw_kind(A) == DrawKind::keys) {
+#ifndef __CUDA_ARCH__
+    // Host code (weighted.hpp): a source without words (the exact walker)
+    // never runs these; their exact law is Plackett-Luce's.
+    if constexpr (requires { src.word(); }) {
+      if constexpr (A == Algorithm::weighted)
+        internal::weighted_order(a, n, s.weights, src);
+      else
+        internal::int_power_order(a, n, s.weights, src);
+    }
+#endif
   } else if constexpr (A == Algorithm::sort_binary_insertion) {
     // `a.sort(() => Math.random() - 0.5)` on an engine that sorts short
     // arrays by binary insertion.
@@ -200,6 +224,9 @@ inline decltype(auto) with_algorithm(Algorithm a, F&& f) {
     case Algorithm::sort_binary_insertion:
       return f(std::integral_constant<Algorithm, Algorithm::sort_binary_insertion>{});
     case Algorithm::sort_v8_timsort: return f(std::integral_constant<Algorithm, Algorithm::sort_v8_timsort>{});
+    case Algorithm::weighted: return f(std::integral_constant<Algorithm, Algorithm::weighted>{});
+    case Algorithm::weighted_int_power:
+      return f(std::integral_constant<Algorithm, Algorithm::weighted_int_power>{});
     case Algorithm::fisher_yates: break;
   }
   return f(std::integral_constant<Algorithm, Algorithm::fisher_yates>{});

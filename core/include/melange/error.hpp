@@ -23,7 +23,7 @@ class Error : public std::runtime_error {
 
 enum class Param : std::uint8_t {
   none, n, trials, first, seed, threads, bits, method, range, backend, memory_cap,
-  position_matrix, state_bits, deal, model, k, hand_histogram, poker_categories,
+  position_matrix, state_bits, deal, model, k, hand_histogram, poker_categories, weights,
 };
 // The field's name, as written in messages: "trials", "memory_cap".
 std::string_view param_name(Param p);

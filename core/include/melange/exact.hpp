@@ -7,6 +7,7 @@
 #include <boost/multiprecision/cpp_int.hpp>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "melange/algorithms.hpp"
@@ -52,6 +53,15 @@ inline constexpr std::uint64_t kMaxExactDeals = std::uint64_t{1} << 21;
 ExactDistribution exact_distribution(
     Algorithm a, int n, BoundedSpec spec = {}, int threads = 1,
     const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
+// The Plackett-Luce law of the weighted order (DESIGN.md section 3): the
+// order sigma has probability prod_j w_sigma_j / (w_sigma_j + .. + w_sigma_n-1),
+// exactly, for n <= max_exact_items(Algorithm::weighted). It is `weighted`'s
+// exact law, and the law `weighted-int-power` claims to follow.
+ExactDistribution plackett_luce_distribution(Algorithm a, const std::vector<Rational>& weights);
+// A weight written as a decimal ("2.5", "1e-3", "40") as an exact rational;
+// UsageError when it is not one, or not above 0.
+Rational decimal_rational(const std::string& text);
+
 // The same for a deal of s.k of s.n items (partial); with s.k = s.n the above.
 // Deals: at most kMaxExactDeals ranks.
 ExactDistribution exact_distribution(

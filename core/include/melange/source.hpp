@@ -58,6 +58,9 @@ class BasicPhiloxSource {
     return ((coin_word_ >> (31 - i)) & 1u) == 0;
   }
 
+  // A raw stream word, for the weighted orders' keys.
+  MELANGE_HD std::uint32_t word() { return stream_.next(); }
+
   MELANGE_HD std::uint64_t words_consumed() const { return stream_.words_consumed(); }
   // Bounded draws and comparator coins so far: what the algorithm asked for,
   // whatever the words behind them.

@@ -31,13 +31,14 @@ struct TrialJob {
   bool positions;  // tally the item x position (slot) matrix
   bool hands;      // tally the hand's colex rank
   bool categories; // tally the poker category
-  MELANGE_HD Shape shape() const { return Shape{n, k}; }
+  const double* weights;  // the weighted orders' weights (host memory), else null
+  MELANGE_HD Shape shape() const { return Shape{n, k, weights}; }
 };
 
 inline TrialJob trial_job(const Job& job) {
   const Shape s = shape_of(job);
   return TrialJob{job.seed, job.spec, s.n, s.k, job.rank_histogram, job.position_matrix,
-                  job.hand_histogram, job.poker_categories};
+                  job.hand_histogram, job.poker_categories, s.weights};
 }
 
 // Identity order, algorithm A drawing from `src`, then the sink. `items` is a

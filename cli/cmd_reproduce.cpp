@@ -98,15 +98,19 @@ class Reproduction {
   }
 
  private:
-  Sampled audit(Algorithm a, int n, std::uint64_t trials, const ExactDistribution* model = nullptr) {
+  // A job of this run's seed; `setup` sets what else it needs (a deal, weights, tallies).
+  template <class Setup = void (*)(Job&)>
+  Sampled audit(Algorithm a, int n, std::uint64_t trials, const ExactDistribution* model = nullptr,
+                Setup setup = [](Job&) {}) {
     Sampled s{Job{}, {}, {}};
     s.job.seed = seed_;
     s.job.algorithm = a;
     s.job.n = n;
     s.job.trials = trials;
+    setup(s.job);
     RunOptions o;
     o.threads = threads_;
-    ProgressLine progress(std::string("reproduce: ") + std::string(algorithm_name(a)), quiet_);
+    ProgressLine progress("reproduce: " + describe(s.job), quiet_);
     if (progress.enabled()) o.progress = [&](std::uint64_t d, std::uint64_t t) { progress.update(d, t); };
     s.run = run(s.job, o);
     AuditOptions ao;
@@ -382,23 +386,13 @@ class Reproduction {
 
   // A deal audit of `trials` trials against uniform, tallies as asked.
   Sampled deal_audit(int n, int k, std::uint64_t trials, bool hands, bool categories) {
-    Sampled s{Job{}, {}, {}};
-    s.job.seed = seed_;
-    s.job.algorithm = Algorithm::partial;
-    s.job.n = n;
-    s.job.k = k;
-    s.job.trials = trials;
-    s.job.rank_histogram = false;
-    s.job.position_matrix = true;
-    s.job.hand_histogram = hands;
-    s.job.poker_categories = categories;
-    RunOptions o;
-    o.threads = threads_;
-    ProgressLine progress("reproduce: partial " + std::to_string(k) + " of " + std::to_string(n), quiet_);
-    if (progress.enabled()) o.progress = [&](std::uint64_t d, std::uint64_t t) { progress.update(d, t); };
-    s.run = run(s.job, o);
-    s.uniform = analyze(s.job, s.run.tally);
-    return s;
+    return audit(Algorithm::partial, n, trials, nullptr, [&](Job& job) {
+      job.k = k;
+      job.rank_histogram = false;
+      job.position_matrix = true;
+      job.hand_histogram = hands;
+      job.poker_categories = categories;
+    });
   }
 
   static std::string p_of(const std::optional<TestResult>& t) {
@@ -455,20 +449,10 @@ class Reproduction {
     const std::vector<Rational> exact_weights = {Rational(1), Rational(2), Rational(3), Rational(4)};
     const ExactDistribution law = plackett_luce_distribution(Algorithm::weighted, exact_weights);
     auto weighted_audit = [&](Algorithm a) {
-      Sampled s{Job{}, {}, {}};
-      s.job.seed = seed_;
-      s.job.algorithm = a;
-      s.job.n = 4;
-      s.job.weights = {1, 2, 3, 4};
-      s.job.trials = runs_;
-      s.job.position_matrix = true;
-      RunOptions o;
-      o.threads = threads_;
-      s.run = run(s.job, o);
-      AuditOptions ao;
-      ao.model = &law;
-      s.uniform = analyze(s.job, s.run.tally, ao);
-      return s;
+      return audit(a, 4, runs_, &law, [](Job& job) {
+        job.weights = {1, 2, 3, 4};
+        job.position_matrix = true;
+      });
     };
     const Sampled fair = weighted_audit(Algorithm::weighted);
     add("weighted (Efraimidis-Spirakis), weights 1..4, follows its exact law", "heavier items come first in proportion",

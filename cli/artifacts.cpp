@@ -256,6 +256,14 @@ void audit_position_csv(const AuditView& v, std::ostream& to) {
   }
 }
 
+void audit_category_csv(const AuditView& v, std::ostream& to) {
+  to << "category,count,expected,ratio,z\n";
+  for (const CategoryRow& c : category_rows(v.run.tally))
+    to << c.name << "," << c.count << "," << general(c.expected, 10) << ","
+       << general(static_cast<double>(c.count) / c.expected, 8) << ","
+       << general((static_cast<double>(c.count) - c.expected) / c.sigma, 8) << "\n";
+}
+
 std::string audit_html(const AuditView& v) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>melange audit: "

@@ -27,6 +27,7 @@ std::string audit_svg(const AuditView& v);
 // The CSV tables, streamed: memory stays flat whatever n! is.
 void audit_rank_csv(const AuditView& v, std::ostream& to);      // rank,label,count,expected,residual
 void audit_position_csv(const AuditView& v, std::ostream& to);  // item,position,count,expected,residual
+void audit_category_csv(const AuditView& v, std::ostream& to);  // category,count,expected,ratio,z
 std::string audit_html(const AuditView& v);
 
 std::string exact_svg(const ExactDistribution& d);

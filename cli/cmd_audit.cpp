@@ -104,14 +104,19 @@ class InputFile {
 };
 
 
-// With both tallies, the rank table goes to FILE and the matrix to FILE's
-// name with "-position" before the extension.
-std::string position_csv_path(const std::string& csv, bool has_ranks) {
-  if (!has_ranks || csv.empty()) return csv;
+// FILE's name with "-" + part before the extension: "out-position.csv".
+std::string csv_part_path(const std::string& csv, const std::string& part) {
   const auto dot = csv.rfind('.');
   const auto slash = csv.rfind('/');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return csv + "-position";
-  return csv.substr(0, dot) + "-position" + csv.substr(dot);
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return csv + "-" + part;
+  return csv.substr(0, dot) + "-" + part + csv.substr(dot);
+}
+
+// With both tallies, the rank table goes to FILE and the matrix to
+// FILE-position.csv.
+std::string position_csv_path(const std::string& csv, bool has_ranks) {
+  if (!has_ranks || csv.empty()) return csv;
+  return csv_part_path(csv, "position");
 }
 
 // Bytes kept back from --memory-cap for what is not a tally: the output
@@ -234,6 +239,9 @@ int run_audit(const AuditArgs& a) {
   if (!a.csv.empty() && !job.rank_histogram && !job.position_matrix)
     throw UsageError("--csv writes the rank histogram or the position matrix, and this audit has neither: drop --csv");
   if (job.position_matrix) outputs.declare(job.rank_histogram ? "--csv (position matrix)" : "--csv", position_csv);
+  // Poker categories beside them: FILE-categories.csv.
+  const std::string category_csv = job.poker_categories && !a.csv.empty() ? csv_part_path(a.csv, "categories") : "";
+  outputs.declare("--csv (poker categories)", category_csv);
   const std::string page = outputs.declare_report("--report", a.report_dir);
 
   RecordOptions records;
@@ -331,6 +339,7 @@ int run_audit(const AuditArgs& a) {
   if (!a.csv.empty()) {
     if (job.rank_histogram) audit_rank_csv(view, outputs.open(a.csv));
     if (job.position_matrix) audit_position_csv(view, outputs.open(position_csv));
+    if (!category_csv.empty()) audit_category_csv(view, outputs.open(category_csv));
   }
   if (!page.empty()) outputs.write(page, audit_html(view));
   if (a.job.json != "-") std::cout << audit_text(job, run, report, model.get(), source);
@@ -362,7 +371,8 @@ void add_audit_command(CLI::App& app, Action& action) {
   cmd->add_option("--svg", a->svg, "write the charts to FILE: orders against the expected line and "
                                    "its 3-sigma band, and the position heatmap");
   cmd->add_option("--csv", a->csv, "write rank,label,count,expected,residual to FILE (and the matrix "
-                                   "to FILE-position.csv, or to FILE with --no-rank)");
+                                   "to FILE-position.csv, or to FILE with --no-rank; poker categories to "
+                                   "FILE-categories.csv)");
   cmd->add_option("--report", a->report_dir, "write a self-contained HTML report to DIR/index.html");
   cmd->add_flag("--fail-on-bias", a->fail_on_bias, "exit with status 3 when a test FAILs after Holm");
   cmd->add_flag("--quiet", a->quiet, "no progress line on the terminal");

@@ -365,6 +365,16 @@ TEST(CliDeals, PokerAuditHasCategoriesSlotsAndHands) {
   for (const char* s : {"poker category", "royal flush", "high card", "slot test (52x5)",
                         "poker category test (10 categories, fair law)", "deal histogram left out"})
     EXPECT_NE(text.out.find(s), std::string::npos) << s << "\n" << text.out;
+  // --csv: the slot matrix to FILE (no deal histogram), the categories beside it.
+  const auto dir = scratch_dir("poker-csv");
+  const auto csv = run_cli("audit --algo partial --n 52 --k 5 --trials 4e6 --seed 3 --csv " + (dir / "p.csv").string());
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  const std::string slots = slurp(dir / "p.csv"), categories = slurp(dir / "p-categories.csv");
+  EXPECT_EQ(slots.rfind("item,slot,count,expected,residual\n", 0), 0u) << slots.substr(0, 80);
+  EXPECT_EQ(testing::count_lines(slots), 1 + 52 * 5);
+  EXPECT_EQ(categories.rfind("category,count,expected,ratio,z\nroyal flush,", 0), 0u) << categories;
+  EXPECT_EQ(testing::count_lines(categories), 11);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CliDeals, SmallDealsListEveryDealAndTheirHands) {

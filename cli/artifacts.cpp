@@ -40,8 +40,12 @@ std::vector<std::string> rank_labels(Shape s) {
   return labels;
 }
 
-// Few enough outcomes to draw a bar each (every order up to n = 5).
-bool bars_for(Shape s) { return (s.whole() ? factorial(std::min(s.n, 6)) : deal_count(s.n, s.k)) <= 120 && deal_count(s.n, s.k) != 0; }
+// Few enough outcomes to draw a bar each (every order up to n = 5): n!/(n-k)!
+// counts both, and is 0 where it does not fit 64 bits.
+bool bars_for(Shape s) {
+  const std::uint64_t outcomes = deal_count(s.n, s.k);
+  return outcomes != 0 && outcomes <= 120;
+}
 
 std::vector<std::string> item_labels(int n) {
   std::vector<std::string> labels;

@@ -290,22 +290,38 @@ int run_audit(const AuditArgs& a) {
     signals::defer_interrupt(true);
     try {
       const ByteSource source = [&](char* buffer, std::size_t capacity) { return input_file->read(buffer, capacity); };
-      const int width = shape_of(job).k;  // items a record
-      stats = read_records(source, records, [&](const std::uint16_t* items, std::size_t batch) {
-        for (std::size_t r = 0; r < batch; ++r, items += width) {
-          count_dealt(tj, items, counter);
-          if (++counted == next_line && progressive) {
-            next_line *= 2;
-            Job so_far = job;
-            so_far.trials = run.tally.trials = counted;
-            counter.flush_hands();
-            const AuditReport report = analyze(so_far, run.tally, audit);
-            lines << progress_lines(counted, report) << std::flush;
-            if (a.stop_on_fail && report.verdict == Verdict::fail) return false;
-          }
+      // Counts a batch through one(r), record by record; on a stream it
+      // stops at 2^10, 2^11, ... records for a line per test. False stops
+      // the read (--stop-on-fail).
+      const auto count_batch = [&](std::size_t batch, auto&& one) {
+        for (std::size_t r = 0; r < batch;) {
+          const std::size_t end =
+              progressive ? static_cast<std::size_t>(std::min<std::uint64_t>(batch, r + (next_line - counted))) : batch;
+          for (std::size_t i = r; i < end; ++i) one(i);
+          counted += end - r;
+          r = end;
+          if (!progressive || counted != next_line) continue;
+          next_line *= 2;
+          Job so_far = job;
+          so_far.trials = run.tally.trials = counted;
+          counter.flush_hands();
+          const AuditReport report = analyze(so_far, run.tally, audit);
+          lines << progress_lines(counted, report) << std::flush;
+          if (a.stop_on_fail && report.verdict == Verdict::fail) return false;
         }
         return true;
-      });
+      };
+      if (job.rank_histogram && !job.position_matrix && !deal) {
+        // Ranks are all this tally needs: the reader's table path gives them.
+        stats = read_record_ranks(source, records, [&](const std::uint64_t* ranks, std::size_t batch) {
+          return count_batch(batch, [&](std::size_t r) { counter.rank(ranks[r]); });
+        });
+      } else {
+        const int width = shape_of(job).k;  // items a record
+        stats = read_records(source, records, [&](const std::uint16_t* items, std::size_t batch) {
+          return count_batch(batch, [&](std::size_t r) { count_dealt(tj, items + r * width, counter); });
+        });
+      }
     } catch (const Error&) {
       if (!signals::interrupted()) throw;
       if (counted == 0) {

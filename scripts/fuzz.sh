@@ -9,6 +9,6 @@ seconds=${1:-60}
 work=${TMPDIR:-/tmp}/melange-fuzz
 mkdir -p "$work/corpus"
 clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Icore/include tests/fuzz/fuzz_records.cpp core/src/records.cpp core/src/error.cpp \
+  -Icore/include tests/fuzz/fuzz_records.cpp core/src/records.cpp core/src/rank.cpp core/src/error.cpp \
   -o "$work/fuzz_records"
 "$work/fuzz_records" -max_total_time="$seconds" -timeout=5 "$work/corpus" tests/fuzz/corpus

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "melange/error.hpp"
+#include "melange/rank.hpp"
 
 namespace melange {
 namespace {
@@ -106,6 +107,11 @@ class Records {
     return held == 0 || each_(items_.data(), held);
   }
   std::uint64_t number() const { return number_; }
+  // `valid` right records that a faster reader checked and handed on itself.
+  void counted(std::uint64_t valid) {
+    number_ += valid;
+    stats_.records += valid;
+  }
   RecordStats stats() const { return stats_; }
 
  private:
@@ -216,9 +222,12 @@ std::int64_t item_at(const unsigned char* p, const Binary& b) {
   return std::clamp(static_cast<std::int64_t>(v), -kFar, kFar);
 }
 
-RecordStats read_binary(const ByteSource& source, const RecordOptions& o, const Binary& b, Records& records) {
-  const int items = o.k > 0 ? o.k : o.n;  // a record's
-  const std::size_t record_bytes = static_cast<std::size_t>(items) * static_cast<std::size_t>(b.width);
+// Binary input a block of whole records at a time: `each(data, records)`
+// sees them in order and returns false to stop. A record cut by the block's
+// end waits for the next; one cut by the input's end is an error.
+template <class Each>
+void for_each_binary_block(const ByteSource& source, const RecordOptions& o, const Binary& b,
+                           std::size_t record_bytes, const Records& records, Each&& each) {
   const std::size_t per_block = std::max<std::size_t>(1, o.block_bytes / record_bytes);
   std::vector<unsigned char> buffer(per_block * record_bytes);
   std::size_t held = 0;  // bytes of an unfinished record at the buffer's start
@@ -229,20 +238,7 @@ RecordStats read_binary(const ByteSource& source, const RecordOptions& o, const 
     const std::size_t got = source(reinterpret_cast<char*>(buffer.data()) + held, room);
     const std::size_t size = held + got;
     const std::size_t whole = size / record_bytes;
-    for (std::size_t r = 0; r < whole; ++r) {
-      const unsigned char* rec = buffer.data() + r * record_bytes;
-      records.begin();
-      for (int i = 0; i < items; ++i) records.item(item_at(rec + static_cast<std::size_t>(i) * b.width, b));
-      const auto text = [&, rec] {
-        std::string t;
-        for (int i = 0; i < items && t.size() <= kShownChars; ++i) {
-          if (i) t.push_back(' ');
-          t.append(std::to_string(item_at(rec + static_cast<std::size_t>(i) * b.width, b)));
-        }
-        return t;
-      };
-      if (!records.finish(text)) return records.stats();
-    }
+    if (!each(buffer.data(), whole)) return;
     left -= whole;
     held = size - whole * record_bytes;
     if (got == 0) break;
@@ -254,6 +250,31 @@ RecordStats read_binary(const ByteSource& source, const RecordOptions& o, const 
   if (b.limit != ~std::uint64_t{0} && left != 0)
     throw UsageError("the .npy data ends after " + std::to_string(b.limit - left) + " of its " +
                      std::to_string(b.limit) + " records");
+}
+
+// One binary record through the checks of Records; false to stop reading.
+bool binary_record(const unsigned char* rec, int items, const Binary& b, Records& records) {
+  records.begin();
+  for (int i = 0; i < items; ++i) records.item(item_at(rec + static_cast<std::size_t>(i) * b.width, b));
+  const auto text = [&, rec] {
+    std::string t;
+    for (int i = 0; i < items && t.size() <= kShownChars; ++i) {
+      if (i) t.push_back(' ');
+      t.append(std::to_string(item_at(rec + static_cast<std::size_t>(i) * b.width, b)));
+    }
+    return t;
+  };
+  return records.finish(text);
+}
+
+RecordStats read_binary(const ByteSource& source, const RecordOptions& o, const Binary& b, Records& records) {
+  const int items = o.k > 0 ? o.k : o.n;  // a record's
+  const std::size_t record_bytes = static_cast<std::size_t>(items) * static_cast<std::size_t>(b.width);
+  for_each_binary_block(source, o, b, record_bytes, records, [&](const unsigned char* data, std::size_t whole) {
+    for (std::size_t r = 0; r < whole; ++r)
+      if (!binary_record(data + r * record_bytes, items, b, records)) return false;
+    return true;
+  });
   return records.stats();
 }
 
@@ -344,6 +365,129 @@ Binary read_npy_header(const ByteSource& source, const RecordOptions& o) {
   return b;
 }
 
+void check_options(const RecordOptions& options) {
+  if (options.n < 1 || options.n > 65536) throw UsageError(Param::n, "{n} must be between 1 and 65536");
+  if (options.base != 0 && options.base != 1) throw UsageError("--base must be 0 or 1");
+  if (options.k < 0 || options.k > options.n)
+    throw UsageError(Param::k, "deals of {k} of the {n} items need 1 <= k <= n, got k = " + std::to_string(options.k));
+  if (options.format == RecordFormat::u8 && options.n > 256)
+    throw UsageError("u8 records hold items up to 255: use u16 for n = " + std::to_string(options.n));
+}
+
+RecordStats checked_stats(const RecordStats& stats) {
+  if (stats.records == 0)
+    throw UsageError(stats.invalid ? "no valid record in the input (" + std::to_string(stats.invalid) +
+                                         " skipped; the first: " + stats.first_invalid + ")"
+                                   : std::string("the input holds no records"));
+  return stats;
+}
+
+// Every record through Records to `each`; `npy` is the header when the
+// caller has read it already.
+RecordStats read_all(const ByteSource& source, const RecordOptions& options, const RecordBatch& each,
+                     std::optional<Binary> npy) {
+  Records records(options, each);
+  RecordStats stats;
+  switch (options.format) {
+    case RecordFormat::text: stats = read_text(source, options, records); break;
+    case RecordFormat::u8: stats = read_binary(source, options, Binary{1, false}, records); break;
+    case RecordFormat::u16: stats = read_binary(source, options, Binary{2, false}, records); break;
+    case RecordFormat::npy:
+      stats = read_binary(source, options, npy ? *npy : read_npy_header(source, options), records);
+      break;
+  }
+  records.flush();
+  return checked_stats(stats);
+}
+
+// Small permutations in binary records are checked and ranked at once: each
+// item takes 3 bits of a key, and a table over every key holds the Lehmer
+// rank of the permutations and kNotAPermutation for everything else. A key
+// of n <= 6 items is 18 bits, a 512 KB table at most, built in microseconds.
+constexpr int kMaxTableItems = 6;
+constexpr std::uint16_t kNotAPermutation = 0xFFFF;
+
+std::vector<std::uint16_t> permutation_table(int n) {
+  std::vector<std::uint16_t> table(std::size_t{1} << (3 * n), kNotAPermutation);
+  for (std::uint64_t r = 0; r < factorial(n); ++r) {
+    const std::vector<int> p = lehmer_unrank(r, n);
+    std::size_t key = 0;
+    for (int i = 0; i < n; ++i) key |= static_cast<std::size_t>(p[i]) << (3 * i);
+    table[key] = static_cast<std::uint16_t>(r);
+  }
+  return table;
+}
+
+// A block of records of N items, W bytes each, little-endian, with the
+// base taken off; a record the table rejects goes through Records, which
+// says what is wrong with it. Ranks are handed on in batches through
+// `ranks`. False once `each` asks to stop.
+template <int N, int W>
+bool rank_block(const unsigned char* data, std::size_t whole, const Binary& b, int base,
+                const std::uint16_t* table, std::vector<std::uint64_t>& ranks, std::size_t& held,
+                Records& records, const RankBatch& each) {
+  constexpr std::size_t kRecordBytes = static_cast<std::size_t>(N) * W;
+  std::uint64_t valid = 0;  // right records since Records last counted
+  const auto hand_on = [&] {
+    records.counted(valid);
+    valid = 0;
+    const std::size_t count = held;
+    held = 0;
+    return each(ranks.data(), count);
+  };
+  for (std::size_t r = 0; r < whole; ++r) {
+    const unsigned char* rec = data + r * kRecordBytes;
+    std::uint32_t key = 0, high = 0;
+    for (int i = 0; i < N; ++i) {
+      std::uint32_t v = rec[i * W];
+      if constexpr (W == 2) v |= static_cast<std::uint32_t>(rec[i * W + 1]) << 8;
+      v -= static_cast<std::uint32_t>(base);  // 0 - 1 wraps high: out of range
+      high |= v;
+      key |= (v & 7u) << (3 * i);
+    }
+    const std::uint16_t rank = (high >> 3) == 0 ? table[key] : kNotAPermutation;
+    if (rank != kNotAPermutation) [[likely]] {
+      ranks[held++] = rank;
+      ++valid;
+      if (held == ranks.size() && !hand_on()) return false;
+      continue;
+    }
+    records.counted(valid);
+    valid = 0;
+    if (!binary_record(rec, N, b, records)) return false;
+  }
+  return held == 0 || hand_on();
+}
+
+template <int N, int W>
+RecordStats rank_table_records(const ByteSource& source, const RecordOptions& o, const Binary& b,
+                               const RankBatch& each) {
+  const std::vector<std::uint16_t> table = permutation_table(N);
+  const RecordBatch none = [](const std::uint16_t*, std::size_t) { return true; };  // Records never batches here
+  Records records(o, none);
+  std::vector<std::uint64_t> ranks(kBatchItems);
+  std::size_t held = 0;
+  for_each_binary_block(source, o, b, static_cast<std::size_t>(N) * W, records, [&](const unsigned char* data, std::size_t whole) {
+    return rank_block<N, W>(data, whole, b, o.base, table.data(), ranks, held, records, each);
+  });
+  return records.stats();
+}
+
+RecordStats read_ranked_table(const ByteSource& source, const RecordOptions& o, const Binary& b,
+                              const RankBatch& each) {
+  const auto by_width = [&]<int N>() {
+    return b.width == 1 ? rank_table_records<N, 1>(source, o, b, each) : rank_table_records<N, 2>(source, o, b, each);
+  };
+  switch (o.n) {
+    case 1: return by_width.template operator()<1>();
+    case 2: return by_width.template operator()<2>();
+    case 3: return by_width.template operator()<3>();
+    case 4: return by_width.template operator()<4>();
+    case 5: return by_width.template operator()<5>();
+    default: return by_width.template operator()<6>();
+  }
+}
+
 }  // namespace
 
 std::string_view record_format_name(RecordFormat f) {
@@ -373,35 +517,48 @@ RecordFormat record_format_for_path(std::string_view path) {
 }
 
 RecordStats read_records(const ByteSource& source, const RecordOptions& options, const RecordBatch& each) {
-  if (options.n < 1 || options.n > 65536) throw UsageError(Param::n, "{n} must be between 1 and 65536");
-  if (options.base != 0 && options.base != 1) throw UsageError("--base must be 0 or 1");
-  if (options.k < 0 || options.k > options.n)
-    throw UsageError(Param::k, "deals of {k} of the {n} items need 1 <= k <= n, got k = " + std::to_string(options.k));
-  if (options.format == RecordFormat::u8 && options.n > 256)
-    throw UsageError("u8 records hold items up to 255: use u16 for n = " + std::to_string(options.n));
-  Records records(options, each);
-  RecordStats stats;
-  switch (options.format) {
-    case RecordFormat::text: stats = read_text(source, options, records); break;
-    case RecordFormat::u8: stats = read_binary(source, options, Binary{1, false}, records); break;
-    case RecordFormat::u16: stats = read_binary(source, options, Binary{2, false}, records); break;
-    case RecordFormat::npy: stats = read_binary(source, options, read_npy_header(source, options), records); break;
-  }
-  records.flush();
-  if (stats.records == 0)
-    throw UsageError(stats.invalid ? "no valid record in the input (" + std::to_string(stats.invalid) +
-                                         " skipped; the first: " + stats.first_invalid + ")"
-                                   : std::string("the input holds no records"));
-  return stats;
+  check_options(options);
+  return read_all(source, options, each, std::nullopt);
 }
 
-RecordStats read_records(std::istream& in, const RecordOptions& options, const RecordBatch& each) {
-  const ByteSource source = [&in](char* buffer, std::size_t capacity) -> std::size_t {
+RecordStats read_record_ranks(const ByteSource& source, const RecordOptions& options, const RankBatch& each) {
+  check_options(options);
+  if (options.k != 0 && options.k != options.n)
+    throw UsageError("record ranks are for whole permutations; read deals with read_records");
+  if (options.n > kMaxRankItems)
+    throw UsageError(Param::n, "{n} = " + std::to_string(options.n) + " has more orders than 64-bit ranks hold (n <= " +
+                                   std::to_string(kMaxRankItems) + ")");
+  std::optional<Binary> npy;
+  if (options.format == RecordFormat::npy) npy = read_npy_header(source, options);
+  if (options.n <= kMaxTableItems && options.format != RecordFormat::text) {
+    const Binary b = npy ? *npy : Binary{options.format == RecordFormat::u8 ? 1 : 2, false};
+    if (!b.is_signed) return checked_stats(read_ranked_table(source, options, b, each));
+  }
+  // Anything else: checked as read_records does, then ranked one at a time.
+  std::vector<std::uint64_t> ranks;
+  const int n = options.n;
+  const RecordBatch rank_each = [&](const std::uint16_t* items, std::size_t batch) {
+    ranks.resize(batch);
+    for (std::size_t r = 0; r < batch; ++r) ranks[r] = lehmer_rank(items + r * static_cast<std::size_t>(n), n);
+    return each(ranks.data(), batch);
+  };
+  return read_all(source, options, rank_each, npy);
+}
+
+ByteSource stream_source(std::istream& in) {
+  return [&in](char* buffer, std::size_t capacity) -> std::size_t {
     in.read(buffer, static_cast<std::streamsize>(capacity));
     if (in.bad()) throw Error("reading the input failed");
     return static_cast<std::size_t>(in.gcount());
   };
-  return read_records(source, options, each);
+}
+
+RecordStats read_records(std::istream& in, const RecordOptions& options, const RecordBatch& each) {
+  return read_records(stream_source(in), options, each);
+}
+
+RecordStats read_record_ranks(std::istream& in, const RecordOptions& options, const RankBatch& each) {
+  return read_record_ranks(stream_source(in), options, each);
 }
 
 }  // namespace melange

@@ -53,7 +53,19 @@ using RecordBatch = std::function<bool(const std::uint16_t* items, std::size_t r
 // wrong, unless skip_invalid; so do an input with no records, a binary input
 // that ends inside a record and a malformed .npy header.
 RecordStats read_records(const ByteSource& source, const RecordOptions& options, const RecordBatch& each);
+
+// The Lehmer ranks (rank.hpp) of the valid records of whole permutations,
+// n <= 20, in batches: for a tally that needs nothing else. Binary records
+// of n <= 6 items are checked and ranked at once by a table lookup, which
+// reads u8 input at the speed of memory; other input is checked as by
+// read_records and ranked a record at a time. Errors, skipping and the
+// stats are those of read_records.
+using RankBatch = std::function<bool(const std::uint64_t* ranks, std::size_t records)>;
+RecordStats read_record_ranks(const ByteSource& source, const RecordOptions& options, const RankBatch& each);
+
 // The same from a stream (which fills each block before it returns).
+ByteSource stream_source(std::istream& in);
 RecordStats read_records(std::istream& in, const RecordOptions& options, const RecordBatch& each);
+RecordStats read_record_ranks(std::istream& in, const RecordOptions& options, const RankBatch& each);
 
 }  // namespace melange

@@ -1,13 +1,23 @@
-// `melange sample`: the permutations themselves, for Monte Carlo code.
+// `melange sample`: the permutations themselves, for Monte Carlo code,
+// streamed a piece at a time (memory does not grow with --count) as text,
+// raw u8 or u16 records, or a NumPy .npy array (DESIGN.md section 7).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "format.hpp"
 #include "job_args.hpp"
-#include "melange/engine.hpp"
 #include "melange/error.hpp"
+#include "melange/records.hpp"
+#include "melange/serve.hpp"
 #include "output.hpp"
 #include "parse.hpp"
 #include "report.hpp"
@@ -15,109 +25,206 @@
 namespace melange::cli {
 namespace {
 
-constexpr std::uint64_t kMaxSampleItemsOut = 1'000'000'000;  // items one call may print
-// Permutations asked of the library at a time: memory stays at this many
-// rows whatever --count is.
+static_assert(std::endian::native == std::endian::little, "u16 and .npy records are written little-endian as they lie");
+
+// Items asked of the library at a time: memory stays at this many whatever
+// --count is.
 constexpr std::uint64_t kPieceItems = std::uint64_t{1} << 20;
 
-int run_sample(const JobArgs& a) {
-  Job job = make_job(a, "--count");
-  if (job.trials == 0) throw UsageError("--count must be at least 1");
-  if (job.trials - 1 > ~std::uint64_t{0} - job.first)
-    throw UsageError("--first + --count - 1 is past the last trial index, 2^64 - 1");
-  validate_draws(job);
-  // A row: the permutation's n items, or a deal's k in slot order.
-  const bool deal = is_deal(job);
-  const auto n = static_cast<std::uint64_t>(shape_of(job).k);
-  if (job.trials > kMaxSampleItemsOut / n)
-    throw UsageError(std::string("--count x ") + (deal ? "--k" : "--n") +
-                     " must stay within 1e9 items; sample in pieces with --first");
-  RunOptions options;
-  options.threads = thread_count(a);
-  options.backend = backend_arg(a);
-  Outputs outputs;
-  outputs.declare("--json", a.json);
+struct SampleArgs {
+  JobArgs job;
+  std::string format = "text";
+  std::string output;  // empty: standard output, unless --json - has it
+};
 
-  const std::uint64_t piece = std::max<std::uint64_t>(1, kPieceItems / n);
-  std::string backend = "?", note;
-  // Runs the job in pieces of `piece` trials, handing each to `emit`.
-  auto for_each_piece = [&](auto&& emit) {
-    for (std::uint64_t done = 0; done < job.trials;) {
-      Job part = job;
-      part.first = job.first + done;
-      part.trials = std::min(piece, job.trials - done);
-      const SampleResult r = sample(part, options);
-      backend = backend_text(r.backend, r.arch);
-      note = r.note;
-      emit(part, r.permutations);
-      done += part.trials;
+// Decimal text of each item 0..n-1, made once, so that a row is a run of
+// short copies rather than number formatting.
+class ItemText {
+ public:
+  explicit ItemText(int n) {
+    for (int v = 0; v < n; ++v) {
+      const std::string t = std::to_string(v);
+      offset_.push_back(static_cast<std::uint32_t>(chars_.size()));
+      chars_ += t;
     }
-  };
+    offset_.push_back(static_cast<std::uint32_t>(chars_.size()));
+  }
+  // Appends the rows of `items` (`width` a row) to `out`, space-separated.
+  template <class Item>
+  void rows(const Item* items, std::uint64_t records, int width, std::string& out) const {
+    std::size_t size = out.size();
+    out.resize(size + records * static_cast<std::uint64_t>(width) * (max_chars() + 1));
+    char* to = out.data() + size;
+    for (std::uint64_t r = 0; r < records; ++r)
+      for (int i = 0; i < width; ++i) {
+        const std::uint32_t v = *items++;
+        const std::uint32_t begin = offset_[v], length = offset_[v + 1] - begin;
+        for (std::uint32_t c = 0; c < length; ++c) to[c] = chars_[begin + c];
+        to += length;
+        *to++ = i + 1 < width ? ' ' : '\n';
+      }
+    out.resize(static_cast<std::size_t>(to - out.data()));
+  }
 
-  if (!a.json.empty()) {
+ private:
+  std::size_t max_chars() const { return std::to_string(offset_.size() - 2).size(); }
+  std::string chars_;
+  std::vector<std::uint32_t> offset_;
+};
+
+// A pipe holds 64 KiB by default: the writer and its reader would take turns
+// every 64 KiB, hundreds of thousands of switches for a large sample. Ask for
+// 1 MiB (Linux's limit for an unprivileged process); where it is refused the
+// pipe stays as it was.
+void widen_pipe(int fd) {
+#ifdef F_SETPIPE_SZ
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) (void)::fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#else
+  (void)fd;
+#endif
+}
+
+// The .npy header of a (records, width) C-ordered array, version 1.0: magic,
+// version, header length, the dict, padded with spaces to 64 bytes and ended
+// by a newline.
+std::string npy_header(std::uint64_t records, int width, bool u8) {
+  std::string dict = std::string("{'descr': '") + (u8 ? "|u1" : "<u2") + "', 'fortran_order': False, 'shape': (" +
+                     std::to_string(records) + ", " + std::to_string(width) + "), }";
+  while ((10 + dict.size() + 1) % 64) dict.push_back(' ');
+  dict.push_back('\n');
+  std::string out = "\x93NUMPY";
+  out.push_back('\x01');
+  out.push_back('\x00');
+  out.push_back(static_cast<char>(dict.size() & 0xff));
+  out.push_back(static_cast<char>(dict.size() >> 8));
+  return out + dict;
+}
+
+// The rows as JSON arrays, one item a line, as dump(2) writes them.
+template <class Item>
+void json_rows(const Item* items, std::uint64_t records, int width, const std::string& indent, bool last_piece,
+               std::string& out) {
+  for (std::uint64_t r = 0; r < records; ++r) {
+    out += indent + "[\n";
+    for (int i = 0; i < width; ++i) {
+      out += indent + "  " + std::to_string(*items++);
+      out += i + 1 < width ? ",\n" : "\n";
+    }
+    out += indent + "]";
+    if (!(last_piece && r + 1 == records)) out += ",\n";
+  }
+}
+
+template <class Item>
+int run_sample_as(const SampleArgs& a, const Job& job, RecordFormat format, const RunOptions& options) {
+  const int width = record_items(job);
+  Outputs outputs;
+  outputs.declare("--json", a.job.json);
+  const std::string records_to = !a.output.empty() ? a.output : a.job.json == "-" ? "" : "-";
+  outputs.declare("--output", records_to);
+  if (records_to == "-" && format != RecordFormat::text && ::isatty(STDOUT_FILENO) == 1)
+    throw UsageError("--format " + std::string(record_format_name(format)) +
+                     " writes binary records: give --output FILE or pipe standard output to a program");
+  // The backend, known before any record is made.
+  const ServeInfo info = fill_records(
+      [&] {
+        Job none = job;
+        none.trials = 0;
+        return none;
+      }(),
+      std::span<Item>(), options);
+  const std::uint64_t piece = std::max<std::uint64_t>(1, kPieceItems / static_cast<std::uint64_t>(width));
+  const std::uint64_t last = job.first + (job.trials - 1);
+
+  if (!a.job.json.empty()) {
     Json j = json_header("sample");
     add_job_fields(j, job);
     j["count"] = job.trials;
-    // The backend is known after the first piece; the header is written
-    // first, so it is the one auto picks, asked now.
-    const SampleResult probe = sample([&] { Job p = job; p.trials = 1; return p; }(), options);
-    j["backend"] = probe.backend;
-    if (!probe.arch.empty()) j["simd_arch"] = probe.arch;
-    if (!probe.note.empty()) j["backend_note"] = probe.note;
-    const char* rows = deal ? "deals" : "permutations";
+    j["backend"] = info.backend;
+    if (!info.arch.empty()) j["simd_arch"] = info.arch;
+    if (!info.note.empty()) j["backend_note"] = info.note;
+    const char* rows = is_deal(job) ? "deals" : "permutations";
     j[rows] = nullptr;  // streamed below
-    write_json(outputs.open(a.json), j, rows, [&](std::ostream& to, const std::string& indent) {
+    write_json(outputs.open(a.job.json), j, rows, [&](std::ostream& to, const std::string& indent) {
       std::string out;
-      std::uint64_t written = 0;
-      for_each_piece([&](const Job& part, const std::vector<std::uint16_t>& perms) {
-        for (std::uint64_t t = 0; t < part.trials; ++t, ++written) {
-          out += indent + "[\n";
-          for (std::uint64_t i = 0; i < n; ++i) {
-            out += indent + "  " + std::to_string(perms[t * n + i]);
-            out += i + 1 < n ? ",\n" : "\n";
-          }
-          out += indent + "]";
-          if (written + 1 < job.trials) out += ",\n";
-        }
-        to << out;
-        out.clear();
-      });
+      for_each_piece(
+          job, piece,
+          RecordPieces<Item>([&](std::span<const Item> items, std::uint64_t first, std::uint64_t records) {
+            json_rows(items.data(), records, width, indent, first + (records - 1) == last, out);
+            to << out;
+            out.clear();
+            return true;
+          }),
+          options);
     });
   }
-  if (a.json != "-") {
-    bool header = false;
-    for_each_piece([&](const Job& part, const std::vector<std::uint16_t>& perms) {
-      std::string out;
-      if (!header) {
-        out = "# melange sample: " + describe(job) + ", trials " + std::to_string(job.first) + ".." +
-              std::to_string(job.first + (job.trials - 1)) + ", backend " + backend +
-              (note.empty() ? "" : " (" + note + ")") + "\n";
-        header = true;
-      }
-      for (std::uint64_t t = 0; t < part.trials; ++t)
-        for (std::uint64_t i = 0; i < n; ++i) {
-          out += std::to_string(perms[t * n + i]);
-          out += i + 1 < n ? ' ' : '\n';
-        }
-      std::cout << out;
-    });
+  if (!records_to.empty()) {
+    if (records_to == "-") widen_pipe(STDOUT_FILENO);
+    std::ostream& to = outputs.open(records_to);
+    const ItemText text(job.n);
+    std::string out;
+    if (format == RecordFormat::text)
+      out = "# melange sample: " + describe(job) + ", trials " + std::to_string(job.first) + ".." +
+            std::to_string(last) + ", backend " + backend_text(info.backend, info.arch) +
+            (info.note.empty() ? "" : " (" + info.note + ")") + "\n";
+    if (format == RecordFormat::npy) out = npy_header(job.trials, width, sizeof(Item) == 1);
+    to.write(out.data(), static_cast<std::streamsize>(out.size()));
+    for_each_piece(
+        job, piece,
+        RecordPieces<Item>([&](std::span<const Item> items, std::uint64_t, std::uint64_t records) {
+          if (format == RecordFormat::text) {
+            out.clear();
+            text.rows(items.data(), records, width, out);
+            to.write(out.data(), static_cast<std::streamsize>(out.size()));
+          } else {
+            to.write(reinterpret_cast<const char*>(items.data()), static_cast<std::streamsize>(items.size_bytes()));
+          }
+          return static_cast<bool>(to);
+        }),
+        options);
   }
   outputs.commit();
   return 0;
 }
 
+int run_sample(const SampleArgs& a) {
+  Job job = make_job(a.job, "--count");
+  if (job.trials == 0) throw UsageError("--count must be at least 1");
+  if (job.trials - 1 > ~std::uint64_t{0} - job.first)
+    throw UsageError("--first + --count - 1 is past the last trial index, 2^64 - 1");
+  validate_draws(job);
+  const auto format = parse_record_format(a.format);
+  if (!format) throw UsageError("unknown --format '" + a.format + "': use text, u8, u16 or npy");
+  if (*format == RecordFormat::u8 && !items_fit_u8(job))
+    throw UsageError("--format u8 holds items up to 255, and --n is " + std::to_string(job.n) + ": use u16 or npy");
+  RunOptions options;
+  options.threads = thread_count(a.job);
+  options.backend = backend_arg(a.job);
+  // Text, JSON and npy of small n travel as bytes; u16 is asked for, or needed.
+  const bool bytes = *format == RecordFormat::u8 || (*format != RecordFormat::u16 && items_fit_u8(job));
+  return bytes ? run_sample_as<std::uint8_t>(a, job, *format, options)
+               : run_sample_as<std::uint16_t>(a, job, *format, options);
+}
+
 }  // namespace
 
 void add_sample_command(CLI::App& app, Action& action) {
-  auto a = std::make_shared<JobArgs>();
-  a->trials = "10";
+  auto a = std::make_shared<SampleArgs>();
+  a->job.trials = "10";
   auto* cmd = app.add_subcommand(
-      "sample", "Print permutations of trials F..F+C-1, one per line (item at each position; "
-                "partial: the k dealt items in slot order)");
-  add_job_options(cmd, *a, JobOptionSet{.trials = false});
-  cmd->add_option("--count", a->trials, "permutations to print (1e6 notation works)")
+      "sample", "Write permutations of trials F..F+C-1, a row each (the item at each position; "
+                "partial: the k dealt items in slot order), streamed in pieces");
+  add_job_options(cmd, a->job, JobOptionSet{.trials = false});
+  cmd->add_option("--count", a->job.trials, "permutations to write (1e6 notation works; no limit: they stream)")
       ->capture_default_str();
-  cmd->add_option("--json", a->json, "write the result as JSON to FILE ('-': JSON on stdout only)");
+  cmd->add_option("--format", a->format,
+                  "text (a row a line, after a # header) | u8 (a byte an item, n <= 256) | u16 (little-endian) | "
+                  "npy (a NumPy array of shape (count, items): uint8 when n <= 256, else uint16)")
+      ->capture_default_str();
+  cmd->add_option("--output", a->output,
+                  "write the records to FILE ('-': standard output, the default)");
+  cmd->add_option("--json", a->job.json, "write the result as JSON to FILE ('-': JSON on stdout only)");
   cmd->callback([a, &action] { action = [a] { return run_sample(*a); }; });
 }
 

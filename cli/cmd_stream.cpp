@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "melange/bounded.hpp"
 #include "melange/error.hpp"
+#include "melange/integers.hpp"
 #include "melange/stream.hpp"
 #include "output.hpp"
 #include "parse.hpp"
@@ -108,23 +109,13 @@ int run_bounded(const StreamArgs& a) {
   validate_bounded(spec, s);
   Outputs outputs;
   outputs.declare("--json", a.json);
-  // The stream's values, drawn afresh for each output. Under `batched` the
-  // count draws of range s are the schedule the batches are cut from.
-  struct Values {
-    PhiloxStream words;
-    BatchedDraws batch;
-    std::uint64_t s, count;
-    BoundedSpec spec;
-    std::uint32_t operator()(std::uint64_t i) {
-      if (spec.method != Method::batched) return melange::bounded(words, s, spec);
-      return batch.next(words, s, [&](int j) { return i + j < count ? s : std::uint64_t{0}; });
-    }
-  };
-  auto values = [&] { return Values{PhiloxStream(seed, stream), {}, s, count, spec}; };
+  // The stream's values (integers.hpp), drawn afresh for each output: the
+  // first `count` of an endless sequence, so a longer --count extends it.
+  auto values = [&] { return BoundedIntegers(seed, stream, s, spec); };
   // The header names the words consumed, known once every value is drawn.
-  Values all = values();
-  for (std::uint64_t i = 0; i < count; ++i) all(i);
-  const std::uint64_t consumed = all.words.words_consumed();
+  BoundedIntegers all = values();
+  for (std::uint64_t i = 0; i < count; ++i) all.next();
+  const std::uint64_t consumed = all.words_consumed();
 
   if (!a.json.empty()) {
     auto doc = json_header("bounded");
@@ -138,7 +129,7 @@ int run_bounded(const StreamArgs& a) {
     doc["values"] = count ? Json(nullptr) : Json::array();  // null: streamed below
     write_json(outputs.open(a.json), doc, "values", [&](std::ostream& to, const std::string& indent) {
       auto value = values();
-      json_elements(to, count, indent, [&](std::uint64_t i) { return std::to_string(value(i)); });
+      json_elements(to, count, indent, [&](std::uint64_t) { return std::to_string(value.next()); });
     });
   }
   if (a.json != "-")
@@ -148,7 +139,7 @@ int run_bounded(const StreamArgs& a) {
                    std::string(method_name(spec.method)) + ", bits " + std::to_string(a.bits) +
                    ", count " + std::to_string(count) + ", words consumed " +
                    std::to_string(consumed),
-               [value = values()](std::uint64_t i) mutable { return std::to_string(value(i)); });
+               [value = values()](std::uint64_t) mutable { return std::to_string(value.next()); });
   outputs.commit();
   return 0;
 }

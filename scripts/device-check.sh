@@ -3,7 +3,8 @@
 # builds the CUDA backend and melange_device_check with nvcc alone (no Debian
 # packages needed), runs the checks (GPU tallies = CPU tallies bit for bit
 # for every algorithm x {lemire, batched} x n in {4, 6, 7, 9, 11, 52, 110,
-# 128} x {ranks, positions, both}, one run past 2^32 trials, samples, stream
+# 128} x {ranks, positions, both}, one run past 2^32 trials, samples (into host
+# memory, and left in device memory by fill_device), stream
 # words = cuRAND's), each under try/catch with a FAIL line, then the GPU and
 # CPU benchmarks, and prints a table last with each row's target and
 # PASS/MISS. Under 8 minutes; exit status 0 when every check passes.
@@ -21,7 +22,7 @@ flags=(-std=c++20 -O3 "-arch=sm_$arch" --expt-relaxed-constexpr -Icore/include -
        -Icuda/include "-I$work/include" -DMELANGE_HAVE_CUDA=1 -Xcompiler=-pthread)
 sources=(core/src/algorithms.cpp core/src/bounded.cpp core/src/decision_table.cpp core/src/error.cpp core/src/histogram.cpp
          core/src/job.cpp core/src/rank.cpp core/src/trial.cpp
-         engine/src/backend_scalar.cpp engine/src/backend_table.cpp engine/src/engine.cpp
+         engine/src/backend_scalar.cpp engine/src/backend_table.cpp engine/src/engine.cpp engine/src/serve.cpp
          cuda/src/backend.cu cuda/src/curand_words.cu cuda/src/device.cu cuda/src/stream_words.cu
          cuda/check/device_check.cpp)
 

@@ -226,11 +226,12 @@ INSTANTIATE_TEST_SUITE_P(
                       "audit --threads -2", "audit --trials 1e3 --model nosuchfile.json",
                       "audit --n 1025 --position --trials 10", "exact --n 10 --algo naive-swap",
                       "exact --algo sort-binary-insertion --n 9", "sample --n 0",
-                      "sample --count 1e9 --n 10", "reach --n 0", "reach --state-bits 0",
+                      "sample --n 300 --format u8", "reach --n 0", "reach --state-bits 0",
                       "audit --n 4 --trials 10 --method modulo --bits 1"));
 
-// `bounded --method batched`: the count draws of one range are the schedule,
-// so six draws of range 6 (6^6 <= 2^24) read a single word.
+// `bounded --method batched`: the draws of one range are an endless
+// schedule, cut into batches of nine ranges of 6 (6^9 <= 2^24 < 6^10): six
+// draws read a single word.
 TEST(CliBounded, BatchedReadsSeveralDrawsFromAWord) {
   const auto r = run_cli("bounded --range 6 --count 6 --method batched --json -");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -250,6 +251,38 @@ using testing::run_cli;
 using testing::run_shell;
 using testing::scratch_dir;
 using testing::slurp;
+
+// sample --format: text, u8, u16 and npy carry the same records, and each,
+// read back by audit --input, gives the built-in audit's histogram.
+TEST(CliSample, EveryFormatCarriesTheSameRecords) {
+  const auto dir = scratch_dir("sample-formats");
+  const std::string job = " --algo sort-v8-timsort --n 5 --count 20000 --seed 21 --first 4294967000";
+  const auto builtin = nlohmann::json::parse(
+      run_cli("audit --algo sort-v8-timsort --n 5 --trials 20000 --seed 21 --first 4294967000 --json -").out);
+  const char* formats[] = {"text", "u8", "u16", "npy"};
+  for (int f = 0; f < 4; ++f) {
+    const std::string file = (dir / (std::string("r.") + formats[f])).string();
+    const auto written = run_cli("sample" + job + " --format " + formats[f] + " --output " + file);
+    ASSERT_EQ(written.status, 0) << written.err;
+    const auto audited = run_cli("audit --input " + file + " --format " + formats[f] + " --n 5 --json -");
+    ASSERT_EQ(audited.status, 0) << audited.err;
+    EXPECT_EQ(nlohmann::json::parse(audited.out)["histogram"], builtin["histogram"]) << formats[f];
+  }
+  const std::string u8 = slurp(dir / "r.u8"), u16 = slurp(dir / "r.u16"), npy = slurp(dir / "r.npy");
+  ASSERT_EQ(u8.size(), 100000u);
+  ASSERT_EQ(u16.size(), 200000u);
+  for (std::size_t i = 0; i < u8.size(); ++i) {
+    ASSERT_EQ(u16[2 * i], u8[i]) << i;
+    ASSERT_EQ(u16[2 * i + 1], 0) << i;
+  }
+  EXPECT_EQ(npy.substr(npy.size() - u8.size()), u8) << "npy: a header, then the u8 bytes";
+  EXPECT_NE(npy.find("'descr': '|u1', 'fortran_order': False, 'shape': (20000, 5)"), std::string::npos);
+  EXPECT_EQ((npy.size() - u8.size()) % 64, 0u) << "the data starts 64-byte aligned";
+  // n above 256: npy holds uint16.
+  ASSERT_EQ(run_cli("sample --n 300 --count 3 --format npy --output " + (dir / "w.npy").string()).status, 0);
+  EXPECT_NE(slurp(dir / "w.npy").find("'descr': '<u2'"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
 
 // audit --input: another program's records give the same histogram and
 // verdict as the built-in audit of the job that wrote them.

@@ -148,8 +148,11 @@ const BadCase kBadCases[] = {
      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
      ".json",
      "longer than"},  // 299 characters, above the 255 a name may have
-    {"sample --n 4 --count 4611686018427387904", "--count"},
-    {"sample --n 65536 --count 281474976710656", "--count"},
+    {"sample --n 4 --count 18446744073709551616", "--count"},
+    {"sample --n 300 --count 10 --format u8", "use u16"},
+    {"sample --n 4 --count 10 --format csv", "--format"},
+    {"sample --n 4 --count 10 --format u8 --output sub", "is a folder"},
+    {"sample --n 4 --count 10 --output same --json same", "same"},
     {"sample --n 4 --count 0", "--count"},
     {"sample --n 4 --first 18446744073709551615 --count 2", "--count"},
     {"sample --n 4 --count 10 --json sub", "is a folder"},
@@ -413,6 +416,12 @@ TEST(Robustness, OutputsThatGrowWithNFactorialStaySmall) {
 
 TEST(Robustness, StreamsKeepMemoryFlat) {
   const fs::path dir = furnished("flat");
+  // Binary records stream too: 1.5e9 items, past the old 1e9-item limit,
+  // in a process of a few MB.
+  const ChildRun binary = run_in(dir, "exec " + kCli + " sample --n 52 --count 3e7 --format u8 --threads 2 | wc -c");
+  ASSERT_EQ(binary.status, 0) << binary.err;
+  EXPECT_EQ(binary.out, "1560000000\n");
+  EXPECT_LT(binary.peak_kb, 64 * 1024);
   // JSON rows are written as they are made: a file far larger than the
   // process, which stays at a few MB whatever --count is.
   const ChildRun sample = run_in(dir, "exec " + kCli + " sample --n 4 --count 1e6 --first 7 --json s.json");

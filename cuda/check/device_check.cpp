@@ -13,9 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include <cuda_runtime.h>
+
 #include "melange/cuda/device.hpp"
 #include "melange/deal.hpp"
 #include "melange/engine.hpp"
+#include "melange/error.hpp"
 #include "melange/stream.hpp"
 
 namespace {
@@ -161,6 +164,19 @@ void check_tallies(int cpu_threads) {
     guarded("samples " + describe(job), [&] {
       report(sample(job, on("cuda")).permutations == sample(job, on("scalar", cpu_threads)).permutations,
              "sampled permutations = CPU: " + describe(job));
+    });
+    // The same records left in the caller's device memory (fill_device).
+    guarded("device fill " + describe(job), [&] {
+      const std::size_t items = job.trials * static_cast<std::size_t>(job.k ? job.k : job.n);
+      std::uint16_t* device = nullptr;
+      if (cudaMalloc(&device, items * sizeof(std::uint16_t)) != cudaSuccess) throw melange::Error("cudaMalloc failed");
+      std::vector<std::uint16_t> back(items);
+      cuda::fill_device(job, device);
+      const bool copied = cudaMemcpy(back.data(), device, items * sizeof(std::uint16_t), cudaMemcpyDeviceToHost) ==
+                          cudaSuccess;
+      cudaFree(device);
+      report(copied && back == sample(job, on("scalar", cpu_threads)).permutations,
+             "fill_device into the caller's device memory = CPU: " + describe(job));
     });
   }
 }

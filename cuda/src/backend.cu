@@ -360,6 +360,23 @@ void guarded(const char* what, F&& f) {
   }
 }
 
+// Records [begin, end) of `job` into device memory at `out`, a launch of at
+// most tuning::kSampleTrials at a time, left on the device.
+void sample_on_device(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out, int sms) {
+  const TrialJob dj = trial_job(job);
+  const auto n = static_cast<std::size_t>(dj.k);  // items a row: the permutation, or a deal's k
+  const DeviceTable table(job);
+  for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials)) {
+    table.with_trial(job, [&](auto trial) {
+      const std::size_t shared_bytes = shared_bytes_for<decltype(trial)>(0, job.n);
+      sample_kernel<<<grid_for(sample_kernel<decltype(trial)>, sms, shared_bytes), tuning::kThreadsPerBlock,
+                      shared_bytes>>>(dj, l.first, l.count, out + (l.first - begin) * n, trial);
+    });
+    internal::check(cudaGetLastError(), "sample kernel launch");
+  }
+  internal::check(cudaDeviceSynchronize(), "sample kernel");
+}
+
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(int sms) : sms_(sms) {}
@@ -443,17 +460,10 @@ class CudaBackend final : public Backend {
   }
 
   void sample(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) const {
-    const TrialJob dj = trial_job(job);
-    const auto n = static_cast<std::size_t>(dj.k);  // items a row: the permutation, or a deal's k
+    const auto n = static_cast<std::size_t>(shape_of(job).k);  // items a row: the permutation, or a deal's k
     internal::DeviceBuffer<std::uint16_t> buffer(std::min(end - begin, tuning::kSampleTrials) * n);
-    const DeviceTable table(job);
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials)) {
-      table.with_trial(job, [&](auto trial) {
-        const std::size_t shared_bytes = shared_bytes_for<decltype(trial)>(0, job.n);
-        sample_kernel<<<grid_for(sample_kernel<decltype(trial)>, sms_, shared_bytes), tuning::kThreadsPerBlock,
-                        shared_bytes>>>(dj, l.first, l.count, buffer.data(), trial);
-      });
-      internal::check(cudaGetLastError(), "sample kernel launch");
+      sample_on_device(job, l.first, l.first + l.count, buffer.data(), sms_);
       internal::check(cudaMemcpy(out + (l.first - begin) * n, buffer.data(), l.count * n * sizeof(std::uint16_t),
                                  cudaMemcpyDeviceToHost),
                       "copying permutations back");
@@ -464,6 +474,17 @@ class CudaBackend final : public Backend {
 };
 
 }  // namespace
+
+void fill_device(const Job& job, std::uint16_t* device_out) {
+  validate_draws(job);
+  if (!job_has_kernel(job))
+    throw UsageError(std::string(algorithm_name(job.algorithm)) + " at {n} = " + std::to_string(job.n) +
+                     " has no CUDA kernel: fill host memory with fill_records");
+  if (device_count() == 0) throw Error("no CUDA device: " + unavailable_reason());
+  cudaDeviceProp prop{};
+  internal::check(cudaGetDeviceProperties(&prop, 0), "device properties");
+  guarded("sample", [&] { sample_on_device(job, job.first, job.first + job.trials, device_out, prop.multiProcessorCount); });
+}
 
 std::unique_ptr<Backend> make_backend() {
   if (device_count() == 0) return nullptr;

@@ -47,6 +47,15 @@ class SimdBackend final : public Backend {
     kernels_.sample(plan(job, table.get()), begin, end, out);
   }
 
+  void sample_range_bytes(const Job& job, std::uint64_t begin, std::uint64_t end,
+                          std::uint8_t* out) const override {
+    const auto table = tables_.get(job);
+    // Packed permutations (n <= 8) and decision tables are written as bytes
+    // from the register; wider rows are made 16-bit and narrowed.
+    if (!table && !internal::packed(job)) return Backend::sample_range_bytes(job, begin, end, out);
+    kernels_.sample_bytes(plan(job, table.get()), begin, end, out);
+  }
+
  private:
   static internal::Plan plan(const Job& job, const DecisionTable* table) {
     internal::Plan p = internal::make_plan(job);

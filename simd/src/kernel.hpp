@@ -324,12 +324,27 @@ struct Kernel {
 
   // The same for sampling: the scalar reference rewrites the rows (n items
   // each, from `rows`) of the lanes that rejected.
-  static void resample_rejected(const Plan& p, std::uint64_t t, const u32& reject, std::uint16_t* rows) {
+  // Rows [b, e) by the scalar reference, as 16-bit items or narrowed to bytes.
+  template <class Item>
+  static void scalar_rows(const Plan& p, std::uint64_t b, std::uint64_t e, Item* rows,
+                          bool table = false) {
+    if constexpr (sizeof(Item) == 2) {
+      if (table) return sample_table_trials(p.job, p.table, b, e, rows);
+      return sample_trials(p.job, b, e, rows);
+    } else {
+      std::vector<std::uint16_t> wide((e - b) * static_cast<std::uint64_t>(shape_of(p.job).k));
+      scalar_rows(p, b, e, wide.data(), table);
+      std::copy(wide.begin(), wide.end(), rows);  // items < 256: exact
+    }
+  }
+
+  template <class Item>
+  static void resample_rejected(const Plan& p, std::uint64_t t, const u32& reject, Item* rows) {
     alignas(64) std::uint32_t lane[kLanes];
     reject.store_aligned(lane);
     const auto width = static_cast<std::size_t>(shape_of(p.job).k);  // a row: the outcome's items
     for (int l = 0; l < kLanes; ++l)
-      if (lane[l]) sample_trials(p.job, t + l, t + l + 1, rows + l * width);
+      if (lane[l]) scalar_rows(p, t + l, t + l + 1, rows + l * width);
   }
 
   // Small n: the permutation stays in a register; counts go to lane-private
@@ -546,31 +561,89 @@ struct Kernel {
     if (full != end) tally_trials(p.job, full, end, tally);
   }
 
-  // Each lane's packed permutation as a row of n 16-bit items.
-  static void store_rows(const u32& packed, int n, std::uint16_t* rows) {
+  // Four 4-bit items (the low 16 bits of x) as four 16-bit items, in a
+  // 64-bit word: nibble i moves to bits 16i..16i+3.
+  static std::uint64_t spread_nibbles(std::uint32_t x) {
+    std::uint64_t v = x & 0xffffu;
+    v = (v | v << 24) & 0x000000ff000000ffull;
+    return (v | v << 12) & 0x000f000f000f000full;
+  }
+  // Eight 4-bit items as eight bytes: nibble i moves to bits 8i..8i+3.
+  static std::uint64_t spread_nibbles_to_bytes(std::uint32_t x) {
+    std::uint64_t v = x;
+    v = (v | v << 16) & 0x0000ffff0000ffffull;
+    v = (v | v << 8) & 0x00ff00ff00ff00ffull;
+    return (v | v << 4) & 0x0f0f0f0f0f0f0f0full;
+  }
+
+  // Each lane's packed permutation as a row of N items, 16-bit or bytes: a
+  // few shifts and masks a lane and one or two stores, where a loop over
+  // the items would shift by a variable count per item. At N = 4 a row is
+  // one 64-bit or 32-bit lane, and the rows are spread in the registers.
+  template <int N, class Item>
+  static void store_rows(const u32& packed, Item* rows) {
+    if constexpr (N == 4 && sizeof(Item) == 2) {
+      return L::rows_of_four(packed, rows);
+    } else if constexpr (N == 4) {
+      u32 v = packed & u32(0xffffu);
+      v = (v | (v << 8)) & u32(0x00ff00ffu);
+      v = (v | (v << 4)) & u32(0x0f0f0f0fu);
+      return v.store_unaligned(reinterpret_cast<std::uint32_t*>(rows));
+    }
+    alignas(64) std::uint32_t perm[kLanes];
+    packed.store_aligned(perm);
+    for (int l = 0; l < kLanes; ++l) {
+      Item* row = rows + l * N;
+      if constexpr (sizeof(Item) == 1) {
+        const std::uint64_t all = spread_nibbles_to_bytes(perm[l]);
+        std::memcpy(row, &all, N);
+      } else {
+        const std::uint64_t low = spread_nibbles(perm[l]);
+        std::memcpy(row, &low, sizeof(Item) * std::min(N, 4));
+        if constexpr (N > 4) {
+          const std::uint64_t high = spread_nibbles(perm[l] >> 16);
+          std::memcpy(row + 4, &high, sizeof(Item) * (N - 4));
+        }
+      }
+    }
+  }
+  template <class Item>
+  static void store_rows(const u32& packed, int n, Item* rows) {
+    if (n >= 2) return with_packed_n(n, [&](auto c) { store_rows<c()>(packed, rows); });
     alignas(64) std::uint32_t perm[kLanes];
     packed.store_aligned(perm);
     for (int l = 0; l < kLanes; ++l)
-      for (int k = 0; k < n; ++k) rows[l * n + k] = static_cast<std::uint16_t>((perm[l] >> (4 * k)) & 15u);
+      for (int k = 0; k < n; ++k) rows[l * n + k] = static_cast<Item>((perm[l] >> (4 * k)) & 15u);
   }
 
-  static void sample_table_range(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
+  template <class Item>
+  static void sample_table_range(const Plan& p, std::uint64_t begin, std::uint64_t end, Item* out) {
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
     const int n = p.job.n;
-    for (std::uint64_t t = begin; t != full; t += kLanes) {
-      std::uint16_t* row = out + (t - begin) * n;
-      u32 reject(0u);
-      const u32 index = p.table.kind == TableIndex::batch ? table_indices<TableIndex::batch>(p, t, reject)
-                                                          : table_indices<TableIndex::coins>(p, t, reject);
-      store_rows(L::gather(p.table.perms, index), n, row);
-      if (p.table.kind == TableIndex::batch && L::any(reject)) resample_rejected(p, t, reject, row);
+    const auto rows = [&](auto&& perms_at) {
+      for (std::uint64_t t = begin; t != full; t += kLanes) {
+        Item* row = out + (t - begin) * n;
+        u32 reject(0u);
+        const u32 index = p.table.kind == TableIndex::batch ? table_indices<TableIndex::batch>(p, t, reject)
+                                                            : table_indices<TableIndex::coins>(p, t, reject);
+        store_rows(perms_at(index), n, row);
+        if (p.table.kind == TableIndex::batch && L::any(reject)) resample_rejected(p, t, reject, row);
+      }
+    };
+    // A one-batch table of n <= 4 (24 entries) fits AVX-512's registers.
+    if (p.table.kind == TableIndex::batch && p.table.product <= L::kSmallTable) {
+      const auto small = L::small_table(p.table.perms, p.table.product);
+      rows([&](const u32& index) { return L::lookup(small, index); });
+    } else {
+      rows([&](const u32& index) { return L::gather(p.table.perms, index); });
     }
-    if (full != end) sample_table_trials(p.job, p.table, full, end, out + (full - begin) * n);
+    if (full != end) scalar_rows(p, full, end, out + (full - begin) * n, true);
   }
 
-  template <Method M>
-  static void sample_range(const Plan& p, std::uint64_t begin, std::uint64_t end,
-                           std::uint16_t* out) {
+  // Rows of 16-bit items; bytes only where the permutation is packed (the
+  // sample() below narrows the wide paths' rows).
+  template <Method M, class Item>
+  static void sample_range(const Plan& p, std::uint64_t begin, std::uint64_t end, Item* out) {
     const std::uint64_t full = begin + (end - begin) / kLanes * kLanes;
     const Shape shape = shape_of(p.job);
     const auto n = static_cast<std::size_t>(shape.n), width = static_cast<std::size_t>(shape.k);
@@ -581,23 +654,25 @@ struct Kernel {
     std::vector<std::uint16_t> dealing(shape.whole() ? 0 : n * kLanes);
     for (std::size_t c = 0; c < dealing.size(); ++c) dealing[c] = static_cast<std::uint16_t>(c % n);
     for (std::uint64_t t = begin; t != full; t += kLanes) {
-      std::uint16_t* row = out + (t - begin) * width;
+      Item* row = out + (t - begin) * width;
       u32 reject(0u);
       if (packed(p.job)) {
         u32 perm;
         with_packed_n(p.job.n, [&](auto n) { perm = packed_batch<M, n()>(p, t, reject); });
         store_rows(perm, p.job.n, row);
-      } else if (shape.whole()) {
-        wide_batch<M>(p, t, reject, row, identity.data(), digits.data());  // lanes' rows are the output rows
-      } else {
-        wide_batch<M>(p, t, reject, dealing.data(), nullptr, digits.data());
-        for (int l = 0; l < kLanes; ++l)
-          std::memcpy(row + l * width, dealing.data() + l * n + shape.first_dealt(), width * sizeof *row);
-        undo_swaps(p, dealing.data(), digits.data());
+      } else if constexpr (sizeof(Item) == 2) {
+        if (shape.whole()) {
+          wide_batch<M>(p, t, reject, row, identity.data(), digits.data());  // lanes' rows are the output rows
+        } else {
+          wide_batch<M>(p, t, reject, dealing.data(), nullptr, digits.data());
+          for (int l = 0; l < kLanes; ++l)
+            std::memcpy(row + l * width, dealing.data() + l * n + shape.first_dealt(), width * sizeof *row);
+          undo_swaps(p, dealing.data(), digits.data());
+        }
       }
       if (p.may_reject && L::any(reject)) resample_rejected(p, t, reject, row);
     }
-    if (full != end) sample_trials(p.job, full, end, out + (full - begin) * width);
+    if (full != end) scalar_rows(p, full, end, out + (full - begin) * width);
   }
 
   static void tally(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& t) {
@@ -611,7 +686,8 @@ struct Kernel {
     }
   }
 
-  static void sample(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
+  template <class Item>
+  static void sample_items(const Plan& p, std::uint64_t begin, std::uint64_t end, Item* out) {
     if (p.table.perms) return sample_table_range(p, begin, end, out);
     switch (p.job.spec.method) {
       case Method::lemire: return sample_range<Method::lemire>(p, begin, end, out);
@@ -620,6 +696,16 @@ struct Kernel {
       case Method::multiply: return sample_range<Method::multiply>(p, begin, end, out);
       case Method::batched: return sample_range<Method::batched>(p, begin, end, out);
     }
+  }
+
+  static void sample(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
+    sample_items(p, begin, end, out);
+  }
+
+  // Rows as bytes, straight from the register: for jobs whose permutation
+  // is packed (bytes_direct); the dispatcher narrows the other paths' rows.
+  static void sample_bytes(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint8_t* out) {
+    sample_items(p, begin, end, out);
   }
 
   // Raw words, for the benchmarks and the lane tests.

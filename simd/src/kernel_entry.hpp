@@ -13,6 +13,7 @@ namespace melange::simd::internal {
 struct KernelEntry {
   void (*tally)(const Plan& plan, std::uint64_t begin, std::uint64_t end, Tally& tally);
   void (*sample)(const Plan& plan, std::uint64_t begin, std::uint64_t end, std::uint16_t* out);
+  void (*sample_bytes)(const Plan& plan, std::uint64_t begin, std::uint64_t end, std::uint8_t* out);
   void (*words)(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
                 int words_per_stream, std::uint32_t* out);
   std::uint32_t (*checksum)(std::uint64_t seed, std::uint64_t first, std::uint64_t streams);

@@ -65,6 +65,35 @@ struct Lanes<xsimd::avx2> {
   static u32 gather(const std::uint32_t* base, u32 index) {
     return _mm256_i32gather_epi32(reinterpret_cast<const int*>(base), index, 4);
   }
+
+  // A table of at most kSmallTable entries in one register, read with one
+  // permute instead of a gather.
+  static constexpr std::uint32_t kSmallTable = 8;
+  struct SmallTable {
+    __m256i entries;
+  };
+  static SmallTable small_table(const std::uint32_t* base, std::uint32_t size) {
+    alignas(32) std::uint32_t e[8] = {};
+    for (std::uint32_t i = 0; i < size && i < 8; ++i) e[i] = base[i];
+    return {_mm256_load_si256(reinterpret_cast<const __m256i*>(e))};
+  }
+  static u32 lookup(const SmallTable& t, u32 index) { return _mm256_permutevar8x32_epi32(t.entries, index); }
+
+  // Permutations of four packed 4 bits an item (the low 16 bits of each
+  // lane) as rows of four 16-bit items, the 8 rows stored in two writes
+  // (see lanes_avx512.hpp).
+  static void rows_of_four(u32 packed, std::uint16_t* rows) {
+    const __m256i low16 = _mm256_set1_epi64x(0xffff), bytes = _mm256_set1_epi64x(0x000000ff000000ffll),
+                  nibbles = _mm256_set1_epi64x(0x000f000f000f000fll);
+    const __m256i all = packed;
+    for (int half = 0; half < 2; ++half) {
+      __m256i v = _mm256_cvtepu32_epi64(half ? _mm256_extracti128_si256(all, 1) : _mm256_castsi256_si128(all));
+      v = _mm256_and_si256(v, low16);
+      v = _mm256_and_si256(_mm256_or_si256(v, _mm256_slli_epi64(v, 24)), bytes);
+      v = _mm256_and_si256(_mm256_or_si256(v, _mm256_slli_epi64(v, 12)), nibbles);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(rows + 16 * half), v);
+    }
+  }
 };
 
 }  // namespace melange::simd::internal

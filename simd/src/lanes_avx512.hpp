@@ -60,6 +60,36 @@ struct Lanes<xsimd::avx512bw> {
 
   // base[index] lane by lane (the coin tables).
   static u32 gather(const std::uint32_t* base, u32 index) { return _mm512_i32gather_epi32(index, base, 4); }
+
+  // A table of at most kSmallTable entries held in two registers and read
+  // with one permute, where a gather of 16 lanes would wait on memory.
+  static constexpr std::uint32_t kSmallTable = 32;
+  struct SmallTable {
+    __m512i low, high;
+  };
+  static SmallTable small_table(const std::uint32_t* base, std::uint32_t size) {
+    const auto mask = [](std::uint32_t count) {
+      return static_cast<__mmask16>(count >= 16 ? 0xffffu : (1u << count) - 1u);
+    };
+    return {_mm512_maskz_loadu_epi32(mask(size), base),
+            _mm512_maskz_loadu_epi32(mask(size > 16 ? size - 16 : 0), base + 16)};
+  }
+  static u32 lookup(const SmallTable& t, u32 index) { return _mm512_permutex2var_epi32(t.low, index, t.high); }
+
+  // Permutations of four packed 4 bits an item (the low 16 bits of each
+  // lane) as rows of four 16-bit items: each lane widened to 64 bits, its
+  // nibbles spread to 16-bit fields, and the 16 rows stored in two writes.
+  static void rows_of_four(u32 packed, std::uint16_t* rows) {
+    const __m512i low16 = _mm512_set1_epi64(0xffff), bytes = _mm512_set1_epi64(0x000000ff000000ffll),
+                  nibbles = _mm512_set1_epi64(0x000f000f000f000fll);
+    for (int half = 0; half < 2; ++half) {
+      __m512i v = _mm512_cvtepu32_epi64(half ? _mm512_extracti64x4_epi64(packed, 1) : _mm512_castsi512_si256(packed));
+      v = _mm512_and_si512(v, low16);
+      v = _mm512_and_si512(_mm512_or_si512(v, _mm512_slli_epi64(v, 24)), bytes);
+      v = _mm512_and_si512(_mm512_or_si512(v, _mm512_slli_epi64(v, 12)), nibbles);
+      _mm512_storeu_si512(rows + 32 * half, v);
+    }
+  }
 };
 
 }  // namespace melange::simd::internal

@@ -4,9 +4,11 @@
 // gets, is the engine's business (engine/: backend_table.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "melange/job.hpp"
 
@@ -29,6 +31,21 @@ class Backend {
   // Writes permutations of trials [begin, end), n items each, into out.
   virtual void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                             std::uint16_t* out) const = 0;
+  // The same rows as bytes, for n <= 256. By default sample_range's rows are
+  // made a piece at a time and narrowed; a backend that can write bytes
+  // directly (the SIMD one, from its packed registers) overrides it.
+  virtual void sample_range_bytes(const Job& job, std::uint64_t begin, std::uint64_t end,
+                                  std::uint8_t* out) const {
+    constexpr std::uint64_t kPiece = 4096;
+    const auto width = static_cast<std::uint64_t>(shape_of(job).k);
+    std::vector<std::uint16_t> rows(std::min(end - begin, kPiece) * width);
+    for (std::uint64_t t = begin; t != end;) {
+      const std::uint64_t piece = std::min(end - t, kPiece);
+      sample_range(job, t, t + piece, rows.data());
+      out = std::copy_n(rows.data(), piece * width, out);  // items < 256: exact
+      t += piece;
+    }
+  }
   // Trials per run_range call the engine should hand out (0: its default).
   virtual std::uint64_t preferred_chunk() const { return 0; }
   // Host memory one worker needs beside its Tally (lane-private counters,

@@ -36,6 +36,14 @@ PhiloxChecksum philox_checksum(std::uint64_t seed, std::uint64_t first, std::uin
 std::vector<std::uint32_t> curand_words(std::uint64_t seed, std::uint64_t stream,
                                         std::uint64_t count);
 
+// Records [job.first, job.first + job.trials) of `job` (serve.hpp's records:
+// permutations, or a deal's k items) into device memory on device 0 at
+// `device_out`, which must hold job.trials * record_items(job) uint16 items;
+// nothing is copied to the host, so a caller's kernels can read them where
+// they lie. The same bits as fill_records. Throws UsageError for a job the
+// device code has no kernel for (job_has_kernel), Error without a device.
+void fill_device(const Job& job, std::uint16_t* device_out);
+
 // The CUDA backend on device 0, or nullptr when there is no device.
 std::unique_ptr<Backend> make_backend();
 

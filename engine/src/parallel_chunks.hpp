@@ -1,0 +1,70 @@
+// The engine's threaded runner, shared by run(), sample() and the serving
+// calls (serve.cpp); not part of the public API.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <string>
+#include <vector>
+
+#include "melange/error.hpp"
+
+namespace melange::internal {
+
+inline void check_threads(int threads) {
+  if (threads < 1) throw UsageError(Param::threads, "{threads} must be at least 1, got " + std::to_string(threads));
+}
+
+// Trials per work unit: small enough for steady progress and balance,
+// large enough that handing out units costs nothing measurable.
+constexpr std::uint64_t kChunkTrials = std::uint64_t{1} << 18;
+
+// Runs body(chunk_begin, chunk_end, worker) over [first, first + count) on
+// `threads` workers pulling chunks, reporting progress from this thread.
+template <class Body>
+inline void parallel_chunks(std::uint64_t first, std::uint64_t count, int threads, std::uint64_t chunk,
+                            const std::function<void(std::uint64_t, std::uint64_t)>& progress, Body&& body) {
+  const std::uint64_t chunks = count / chunk + (count % chunk != 0);
+  std::atomic<std::uint64_t> next{0}, done{0};
+  std::atomic<int> running{threads};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto worker = [&](int w) {
+    try {
+      for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+        const std::uint64_t b = first + c * chunk;
+        const std::uint64_t e = first + (c + 1 == chunks ? count : (c + 1) * chunk);
+        body(b, e, w);
+        done.fetch_add(e - b, std::memory_order_relaxed);
+      }
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next.store(chunks);
+    }
+    running.fetch_sub(1);
+  };
+  // With a progress callback every worker gets a thread and this thread
+  // reports; without one, this thread is worker 0.
+  std::vector<std::thread> pool;
+  for (int w = progress ? 0 : 1; w < threads; ++w) pool.emplace_back(worker, w);
+  if (progress) {
+    using namespace std::chrono_literals;
+    while (running.load() > 0) {
+      progress(done.load(), count);
+      std::this_thread::sleep_for(100ms);
+    }
+  } else {
+    worker(0);
+  }
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  if (progress) progress(count, count);
+}
+
+}  // namespace melange::internal

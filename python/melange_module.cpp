@@ -1,0 +1,460 @@
+// The Python face of melange (DESIGN.md section 7): `import melange`.
+//
+// Sampling functions return NumPy arrays (uint8 items when n <= 256, else
+// uint16; uint32 for integers) or fill `out=`, an existing C-contiguous
+// array of exactly that dtype and shape. Keyword names are the CLI's flags.
+// The GIL is released while records are made and trials run. Library errors
+// become ValueError (a wrong request, with the parameter spelled as the
+// keyword) or RuntimeError (anything else).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "melange/audit.hpp"
+#include "melange/deal.hpp"
+#include "melange/engine.hpp"
+#include "melange/error.hpp"
+#include "melange/exact.hpp"
+#include "melange/integers.hpp"
+#include "melange/records.hpp"
+#include "melange/serve.hpp"
+#include "melange/trial.hpp"
+#include "melange/version.hpp"
+#include "report.hpp"
+
+namespace py = pybind11;
+using namespace melange;
+
+namespace {
+
+// A library error as Python's: {trials} is spelled `count` in the sampling
+// functions and `trials` in audit, as their keywords are.
+template <class F>
+auto guarded(const char* trials_keyword, F&& f) {
+  try {
+    return f();
+  } catch (const UsageError& e) {
+    throw py::value_error(e.render([&](Param p) {
+      if (p == Param::trials) return std::string(trials_keyword);
+      if (p == Param::position_matrix) return std::string("position");
+      if (p == Param::hand_histogram) return std::string("hands");
+      return std::string(param_name(p));
+    }));
+  } catch (const Error& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
+Algorithm algorithm_of(const std::string& name) {
+  const auto a = parse_algorithm(name);
+  if (!a) throw UsageError("unknown algo '" + name + "': use " + algorithm_names(", "));
+  return *a;
+}
+
+BoundedSpec spec_of(const std::string& method, int bits) {
+  const auto m = parse_method(method);
+  if (!m) throw UsageError("unknown method '" + method + "': use " + method_names(", "));
+  return BoundedSpec{*m, bits};
+}
+
+std::uint64_t seed_of(const std::optional<std::uint64_t>& seed) { return seed ? *seed : kDefaultSeed; }
+
+RunOptions options_of(const std::optional<int>& threads, const std::string& backend) {
+  RunOptions o;
+  o.threads = threads ? *threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.backend = backend;
+  return o;
+}
+
+// `out` when given (checked: the dtype, C order, writable, the shape), else
+// a new array of `shape`.
+template <class T>
+py::array_t<T> out_array(const py::object& out, const std::vector<py::ssize_t>& shape) {
+  if (out.is_none()) return py::array_t<T>(shape);
+  const std::string want = std::string(py::str(py::dtype::of<T>())) + " array of shape (" +
+                           [&] {
+                             std::string s;
+                             for (std::size_t i = 0; i < shape.size(); ++i)
+                               s += (i ? ", " : "") + std::to_string(shape[i]);
+                             return s + (shape.size() == 1 ? ",)" : ")");
+                           }() +
+                           ", C-contiguous and writable";
+  if (!py::isinstance<py::array>(out)) throw UsageError("out must be a NumPy " + want);
+  auto a = py::reinterpret_borrow<py::array>(out);
+  bool ok = a.dtype().is(py::dtype::of<T>()) && (a.flags() & py::array::c_style) && a.writeable() &&
+            a.ndim() == static_cast<py::ssize_t>(shape.size());
+  for (std::size_t i = 0; ok && i < shape.size(); ++i) ok = a.shape(static_cast<py::ssize_t>(i)) == shape[i];
+  if (!ok) {
+    std::string got = std::string(py::str(a.dtype())) + " array of shape " + std::string(py::str(out.attr("shape")));
+    throw UsageError("out must be a " + want + "; got a " + got);
+  }
+  return py::reinterpret_borrow<py::array_t<T>>(out);
+}
+
+// The records of `job` as an array (count, items).
+template <class T>
+py::array records_as(const Job& job, const py::object& out, const RunOptions& options) {
+  const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(job.trials),
+                                       static_cast<py::ssize_t>(record_items(job))};
+  py::array_t<T> a = out_array<T>(out, shape);
+  const std::span<T> items(a.mutable_data(), static_cast<std::size_t>(a.size()));
+  {
+    py::gil_scoped_release free;
+    fill_records(job, items, options);
+  }
+  return a;
+}
+
+py::array serve(Job job, std::optional<std::uint64_t> count, const py::object& out, const RunOptions& options) {
+  if (!count) {
+    if (out.is_none()) throw UsageError(Param::trials, "give {trials}, or out= to fill");
+    count = static_cast<std::uint64_t>(py::reinterpret_borrow<py::array>(out).shape(0));
+  }
+  job.trials = *count;
+  // A dtype the items fit: uint8 to n = 256.
+  return items_fit_u8(job) ? records_as<std::uint8_t>(job, out, options)
+                           : records_as<std::uint16_t>(job, out, options);
+}
+
+Job job_of(const std::string& algo, int n, int k, const std::vector<double>& weights, std::optional<std::uint64_t> seed,
+           std::uint64_t first, const std::string& method, int bits) {
+  Job job;
+  job.algorithm = algorithm_of(algo);
+  job.n = n;
+  job.k = k;
+  job.weights = weights;
+  job.seed = seed_of(seed);
+  job.first = first;
+  job.spec = spec_of(method, bits);
+  return job;
+}
+
+// An audit's result: the tallies as arrays, the tests, the verdict, and the
+// JSON document the CLI writes for the same audit.
+struct AuditResult {
+  Job job;
+  RunResult run;
+  AuditReport report;
+  std::string json;
+
+  py::object histogram() const {
+    const auto& c = run.tally.ranks.counts();
+    if (c.empty()) return py::none();
+    return py::array_t<std::uint64_t>(static_cast<py::ssize_t>(c.size()), c.data());
+  }
+  py::object positions() const {
+    const auto& p = run.tally.positions;
+    if (p.empty()) return py::none();
+    return py::array_t<std::uint64_t>(std::vector<py::ssize_t>{p.n(), p.k()}, p.counts().data());
+  }
+  py::object hands() const {
+    const auto& h = run.tally.hands;
+    if (h.empty()) return py::none();
+    return py::array_t<std::uint64_t>(static_cast<py::ssize_t>(h.size()), h.data());
+  }
+  std::string verdict() const { return report.verdict ? std::string(verdict_name(*report.verdict)) : "none"; }
+  // The tests as dicts: the JSON's fields, each with its name under "test"
+  // ("rank", "position"; for deals "deal", "slot", "hand", "category").
+  py::list tests() const {
+    const py::dict doc = py::module_::import("json").attr("loads")(json);
+    const py::dict stats = doc["stats"];
+    py::list out;
+    if (report.rank) {
+      py::dict t;
+      t["test"] = report.rank->name;
+      for (const char* key : {"chi2", "df", "p_value", "log10_p", "g", "p_holm", "rank_verdict"})
+        if (stats.contains(key)) t[key == std::string("rank_verdict") ? "verdict" : key] = stats[key];
+      out.append(t);
+    }
+    const std::pair<const char*, const std::optional<TestResult>*> others[] = {
+        {"position", &report.position}, {"hand", &report.hand}, {"category", &report.category}};
+    for (const auto& [key, test] : others)
+      if (*test && stats.contains(key)) {
+        py::dict t = py::dict(stats[key]);
+        t["test"] = (*test)->name;
+        out.append(t);
+      }
+    return out;
+  }
+};
+
+AuditResult finish_audit(const Job& job, RunResult run, const ExactDistribution* model,
+                         const cli::InputInfo* input) {
+  AuditOptions o;
+  o.model = model;
+  AuditResult r{job, std::move(run), {}, {}};
+  r.report = analyze(job, r.run.tally, o);
+  std::ostringstream text;
+  cli::write_audit_json(text, r.job, r.run, r.report, input);
+  r.json = text.str();
+  return r;
+}
+
+// The tallies an audit of `job` keeps, as `melange audit` picks them.
+void choose_tallies(Job& job, bool position, bool hands) {
+  const bool deal = is_deal(job);
+  job.position_matrix = position || deal;
+  job.hand_histogram = hands;
+  job.poker_categories = deal && job.n == 52 && job.k == 5;
+  job.rank_histogram = !(job.position_matrix && (deal ? deal_count(job.n, job.k) == 0 : job.n > kMaxRankItems));
+  // Beside the matrix, a histogram beyond the memory cap is left out (the
+  // 311,875,200 ordered deals of 52/5 would take 2.5 GB).
+  if (job.rank_histogram && job.position_matrix && tally_bytes(job) > kDefaultMemoryCap) job.rank_histogram = false;
+}
+
+std::unique_ptr<ExactDistribution> model_of(const std::optional<std::string>& model, const Job& job, int threads) {
+  if (!model) return nullptr;
+  if (*model == "exact" && draw_kind(job.algorithm) != DrawKind::keys)
+    return std::make_unique<ExactDistribution>(exact_distribution(job.algorithm, shape_of(job), job.spec, threads));
+  if (*model == "exact" || *model == "plackett-luce") {
+    if (draw_kind(job.algorithm) != DrawKind::keys)
+      throw UsageError(Param::model, "{model} 'plackett-luce' is the weighted orders' law: use algo 'weighted'");
+    std::vector<Rational> w;
+    for (double x : job.weights) w.push_back(decimal_rational(py::str(py::float_(x))));
+    return std::make_unique<ExactDistribution>(plackett_luce_distribution(job.algorithm, w));
+  }
+  throw UsageError(Param::model, "{model} must be None (uniform), 'exact' or 'plackett-luce'");
+}
+
+// A .npy image of the array, read by the same checks as `audit --input`.
+struct ArraySource {
+  std::string header;
+  const char* data;
+  std::size_t size;
+  std::size_t at = 0;
+  std::size_t operator()(char* to, std::size_t capacity) {
+    std::size_t done = 0;
+    while (done < capacity && at < header.size() + size) {
+      const bool in_header = at < header.size();
+      const char* from = in_header ? header.data() + at : data + (at - header.size());
+      const std::size_t left = in_header ? header.size() - at : header.size() + size - at;
+      const std::size_t take = std::min(left, capacity - done);
+      std::memcpy(to + done, from, take);
+      done += take;
+      at += take;
+    }
+    return done;
+  }
+};
+
+AuditResult audit_records(const py::array& records, int n, std::optional<int> k, bool position, bool hands,
+                          const std::optional<std::string>& model, const std::string& algo, const std::string& method,
+                          int bits) {
+  if (records.ndim() != 2) throw UsageError("records must be a 2-D array: a record a row");
+  const int width = static_cast<int>(records.shape(1));
+  // uint8 and uint16 are read as they lie; anything else as int64.
+  const bool narrow = records.dtype().is(py::dtype::of<std::uint8_t>()) || records.dtype().is(py::dtype::of<std::uint16_t>());
+  const py::array data = narrow ? py::array::ensure(records, py::array::c_style)
+                                : py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(records);
+  const char* descr = records.dtype().is(py::dtype::of<std::uint8_t>()) ? "|u1"
+                      : records.dtype().is(py::dtype::of<std::uint16_t>()) ? "<u2"
+                                                                           : "<i8";
+  Job job;
+  job.n = n;
+  job.k = k ? *k : 0;
+  if (job.k > 0 && job.k < n) job.algorithm = Algorithm::partial;
+  if (width != (job.k > 0 ? job.k : n))
+    throw UsageError("records have " + std::to_string(width) + " items a row, but " +
+                     (job.k > 0 ? "k is " + std::to_string(job.k) : "n is " + std::to_string(n)));
+  job.trials = 1;
+  choose_tallies(job, position, hands);
+  if (model) {
+    job.algorithm = algorithm_of(algo);
+    job.spec = spec_of(method, bits);
+  }
+  validate(job);
+  const std::unique_ptr<ExactDistribution> law = model_of(model, job, 1);
+  RecordOptions o;
+  o.n = n;
+  o.k = job.k;
+  o.format = RecordFormat::npy;
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(records.shape(0)) + ", " + std::to_string(width) + "), }\n";
+  std::string magic("\x93NUMPY\x01\x00", 8);
+  magic.push_back(static_cast<char>(header.size() & 0xff));
+  magic.push_back(static_cast<char>(header.size() >> 8));
+  ArraySource source{magic + header, static_cast<const char*>(data.data()), static_cast<std::size_t>(data.nbytes())};
+  RunResult run;
+  run.tally = Tally::for_job(job);
+  run.backend = "input";
+  RecordStats stats;
+  {
+    py::gil_scoped_release free;
+    TallyCounter counter{run.tally};
+    const TrialJob tj = trial_job(job);
+    const ByteSource bytes = std::ref(source);
+    stats = read_records(bytes, o, [&](const std::uint16_t* items, std::size_t batch) {
+      for (std::size_t r = 0; r < batch; ++r) count_dealt(tj, items + r * static_cast<std::size_t>(width), counter);
+      return true;
+    });
+  }
+  run.tally.trials = job.trials = stats.records;
+  const cli::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid};
+  return finish_audit(job, std::move(run), law.get(), &input);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(melange, m) {
+  m.doc() = "Reproducible shuffles from Philox4x32-10 streams, and audits of their bias.";
+  m.attr("__version__") = std::string(kVersion);
+  m.attr("DEFAULT_SEED") = kDefaultSeed;
+
+  m.def(
+      "permutations",
+      [](int n, std::optional<std::uint64_t> count, const std::string& algo, std::optional<std::uint64_t> seed,
+         std::uint64_t first, const std::string& method, int bits, std::optional<int> threads,
+         const std::string& backend, const py::object& out) {
+        return guarded("count", [&] {
+          return serve(job_of(algo, n, 0, {}, seed, first, method, bits), count, out, options_of(threads, backend));
+        });
+      },
+      py::arg("n"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "fisher-yates",
+      py::arg("seed") = py::none(), py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32,
+      py::arg("threads") = py::none(), py::arg("backend") = "auto", py::arg("out") = py::none(),
+      "Permutations of trials first .. first+count-1: an array (count, n), uint8 when n <= 256, else uint16.");
+
+  m.def(
+      "deals",
+      [](int n, int k, std::optional<std::uint64_t> count, std::optional<std::uint64_t> seed, std::uint64_t first,
+         const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
+         const py::object& out) {
+        return guarded("count", [&] {
+          return serve(job_of("partial", n, k, {}, seed, first, method, bits), count, out,
+                       options_of(threads, backend));
+        });
+      },
+      py::arg("n"), py::arg("k"), py::arg("count") = py::none(), py::kw_only(), py::arg("seed") = py::none(),
+      py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
+      py::arg("backend") = "auto", py::arg("out") = py::none(),
+      "Deals of k of n items (the partial shuffle), in slot order: an array (count, k).");
+
+  m.def(
+      "weighted",
+      [](const std::vector<double>& weights, std::optional<std::uint64_t> count, const std::string& algo,
+         std::optional<std::uint64_t> seed, std::uint64_t first, std::optional<int> threads,
+         const std::string& backend, const py::object& out) {
+        return guarded("count", [&] {
+          return serve(job_of(algo, static_cast<int>(weights.size()), 0, weights, seed, first, "batched", 32), count,
+                       out, options_of(threads, backend));
+        });
+      },
+      py::arg("weights"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "weighted",
+      py::arg("seed") = py::none(), py::arg("first") = 0, py::arg("threads") = py::none(),
+      py::arg("backend") = "auto", py::arg("out") = py::none(),
+      "Weighted orders (Plackett-Luce, or algo='weighted-int-power'): an array (count, len(weights)).");
+
+  m.def(
+      "integers",
+      [](std::uint64_t range, std::optional<std::uint64_t> count, std::optional<std::uint64_t> seed,
+         std::uint64_t stream, const std::string& method, int bits, const py::object& out) {
+        return guarded("count", [&] {
+          if (!count) {
+            if (out.is_none()) throw UsageError("give count, or out= to fill");
+            count = static_cast<std::uint64_t>(py::reinterpret_borrow<py::array>(out).shape(0));
+          }
+          py::array_t<std::uint32_t> a = out_array<std::uint32_t>(out, {static_cast<py::ssize_t>(*count)});
+          BoundedIntegers values(seed_of(seed), stream, range, spec_of(method, bits));
+          {
+            py::gil_scoped_release free;
+            values.fill(std::span<std::uint32_t>(a.mutable_data(), static_cast<std::size_t>(a.size())));
+          }
+          return a;
+        });
+      },
+      py::arg("range"), py::arg("count") = py::none(), py::kw_only(), py::arg("seed") = py::none(),
+      py::arg("stream") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("out") = py::none(),
+      "The first count values in [0, range) of one stream, as uint32 (the same as `melange bounded`).");
+
+  py::class_<AuditResult>(m, "AuditResult", "An audit: its tallies, tests, verdict and JSON document.")
+      .def_property_readonly("histogram", &AuditResult::histogram, "counts by Lehmer (or deal) rank, or None")
+      .def_property_readonly("positions", &AuditResult::positions, "item x position (slot) counts, or None")
+      .def_property_readonly("hands", &AuditResult::hands, "counts by hand (colex rank), or None")
+      .def_property_readonly("tests", &AuditResult::tests, "the tests run, as dicts")
+      .def_property_readonly("verdict", &AuditResult::verdict, "PASS, WEAK or FAIL")
+      .def_property_readonly("trials", [](const AuditResult& r) { return r.run.tally.trials; })
+      .def("to_json", [](const AuditResult& r) { return r.json; }, "the document `melange audit --json` writes")
+      .def("__repr__", [](const AuditResult& r) {
+        return "<melange.AuditResult " + r.verdict() + ", " + std::to_string(r.run.tally.trials) + " trials>";
+      });
+
+  m.def(
+      "audit",
+      [](const std::string& algo, int n, std::uint64_t trials, std::optional<int> k,
+         const std::vector<double>& weights, std::optional<std::uint64_t> seed, std::uint64_t first,
+         const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
+         bool position, bool hands, const std::optional<std::string>& model) {
+        return guarded("trials", [&] {
+          Job job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights, seed,
+                           first, method, bits);
+          job.trials = trials;
+          choose_tallies(job, position, hands);
+          validate(job);
+          const RunOptions options = options_of(threads, backend);
+          const std::unique_ptr<ExactDistribution> law = model_of(model, job, options.threads);
+          RunResult run;
+          {
+            py::gil_scoped_release free;
+            run = melange::run(job, options);
+          }
+          return finish_audit(job, std::move(run), law.get(), nullptr);
+        });
+      },
+      py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("trials") = 1'000'000,
+      py::arg("k") = py::none(), py::arg("weights") = std::vector<double>{}, py::arg("seed") = py::none(),
+      py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
+      py::arg("backend") = "auto", py::arg("position") = false, py::arg("hands") = false,
+      py::arg("model") = py::none(),
+      "Run a built-in shuffle `trials` times and test the tallies (as `melange audit`).");
+
+  m.def(
+      "audit_records",
+      [](const py::array& records, int n, std::optional<int> k, bool position, bool hands,
+         const std::optional<std::string>& model, const std::string& algo, const std::string& method, int bits) {
+        return guarded("trials", [&] { return audit_records(records, n, k, position, hands, model, algo, method, bits); });
+      },
+      py::arg("records"), py::kw_only(), py::arg("n"), py::arg("k") = py::none(), py::arg("position") = false,
+      py::arg("hands") = false, py::arg("model") = py::none(), py::arg("algo") = "fisher-yates",
+      py::arg("method") = "batched", py::arg("bits") = 32,
+      "Audit records made anywhere: a 2-D integer array, a permutation of 0..n-1 (or a deal of k) a row.");
+
+  m.def(
+      "exact",
+      [](const std::string& algo, int n, std::optional<int> k, const std::vector<double>& weights,
+         const std::string& method, int bits, std::optional<int> threads) {
+        return guarded("trials", [&] {
+          Job job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
+                           std::nullopt, 0, method, bits);
+          job.trials = 1;
+          validate_draws(job);
+          const std::unique_ptr<ExactDistribution> d = model_of(std::string("exact"), job, threads ? *threads : 1);
+          py::dict out;
+          py::list numerators, denominators, labels;
+          std::vector<double> p = d->probabilities();
+          const Shape s = shape_of(job);
+          for (std::size_t r = 0; r < d->probability.size(); ++r) {
+            numerators.append(py::int_(py::str(numerator(d->probability[r]).str())));
+            denominators.append(py::int_(py::str(denominator(d->probability[r]).str())));
+            labels.append(outcome_label(r, s.n, s.k));
+          }
+          out["probabilities"] = py::array_t<double>(static_cast<py::ssize_t>(p.size()), p.data());
+          out["numerators"] = numerators;
+          out["denominators"] = denominators;
+          out["labels"] = labels;
+          out["mean_words"] = d->mean_words;
+          out["json"] = cli::exact_json(*d, 1e6).dump(2);
+          return out;
+        });
+      },
+      py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("k") = py::none(),
+      py::arg("weights") = std::vector<double>{}, py::arg("method") = "batched", py::arg("bits") = 32,
+      py::arg("threads") = py::none(),
+      "The exact law of an algorithm, every random path walked: probabilities by rank, as exact fractions too.");
+}

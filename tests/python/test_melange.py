@@ -1,0 +1,169 @@
+"""The Python module against the CLI and its own contract (DESIGN.md section 7).
+
+Run by CTest (label python) with PYTHONPATH at the built module and
+MELANGE_CLI naming the melange program of the same build.
+"""
+import json
+import os
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+
+import melange
+
+CLI = os.environ.get("MELANGE_CLI", "melange")
+
+
+def cli(*args):
+    return subprocess.run([CLI, *map(str, args)], check=True, capture_output=True).stdout
+
+
+def cli_records(tmp_path, fmt, *args):
+    path = tmp_path / f"records.{fmt}"
+    cli("sample", "--format", fmt, "--output", path, *args)
+    return path
+
+
+@pytest.mark.parametrize("n,count", [(4, 1000), (52, 300), (300, 50)])
+def test_permutations_equal_the_cli(tmp_path, n, count):
+    got = melange.permutations(n, count, seed=99, first=2**32 - 7)
+    want = np.load(cli_records(tmp_path, "npy", "--n", n, "--count", count, "--seed", 99, "--first", 2**32 - 7))
+    assert got.dtype == want.dtype == (np.uint8 if n <= 256 else np.uint16)
+    assert got.shape == (count, n)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_deals_and_weighted_equal_the_cli(tmp_path):
+    got = melange.deals(52, 5, 1000, seed=3)
+    want = np.fromfile(cli_records(tmp_path, "u8", "--algo", "partial", "--n", 52, "--k", 5, "--count", 1000,
+                                   "--seed", 3), dtype=np.uint8).reshape(1000, 5)
+    np.testing.assert_array_equal(got, want)
+    got = melange.weighted([1, 2.5, 4], 200, seed=5)
+    text = cli("sample", "--algo", "weighted", "--weights", "1,2.5,4", "--n", 3, "--count", 200, "--seed", 5)
+    want = np.array([line.split() for line in text.decode().splitlines() if not line.startswith("#")], dtype=np.uint8)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_every_algorithm_on_every_thread_count_gives_the_same_bits():
+    for algo in ["fisher-yates", "naive-swap", "sattolo", "sort-binary-insertion", "sort-v8-timsort"]:
+        one = melange.permutations(9, 5000, algo=algo, threads=1, backend="scalar")
+        np.testing.assert_array_equal(one, melange.permutations(9, 5000, algo=algo, threads=2))
+
+
+def test_integers_equal_melange_bounded():
+    got = melange.integers(52, 40, seed=7, stream=11, method="lemire")
+    text = cli("bounded", "--range", 52, "--count", 40, "--seed", 7, "--stream", 11, "--method", "lemire")
+    want = np.array(" ".join(l for l in text.decode().splitlines() if not l.startswith("#")).split(), dtype=np.uint32)
+    assert got.dtype == np.uint32
+    np.testing.assert_array_equal(got, want)
+    # One endless sequence: a longer count extends a shorter one.
+    np.testing.assert_array_equal(melange.integers(10, 1000, seed=1)[:77], melange.integers(10, 77, seed=1))
+
+
+def test_out_fills_an_existing_array_and_anything_else_is_a_value_error():
+    out = np.zeros((100, 52), dtype=np.uint8)
+    back = melange.permutations(52, out=out, seed=4)
+    assert back is out or np.shares_memory(back, out)
+    np.testing.assert_array_equal(out, melange.permutations(52, 100, seed=4))
+    wrong = [np.zeros((100, 52), dtype=np.uint16),              # dtype
+             np.zeros((100, 51), dtype=np.uint8),               # shape
+             np.zeros((52, 100), dtype=np.uint8).T,             # not C-contiguous
+             np.zeros((200, 52), dtype=np.uint8)[::2]]          # strided
+    for w in wrong:
+        with pytest.raises(ValueError, match="out must be a uint8 array of shape \\(100, 52\\)"):
+            melange.permutations(52, 100, out=w)
+    frozen = np.zeros((100, 52), dtype=np.uint8)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        melange.permutations(52, 100, out=frozen)
+    counts = np.zeros(10, dtype=np.uint32)
+    melange.integers(6, out=counts)
+    assert counts.max() < 6
+
+
+def test_errors_are_value_errors_with_the_library_message():
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        melange.permutations(0, 3)
+    with pytest.raises(ValueError, match="trials must be at least 1"):
+        melange.audit(n=4, trials=0)
+    with pytest.raises(ValueError, match="range must be at least 1"):
+        melange.integers(0, 3)
+    with pytest.raises(ValueError, match="unknown method 'fast'"):
+        melange.permutations(4, 3, method="fast")
+    with pytest.raises(ValueError, match="deal"):
+        melange.deals(5, 6, 3)
+    with pytest.raises(ValueError, match="appears twice"):
+        melange.audit_records(np.array([[0, 1, 2], [1, 1, 2]]), n=3)
+
+
+def test_the_gil_is_released_while_sampling_and_auditing():
+    for call in (lambda: melange.permutations(52, 4_000_000, threads=1),
+                 lambda: melange.audit(n=6, trials=40_000_000, threads=1)):
+        state = {"running": False, "done": False}
+
+        def work():
+            state["running"] = True
+            call()
+            state["done"] = True
+
+        worker = threading.Thread(target=work)
+        steps_during = 0
+        worker.start()
+        while not state["done"]:
+            if state["running"]:
+                steps_during += 1
+        worker.join()
+        # With the GIL held this thread could not have run during the call.
+        assert steps_during > 1000, steps_during
+
+
+def test_audit_json_equals_the_cli():
+    got = json.loads(melange.audit(n=5, trials=200_000, seed=12, threads=1, position=True).to_json())
+    want = json.loads(cli("audit", "--n", 5, "--trials", 200000, "--seed", 12, "--threads", 1, "--position",
+                          "--json", "-"))
+    assert got == want
+    deal = json.loads(melange.audit(algo="partial", n=10, k=3, trials=50_000, seed=2, threads=1).to_json())
+    assert deal == json.loads(cli("audit", "--algo", "partial", "--n", 10, "--k", 3, "--trials", 50000, "--seed", 2,
+                                  "--threads", 1, "--json", "-"))
+
+
+def test_audit_result_arrays_tests_and_verdict():
+    r = melange.audit(n=4, trials=100_000, seed=1, position=True)
+    assert r.histogram.dtype == np.uint64 and r.histogram.shape == (24,) and r.histogram.sum() == 100_000
+    assert r.positions.shape == (4, 4) and (r.positions.sum(axis=0) == 100_000).all()
+    assert [t["test"] for t in r.tests] == ["rank", "position"]
+    assert r.verdict == "PASS" and r.trials == 100_000
+    biased = melange.audit(algo="naive-swap", n=4, trials=100_000, seed=1)
+    assert biased.verdict == "FAIL" and biased.tests[0]["p_value"] < 1e-6
+
+
+def test_audit_records_of_permutations_equals_audit_of_the_job():
+    records = melange.permutations(6, 300_000, seed=8, first=5)
+    from_array = melange.audit_records(records, n=6, position=True)
+    built_in = melange.audit(n=6, trials=300_000, seed=8, first=5, position=True)
+    np.testing.assert_array_equal(from_array.histogram, built_in.histogram)
+    np.testing.assert_array_equal(from_array.positions, built_in.positions)
+    assert from_array.tests == built_in.tests and from_array.verdict == built_in.verdict
+    # Any integer dtype is read; a wider one goes through int64.
+    np.testing.assert_array_equal(melange.audit_records(records.astype(np.int32), n=6).histogram, built_in.histogram)
+    deals = melange.deals(52, 5, 4_000_000, seed=9)  # 6 royal flushes expected: enough for the test
+    r = melange.audit_records(deals, n=52, k=5)
+    assert [t["test"] for t in r.tests] == ["slot", "category"] and r.histogram is None
+    assert r.verdict == "PASS"
+
+
+def test_audit_records_of_numpys_own_shuffles():
+    g = np.random.default_rng(2024)
+    records = g.permuted(np.tile(np.arange(5), (200_000, 1)), axis=1)
+    assert melange.audit_records(records, n=5, position=True).verdict == "PASS"
+
+
+def test_exact_law():
+    e = melange.exact(algo="naive-swap", n=3, method="lemire")
+    assert e["numerators"] == [4, 5, 5, 5, 4, 4] and e["denominators"] == [27] * 6
+    assert e["labels"][0] == "ABC"
+    np.testing.assert_allclose(e["probabilities"].sum(), 1.0)
+    r = melange.audit(algo="naive-swap", n=3, trials=100_000, method="lemire", model="exact")
+    assert r.verdict == "PASS"

@@ -64,6 +64,24 @@ BoundedSpec spec_of(const std::string& method, int bits) {
   return BoundedSpec{*m, bits};
 }
 
+// A count as Python writes it: an int, or a whole float such as 1e7; None
+// stays unset.
+std::optional<std::uint64_t> count_of(const py::object& value, const char* keyword) {
+  if (value.is_none()) return std::nullopt;
+  const auto wrong = [&] {
+    return UsageError(std::string(keyword) + " must be a whole number of at least 0, such as 1000 or 1e6; got " +
+                      std::string(py::repr(value)));
+  };
+  if (py::isinstance<py::float_>(value)) {
+    const double d = value.cast<double>();
+    if (!(d >= 0 && d < 1.8446744073709552e19 && d == static_cast<double>(static_cast<std::uint64_t>(d))))
+      throw wrong();
+    return static_cast<std::uint64_t>(d);
+  }
+  if (!py::isinstance<py::int_>(value) || value.attr("__lt__")(0).cast<bool>()) throw wrong();
+  return value.cast<std::uint64_t>();
+}
+
 std::uint64_t seed_of(const std::optional<std::uint64_t>& seed) { return seed ? *seed : kDefaultSeed; }
 
 RunOptions options_of(const std::optional<int>& threads, const std::string& backend) {
@@ -112,7 +130,8 @@ py::array records_as(const Job& job, const py::object& out, const RunOptions& op
   return a;
 }
 
-py::array serve(Job job, std::optional<std::uint64_t> count, const py::object& out, const RunOptions& options) {
+py::array serve(Job job, const py::object& count_arg, const py::object& out, const RunOptions& options) {
+  std::optional<std::uint64_t> count = count_of(count_arg, "count");
   if (!count) {
     if (out.is_none()) throw UsageError(Param::trials, "give {trials}, or out= to fill");
     count = static_cast<std::uint64_t>(py::reinterpret_borrow<py::array>(out).shape(0));
@@ -309,7 +328,7 @@ PYBIND11_MODULE(melange, m) {
 
   m.def(
       "permutations",
-      [](int n, std::optional<std::uint64_t> count, const std::string& algo, std::optional<std::uint64_t> seed,
+      [](int n, const py::object& count, const std::string& algo, std::optional<std::uint64_t> seed,
          std::uint64_t first, const std::string& method, int bits, std::optional<int> threads,
          const std::string& backend, const py::object& out) {
         return guarded("count", [&] {
@@ -323,7 +342,7 @@ PYBIND11_MODULE(melange, m) {
 
   m.def(
       "deals",
-      [](int n, int k, std::optional<std::uint64_t> count, std::optional<std::uint64_t> seed, std::uint64_t first,
+      [](int n, int k, const py::object& count, std::optional<std::uint64_t> seed, std::uint64_t first,
          const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
          const py::object& out) {
         return guarded("count", [&] {
@@ -338,7 +357,7 @@ PYBIND11_MODULE(melange, m) {
 
   m.def(
       "weighted",
-      [](const std::vector<double>& weights, std::optional<std::uint64_t> count, const std::string& algo,
+      [](const std::vector<double>& weights, const py::object& count, const std::string& algo,
          std::optional<std::uint64_t> seed, std::uint64_t first, std::optional<int> threads,
          const std::string& backend, const py::object& out) {
         return guarded("count", [&] {
@@ -353,9 +372,10 @@ PYBIND11_MODULE(melange, m) {
 
   m.def(
       "integers",
-      [](std::uint64_t range, std::optional<std::uint64_t> count, std::optional<std::uint64_t> seed,
+      [](std::uint64_t range, const py::object& count_arg, std::optional<std::uint64_t> seed,
          std::uint64_t stream, const std::string& method, int bits, const py::object& out) {
         return guarded("count", [&] {
+          std::optional<std::uint64_t> count = count_of(count_arg, "count");
           if (!count) {
             if (out.is_none()) throw UsageError("give count, or out= to fill");
             count = static_cast<std::uint64_t>(py::reinterpret_borrow<py::array>(out).shape(0));
@@ -387,14 +407,14 @@ PYBIND11_MODULE(melange, m) {
 
   m.def(
       "audit",
-      [](const std::string& algo, int n, std::uint64_t trials, std::optional<int> k,
+      [](const std::string& algo, int n, const py::object& trials_arg, std::optional<int> k,
          const std::vector<double>& weights, std::optional<std::uint64_t> seed, std::uint64_t first,
          const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
          bool position, bool hands, const std::optional<std::string>& model) {
         return guarded("trials", [&] {
           Job job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights, seed,
                            first, method, bits);
-          job.trials = trials;
+          job.trials = count_of(trials_arg, "trials").value_or(0);
           choose_tallies(job, position, hands);
           validate(job);
           const RunOptions options = options_of(threads, backend);

@@ -94,6 +94,11 @@ def test_errors_are_value_errors_with_the_library_message():
         melange.permutations(4, 3, method="fast")
     with pytest.raises(ValueError, match="deal"):
         melange.deals(5, 6, 3)
+    with pytest.raises(ValueError, match="count must be a whole number"):
+        melange.permutations(4, 2.5)
+    with pytest.raises(ValueError, match="count must be a whole number"):
+        melange.permutations(4, -1)
+    assert melange.permutations(4, 1e3).shape == (1000, 4)  # counts may be written 1e3, as on the CLI
     with pytest.raises(ValueError, match="appears twice"):
         melange.audit_records(np.array([[0, 1, 2], [1, 1, 2]]), n=3)
 

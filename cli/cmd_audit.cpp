@@ -1,5 +1,6 @@
 // `melange audit`: run a job, tally it, test it, grade it.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -7,11 +8,14 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "command.hpp"
 #include "exit_codes.hpp"
 #include "job_args.hpp"
+#include "audit_files.hpp"
 #include "melange/audit.hpp"
+#include "melange/checkpoint.hpp"
 #include "melange/deal.hpp"
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
@@ -25,6 +29,7 @@
 #include "artifacts.hpp"
 #include "progress.hpp"
 #include "report.hpp"
+#include "team.hpp"
 
 namespace melange::cli {
 namespace {
@@ -38,6 +43,9 @@ struct AuditArgs {
   double weak = kDefaultWeak, fail = kDefaultFail, alpha = kDefaultAlpha;
   std::string svg, csv, report_dir;
   bool fail_on_bias = false, quiet = false;
+  // Runs that outlive a sitting (DESIGN.md section 8).
+  std::string checkpoint, resume;
+  double checkpoint_every = 60;
   // audit --input: records written by another program instead of a job.
   std::string input, format;
   int base = 0;
@@ -47,7 +55,8 @@ struct AuditArgs {
 };
 
 // The flags that describe a job melange runs, which an input audit has not.
-const char* const kJobOnlyFlags[] = {"--trials", "--seed", "--first", "--method", "--bits", "--threads", "--backend"};
+const char* const kJobOnlyFlags[] = {"--trials", "--seed", "--first", "--method", "--bits", "--threads", "--backend",
+                                     "--checkpoint", "--checkpoint-every", "--resume"};
 
 // A progressive report after `records` records: a line per test with its
 // statistic, p and grade, as PractRand prints by length.
@@ -104,21 +113,6 @@ class InputFile {
 };
 
 
-// FILE's name with "-" + part before the extension: "out-position.csv".
-std::string csv_part_path(const std::string& csv, const std::string& part) {
-  const auto dot = csv.rfind('.');
-  const auto slash = csv.rfind('/');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return csv + "-" + part;
-  return csv.substr(0, dot) + "-" + part + csv.substr(dot);
-}
-
-// With both tallies, the rank table goes to FILE and the matrix to
-// FILE-position.csv.
-std::string position_csv_path(const std::string& csv, bool has_ranks) {
-  if (!has_ranks || csv.empty()) return csv;
-  return csv_part_path(csv, "position");
-}
-
 // Bytes kept back from --memory-cap for what is not a tally: the output
 // buffers (charts and pages are a few MB at most, tables stream) and the
 // program itself; a quarter of a small cap.
@@ -141,13 +135,40 @@ std::unique_ptr<ExactDistribution> read_model(const std::string& path) {
   return std::make_unique<ExactDistribution>(exact_from_json(j));
 }
 
-int run_audit(const AuditArgs& a) {
+// The checkpoint to resume from, checked against the job.
+Checkpoint read_resume(const std::string& path, const Job& job) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw UsageError("--resume '" + path + "' is not a file; give the file --checkpoint wrote");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read --resume file '" + path + "'");
+  Checkpoint c = read_checkpoint(in, path);
+  const std::string difference = job_difference(job, c.job);
+  if (!difference.empty())
+    throw UsageError("--resume '" + path + "' is the checkpoint of another job (" + difference +
+                     "): give the same job, or start afresh without --resume");
+  return c;
+}
+
+// Writes the checkpoint as every output is written: to a temporary file,
+// renamed over the last one, so that a kill at any moment leaves a whole
+// checkpoint behind.
+void save_checkpoint(const std::string& path, const Job& job, const Tally& done) {
+  Outputs file;
+  file.declare("--checkpoint", path);
+  write_checkpoint(file.open(path), job, done);
+  file.commit();
+}
+
+int run_audit(const AuditArgs& a, Team& team) {
   // Every check comes before any work: the job, the thresholds, the model
   // file, the memory plan and every output.
   const bool from_input = !a.input.empty();
   if (!from_input && (!a.format.empty() || a.base != 0 || a.skip_invalid || a.progressive || a.stop_on_fail))
     throw UsageError("--format, --base, --skip-invalid, --progressive and --stop-on-fail are for --input records; "
                      "add --input FILE or drop them");
+  if (from_input && team.many())
+    throw UsageError("audit --input reads one stream of records in one process: run it without mpirun");
   if (from_input && !a.job_flags_given.empty())
     throw UsageError(a.job_flags_given.front() + " describes a job melange runs; with --input the records are the "
                      "trials: drop it");
@@ -231,18 +252,24 @@ int run_audit(const AuditArgs& a) {
   }
   plan_workers(job, options);  // throws when one tally cannot fit
 
+  // Rank 0 alone reads the checkpoint and writes files: the other ranks
+  // may be on machines that do not see its folders.
   Outputs outputs;
-  outputs.declare("--json", a.job.json);
-  outputs.declare("--svg", a.svg);
-  const std::string position_csv = position_csv_path(a.csv, job.rank_histogram);
-  if (job.rank_histogram) outputs.declare("--csv", a.csv);
-  if (!a.csv.empty() && !job.rank_histogram && !job.position_matrix)
-    throw UsageError("--csv writes the rank histogram or the position matrix, and this audit has neither: drop --csv");
-  if (job.position_matrix) outputs.declare(job.rank_histogram ? "--csv (position matrix)" : "--csv", position_csv);
-  // Poker categories beside them: FILE-categories.csv.
-  const std::string category_csv = job.poker_categories && !a.csv.empty() ? csv_part_path(a.csv, "categories") : "";
-  outputs.declare("--csv (poker categories)", category_csv);
-  const std::string page = outputs.declare_report("--report", a.report_dir);
+  DeclaredAuditFiles files;
+  const std::string checkpoint = !a.checkpoint.empty() ? a.checkpoint : a.resume;
+  if (!(a.checkpoint_every > 0))
+    throw UsageError("--checkpoint-every takes a number of seconds above 0, such as 60");
+  std::optional<Checkpoint> resume;
+  if (team.root()) {
+    files = declare_audit_files(outputs, AuditFiles{a.job.json, a.svg, a.csv, a.report_dir}, job);
+    outputs.declare("--checkpoint", checkpoint);
+    struct stat st {};
+    if (!a.checkpoint.empty() && a.checkpoint != a.resume && ::stat(a.checkpoint.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode))
+      throw UsageError("--checkpoint '" + a.checkpoint + "' already exists: go on from it with --resume " +
+                       a.checkpoint + ", or remove it to start afresh");
+    if (!a.resume.empty()) resume = read_resume(a.resume, job);
+  }
 
   RecordOptions records;
   if (from_input) {
@@ -274,7 +301,7 @@ int run_audit(const AuditArgs& a) {
 
   RunResult run;
   InputInfo input;
-  bool interrupted = false;
+  int interrupted = 0;  // the signal that ended the read
   if (from_input) {
     // One pass over the records, in blocks: memory is the tallies. On a
     // stream (standard input, or --progressive) a line per test after 2^10,
@@ -326,7 +353,7 @@ int run_audit(const AuditArgs& a) {
       if (!signals::interrupted()) throw;
       if (counted == 0) {
         std::cerr << "melange: interrupted before any record was read\n";
-        return 128 + SIGINT;
+        return 128 + signals::interrupted();
       }
     }
     signals::defer_interrupt(false);
@@ -339,34 +366,52 @@ int run_audit(const AuditArgs& a) {
     input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,
                       stats.first_invalid};
   } else {
-    ProgressLine progress("audit", a.quiet);
+    team.agree();
+    ProgressLine progress("audit", a.quiet || !team.root());
     if (progress.enabled())
       options.progress = [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
-    run = melange::run(job, options);
+    if (checkpoint.empty() && !team.many()) {
+      run = melange::run(job, options);
+    } else {
+      // In segments: saved as it goes, stopped by SIGINT or SIGTERM after
+      // a last checkpoint, and shared over the ranks.
+      SegmentOptions segments;
+      segments.ranks = team.ranks();
+      segments.every_seconds = a.checkpoint_every;
+      if (!checkpoint.empty()) {
+        segments.save = [&](const Tally& done) { save_checkpoint(checkpoint, job, done); };
+        segments.stop = [] { return signals::interrupted() != 0; };
+        signals::defer_interrupt(true);
+      }
+      run = run_segments(job, options, segments, resume ? &resume->tally : nullptr);
+      signals::defer_interrupt(false);
+    }
     progress.clear();
+    if (!team.root()) return 0;  // rank 0 reports for every rank
+    run.ranks = team.size();
+    if (run.tally.trials < job.trials) {
+      const int sig = signals::interrupted() ? signals::interrupted() : SIGTERM;
+      std::cerr << "melange: stopped by " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << " after "
+                << grouped(run.tally.trials) << " of " << grouped(job.trials) << " trials; '" << checkpoint
+                << "' holds them: run the same command with --resume " << checkpoint << " to go on\n";
+      return 128 + sig;
+    }
   }
   const InputInfo* source = from_input ? &input : nullptr;
   AuditReport report = analyze(job, run.tally, audit);
   if (!rank_note.empty()) report.notes.insert(report.notes.begin(), rank_note);
 
   const AuditView view{job, run, report, model.get(), a.model, source};
-  if (!a.job.json.empty()) write_audit_json(outputs.open(a.job.json), job, run, report, source);
-  if (!a.svg.empty()) outputs.write(a.svg, audit_svg(view));
-  if (!a.csv.empty()) {
-    if (job.rank_histogram) audit_rank_csv(view, outputs.open(a.csv));
-    if (job.position_matrix) audit_position_csv(view, outputs.open(position_csv));
-    if (!category_csv.empty()) audit_category_csv(view, outputs.open(category_csv));
-  }
-  if (!page.empty()) outputs.write(page, audit_html(view));
+  write_audit_files(outputs, files, view);
   if (a.job.json != "-") std::cout << audit_text(job, run, report, model.get(), source);
   outputs.commit();
   if (a.fail_on_bias && report.verdict == Verdict::fail) return kExitBiased;
-  return interrupted ? 128 + SIGINT : 0;
+  return interrupted ? 128 + interrupted : 0;
 }
 
 }  // namespace
 
-void add_audit_command(CLI::App& app, Action& action) {
+void add_audit_command(CLI::App& app, Action& action, Team& team) {
   auto a = std::make_shared<AuditArgs>();
   auto* cmd = app.add_subcommand(
       "audit", "Run a shuffle many times, tally the orders, and test them for bias");
@@ -404,12 +449,21 @@ void add_audit_command(CLI::App& app, Action& action) {
   cmd->add_flag("--progressive", a->progressive,
                 "a line per test after 2^10, 2^11, ... records (always on standard input)");
   cmd->add_flag("--stop-on-fail", a->stop_on_fail, "with progressive lines: stop reading at the first FAIL");
+  cmd->add_option("--checkpoint", a->checkpoint,
+                  "save the trials done and their tallies to FILE as the run goes, on SIGINT or SIGTERM "
+                  "(then exit 130 or 143) and at the end");
+  cmd->add_option("--checkpoint-every", a->checkpoint_every, "seconds between checkpoints")->capture_default_str();
+  cmd->add_option("--resume", a->resume,
+                  "go on from the checkpoint FILE of the same job (and keep saving to it, unless --checkpoint "
+                  "names another file); the result equals an uninterrupted run");
   cmd->footer("Exit status: 0 ran (PASS/WEAK, or no verdict); 3 with --fail-on-bias when a test "
-              "FAILed; 2 usage error; 1 runtime error.");
-  cmd->callback([a, cmd, &action] {
+              "FAILed; 2 usage error; 1 runtime error; 130/143 stopped by SIGINT/SIGTERM after a checkpoint.\n"
+              "Under 'mpirun -np K' the trials are split over K ranks and rank 0 reports; the result is "
+              "the same as one process's.");
+  cmd->callback([a, cmd, &action, &team] {
     for (const char* flag : kJobOnlyFlags)
       if (cmd->count(flag)) a->job_flags_given.emplace_back(flag);
-    action = [a] { return run_audit(*a); };
+    action = [a, &team] { return run_audit(*a, team); };
   });
 }
 

@@ -20,7 +20,9 @@ inline CLI::Option* nonempty(CLI::Option* option) {
 
 void add_stream_commands(CLI::App& app, Action& action);   // words, bounded
 void add_version_command(CLI::App& app, Action& action);   // version
-void add_audit_command(CLI::App& app, Action& action);
+class Team;
+void add_audit_command(CLI::App& app, Action& action, Team& team);
+void add_merge_command(CLI::App& app, Action& action);
 void add_exact_command(CLI::App& app, Action& action);
 void add_sample_command(CLI::App& app, Action& action);
 void add_reach_command(CLI::App& app, Action& action);

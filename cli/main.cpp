@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <iostream>
 #include <string>
 
@@ -14,9 +16,11 @@
 #include "exit_codes.hpp"
 #include "job_args.hpp"
 #include "melange/error.hpp"
+#include "melange/ranks.hpp"
 #include "melange/version.hpp"
 #include "output.hpp"
 #include "signals.hpp"
+#include "team.hpp"
 
 namespace {
 
@@ -58,6 +62,18 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// This process's rank as its launcher gives it, before MPI is joined; 0
+// when none does.
+bool first_rank_by_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* v = std::getenv(name)) return std::strcmp(v, "0") == 0;
+  return true;
+}
+
+// The commands that split their work over MPI ranks; the others run in one
+// process and are refused under mpirun rather than run once a rank.
+bool runs_on_ranks(const std::string& command) { return command == "audit"; }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,13 +84,23 @@ int main(int argc, char** argv) {
     std::cerr << "melange: standard output is closed; redirect it to a file or a pipe\n";
     return kExitRuntime;
   }
+  // Under mpirun every rank joins first: MPI may take its own arguments.
+  std::unique_ptr<melange::Ranks> ranks;
+  try {
+    ranks = melange::join_mpi(argc, argv);
+  } catch (const std::exception& e) {
+    if (first_rank_by_launcher()) std::cerr << "melange: " << one_line(e.what()) << "\n";
+    return kExitUsage;
+  }
+  melange::cli::Team team(ranks.get());
+
   CLI::App app{
       "melange: millions to trillions of independent small shuffles on Philox4x32-10 streams,\n"
       "turned into permutation histograms, exact distributions and statistical verdicts.\n\n"
       "Bounded draws: --method batched by default (several exactly uniform draws per 32-bit word,\n"
       "the fewest words per shuffle); --method lemire reads a word a draw, as melange 0.1 did.\n\n"
       "Exit status: 0 ran; 1 runtime error; 2 usage error; 3 --fail-on-bias and a test failed;\n"
-      "128 + N stopped by signal N (130: SIGINT).",
+      "128 + N stopped by signal N (130: SIGINT, 143: SIGTERM).",
       "melange"};
   app.set_version_flag("--version", std::string("melange ") + melange::kVersion);
   app.require_subcommand(1);
@@ -82,7 +108,8 @@ int main(int argc, char** argv) {
 
   melange::cli::Action action;
   melange::cli::add_stream_commands(app, action);
-  melange::cli::add_audit_command(app, action);
+  melange::cli::add_audit_command(app, action, team);
+  melange::cli::add_merge_command(app, action);
   melange::cli::add_exact_command(app, action);
   melange::cli::add_sample_command(app, action);
   melange::cli::add_reach_command(app, action);
@@ -94,8 +121,9 @@ int main(int argc, char** argv) {
       if (option->get_type_size() != 0) melange::cli::nonempty(option);
 
   if (const char* word = unknown_command(app, argc, argv)) {
-    std::cerr << "melange: unknown command '" << word << "'; run 'melange --help' for the list\n";
-    return kExitUsage;
+    const std::string message =
+        "melange: unknown command '" + std::string(word) + "'; run 'melange --help' for the list";
+    return team.conclude(kExitUsage, message);
   }
 
   try {
@@ -107,29 +135,36 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "melange: " << one_line(e.what()) << "; " << help_hint(app, argc, argv) << "\n";
-    return kExitUsage;
+    return team.conclude(kExitUsage, "melange: " + one_line(e.what()) + "; " + help_hint(app, argc, argv));
   }
 
+  const std::string command = command_of(app, argc, argv);
+  int status = 0;
+  std::string message;
   try {
-    const int status = action ? action() : 0;
+    if (team.many() && !runs_on_ranks(command))
+      throw melange::UsageError("'melange " + command + "' runs in one process (only audit splits its trials over "
+                                "MPI ranks): run it without mpirun");
+    status = action ? action() : 0;
     melange::cli::check_stdout();
-    return status;
+  } catch (const melange::cli::TeamStop& stop) {
+    status = stop.status;  // another rank failed its checks and says why
+  } catch (const melange::RanksFailed&) {
+    status = kExitRuntime;  // another rank failed during the run and says why
   } catch (const melange::UsageError& e) {
     // The library names its parameters; say them as this command's flags.
-    const std::string command = command_of(app, argc, argv);
-    const std::string message =
-        e.render([&](melange::Param p) { return melange::cli::flag_for(command, p); });
-    std::cerr << "melange: " << one_line(message) << "; " << help_hint(app, argc, argv) << "\n";
-    return kExitUsage;
+    const std::string text = e.render([&](melange::Param p) { return melange::cli::flag_for(command, p); });
+    status = kExitUsage;
+    message = "melange: " + one_line(text) + "; " + help_hint(app, argc, argv);
   } catch (const std::bad_alloc&) {
-    std::cerr << "melange: out of memory; ask for fewer trials or a smaller histogram\n";
-    return kExitRuntime;
+    status = kExitRuntime;
+    message = "melange: out of memory; ask for fewer trials or a smaller histogram";
   } catch (const std::exception& e) {
-    std::cerr << "melange: " << one_line(e.what()) << "\n";
-    return kExitRuntime;
+    status = kExitRuntime;
+    message = "melange: " + one_line(e.what());
   } catch (...) {
-    std::cerr << "melange: internal error (unknown exception)\n";
-    return kExitRuntime;
+    status = kExitRuntime;
+    message = "melange: internal error (unknown exception)";
   }
+  return team.conclude(status, message);
 }

@@ -90,6 +90,7 @@ std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, cons
 void add_job_fields(Json& j, const Job& job) {
   j["seed"] = job.seed;
   add_shuffle_fields(j, job.algorithm, job.spec, job.n, shape_of(job).k);
+  if (!job.weights.empty()) j["weights"] = job.weights;
   j["trials"] = job.trials;
   j["first"] = job.first;
 }
@@ -202,6 +203,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     add_job_fields(j, job);
   }
   j["threads"] = run.threads;
+  if (!input) j["ranks"] = run.ranks;
   j["backend"] = run.backend;
   if (!run.arch.empty()) j["simd_arch"] = run.arch;
   if (!run.note.empty()) j["backend_note"] = run.note;

@@ -20,11 +20,11 @@ struct Slot {
 Slot g_slots[kSlots];
 std::atomic<bool> g_progress_shown{false};
 std::atomic<bool> g_defer_interrupt{false};
-std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_interrupted{0};
 
 extern "C" void on_signal(int sig) {
-  if (sig == SIGINT && g_defer_interrupt.load(std::memory_order_acquire)) {
-    g_interrupted.store(true, std::memory_order_release);
+  if ((sig == SIGINT || sig == SIGTERM) && g_defer_interrupt.load(std::memory_order_acquire)) {
+    g_interrupted.store(sig, std::memory_order_release);
     return;
   }
   // Only async-signal-safe calls from here on: unlink, write, _exit.
@@ -70,6 +70,6 @@ void unwatch_temp(int slot) {
 void progress_shown(bool shown) { g_progress_shown.store(shown, std::memory_order_release); }
 
 void defer_interrupt(bool defer) { g_defer_interrupt.store(defer, std::memory_order_release); }
-bool interrupted() { return g_interrupted.load(std::memory_order_acquire); }
+int interrupted() { return g_interrupted.load(std::memory_order_acquire); }
 
 }  // namespace melange::cli::signals

@@ -22,10 +22,11 @@ void unwatch_temp(int slot);
 // Whether a progress line is on the terminal now.
 void progress_shown(bool shown);
 
-// While deferred, SIGINT only sets a flag (and interrupts a blocked read),
-// so that a command reading an endless stream can stop cleanly and report
-// what it read; interrupted() says whether it came.
+// While deferred, SIGINT and SIGTERM only set a flag (and interrupt a
+// blocked read), so that a command reading an endless stream, or one that
+// keeps a checkpoint, can stop cleanly and report or save what it has;
+// interrupted() gives the signal that came (0: none).
 void defer_interrupt(bool defer);
-bool interrupted();
+int interrupted();
 
 }  // namespace melange::cli::signals

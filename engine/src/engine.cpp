@@ -7,17 +7,17 @@
 #include "melange/serve.hpp"
 #include "melange/internal/backend_choice.hpp"
 #include "parallel_chunks.hpp"
+#include "tally_workers.hpp"
 
 namespace melange {
+namespace internal {
 namespace {
-
-using internal::kChunkTrials;
-using internal::check_threads;
-using internal::parallel_chunks;
 
 std::uint64_t chunk_for(const Backend& b) {
   return b.preferred_chunk() ? b.preferred_chunk() : kChunkTrials;
 }
+
+}  // namespace
 
 std::string bytes_text(std::uint64_t b) {
   char buf[32];
@@ -45,33 +45,57 @@ WorkerPlan plan_for(const Job& job, const RunOptions& options, const Backend& ba
   return plan;
 }
 
-}  // namespace
+void zero(Tally& t) {
+  std::fill(t.ranks.counts().begin(), t.ranks.counts().end(), 0);
+  std::fill(t.positions.counts().begin(), t.positions.counts().end(), 0);
+  std::fill(t.hands.begin(), t.hands.end(), 0);
+  std::fill(t.categories.begin(), t.categories.end(), 0);
+  t.trials = t.words = t.draws = 0;
+}
+
+TallyWorkers::TallyWorkers(const Job& job, const RunOptions& options)
+    : job_(job), choice_((validate(job), check_threads(options.threads), choose_backend(job, options.backend))),
+      plan_(plan_for(job, options, *choice_.backend)), tallies_(plan_.workers) {
+  for (auto& t : tallies_) t = Tally::for_job(job);
+}
+
+void TallyWorkers::run(std::uint64_t first, std::uint64_t count,
+                       const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  if (count == 0) return;
+  parallel_chunks(first, count, plan_.workers, chunk_for(*choice_.backend), progress,
+                  [&](std::uint64_t b, std::uint64_t e, int w) { choice_.backend->run_range(job_, b, e, tallies_[w]); });
+}
+
+void TallyWorkers::fold_into(Tally& total) {
+  for (Tally& t : tallies_) {
+    total.merge(t);
+    zero(t);
+  }
+}
+
+RunResult TallyWorkers::result() && {
+  for (std::size_t w = 1; w < tallies_.size(); ++w) tallies_[0].merge(tallies_[w]);
+  return RunResult{std::move(tallies_[0]), std::string(choice_.backend->name()), choice_.backend->arch(),
+                   choice_.note, plan_.workers, plan_.note};
+}
+
+}  // namespace internal
 
 WorkerPlan plan_workers(const Job& job, const RunOptions& options) {
   validate(job);
-  check_threads(options.threads);
+  internal::check_threads(options.threads);
   const internal::BackendChoice choice = internal::choose_backend(job, options.backend);
-  return plan_for(job, options, *choice.backend);
+  return internal::plan_for(job, options, *choice.backend);
 }
 
 RunResult run(const Job& job, const RunOptions& options) {
-  validate(job);
-  check_threads(options.threads);
-  internal::BackendChoice choice = internal::choose_backend(job, options.backend);
-  const WorkerPlan plan = plan_for(job, options, *choice.backend);
-  const int workers = plan.workers;
-  std::vector<Tally> tallies(workers);
-  for (auto& t : tallies) t = Tally::for_job(job);
-  parallel_chunks(job.first, job.trials, workers, chunk_for(*choice.backend), options.progress,
-                  [&](std::uint64_t b, std::uint64_t e, int w) {
-                    choice.backend->run_range(job, b, e, tallies[w]);
-                  });
-  for (int w = 1; w < workers; ++w) tallies[0].merge(tallies[w]);
-  return RunResult{std::move(tallies[0]), std::string(choice.backend->name()), choice.backend->arch(),
-                   choice.note, workers, plan.note};
+  internal::TallyWorkers workers(job, options);
+  workers.run(job.first, job.trials, options.progress);
+  return std::move(workers).result();
 }
 
 SampleResult sample(const Job& job, const RunOptions& options) {
+  using internal::bytes_text;
   validate_draws(job);
   // The buffer is trials x k items of 2 bytes (k = n for permutations);
   // check by division, not by a product that could wrap.

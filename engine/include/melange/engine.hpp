@@ -32,8 +32,9 @@ struct RunResult {
   std::string backend;  // the backend that ran the trials: "scalar", "simd", "cuda"
   std::string arch;     // its architecture, where it has several ("avx2"); else ""
   std::string note;     // e.g. why the requested backend was not used
-  int threads = 1;
+  int threads = 1;           // on each rank
   std::string threads_note;  // set when the memory cap cut the thread count
+  int ranks = 1;             // processes that shared the trials (MPI ranks)
 };
 
 // How many workers a run gets under the memory cap, and why, checked before

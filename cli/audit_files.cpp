@@ -1,0 +1,49 @@
+#include "audit_files.hpp"
+
+#include "melange/error.hpp"
+
+namespace melange::cli {
+namespace {
+
+// FILE's name with "-" + part before the extension: "out-position.csv".
+std::string csv_part_path(const std::string& csv, const std::string& part) {
+  const auto dot = csv.rfind('.');
+  const auto slash = csv.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return csv + "-" + part;
+  return csv.substr(0, dot) + "-" + part + csv.substr(dot);
+}
+
+}  // namespace
+
+DeclaredAuditFiles declare_audit_files(Outputs& outputs, const AuditFiles& files, const Job& job) {
+  DeclaredAuditFiles d;
+  d.given = files;
+  outputs.declare("--json", files.json);
+  outputs.declare("--svg", files.svg);
+  if (!files.csv.empty()) {
+    if (!job.rank_histogram && !job.position_matrix)
+      throw UsageError("--csv writes the rank histogram or the position matrix, and this audit has neither: drop --csv");
+    // With both tallies, the rank table goes to FILE and the matrix to
+    // FILE-position.csv; poker categories to FILE-categories.csv.
+    if (job.rank_histogram) d.rank_csv = files.csv;
+    if (job.position_matrix) d.position_csv = job.rank_histogram ? csv_part_path(files.csv, "position") : files.csv;
+    if (job.poker_categories) d.category_csv = csv_part_path(files.csv, "categories");
+  }
+  outputs.declare("--csv", d.rank_csv);
+  outputs.declare(job.rank_histogram ? "--csv (position matrix)" : "--csv", d.position_csv);
+  outputs.declare("--csv (poker categories)", d.category_csv);
+  d.page = outputs.declare_report("--report", files.report_dir);
+  return d;
+}
+
+void write_audit_files(Outputs& outputs, const DeclaredAuditFiles& d, const AuditView& view) {
+  if (!d.given.json.empty())
+    write_audit_json(outputs.open(d.given.json), view.job, view.run, view.report, view.input);
+  if (!d.given.svg.empty()) outputs.write(d.given.svg, audit_svg(view));
+  if (!d.rank_csv.empty()) audit_rank_csv(view, outputs.open(d.rank_csv));
+  if (!d.position_csv.empty()) audit_position_csv(view, outputs.open(d.position_csv));
+  if (!d.category_csv.empty()) audit_category_csv(view, outputs.open(d.category_csv));
+  if (!d.page.empty()) outputs.write(d.page, audit_html(view));
+}
+
+}  // namespace melange::cli

@@ -1,0 +1,30 @@
+// The files an audit writes (--json, --svg, --csv and its parts, --report),
+// declared before the work and written after it: `audit` and `merge` write
+// the same ones from the same view.
+#pragma once
+
+#include <string>
+
+#include "artifacts.hpp"
+#include "output.hpp"
+
+namespace melange::cli {
+
+struct AuditFiles {
+  std::string json, svg, csv, report_dir;
+};
+
+// The paths as declared: the CSV's parts beside FILE, the report's page.
+struct DeclaredAuditFiles {
+  AuditFiles given;
+  std::string rank_csv, position_csv, category_csv, page;
+};
+
+// Declares every file the job's tallies call for; throws UsageError for a
+// bad one, or for --csv when the job has no table.
+DeclaredAuditFiles declare_audit_files(Outputs& outputs, const AuditFiles& files, const Job& job);
+
+// Writes them (standard output's text is the caller's).
+void write_audit_files(Outputs& outputs, const DeclaredAuditFiles& files, const AuditView& view);
+
+}  // namespace melange::cli

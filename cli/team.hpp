@@ -1,0 +1,48 @@
+// How the ranks of an MPI job run one command and end it together (DESIGN.md
+// section 8). Every rank parses and checks the same command line; before any
+// work they agree that every rank's checks passed, and at the end rank 0's
+// exit status is every rank's. At most one line is printed for a failure:
+// by rank 0, or by the lowest rank that failed when rank 0 did not.
+//
+// Without MPI (no Ranks) a Team is one process and changes nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "melange/ranks.hpp"
+
+namespace melange::cli {
+
+// What a rank whose checks passed throws when another rank's did not: it
+// ends with the team's status and prints nothing.
+struct TeamStop {
+  int status = 0;
+};
+
+class Team {
+ public:
+  explicit Team(Ranks* ranks = nullptr) : ranks_(ranks) {}
+
+  Ranks* ranks() const { return ranks_; }
+  // True under MPI, whatever the rank count.
+  bool many() const { return ranks_ != nullptr; }
+  bool root() const { return !ranks_ || ranks_->rank() == 0; }
+  int size() const { return ranks_ ? ranks_->size() : 1; }
+
+  // Called by a command when its checks have passed, before any work;
+  // throws TeamStop when another rank's failed.
+  void agree();
+
+  // Ends the command on this rank: prints `message` (a failure, one line)
+  // where it falls to this rank to, and returns the status to exit with.
+  int conclude(int status, const std::string& message);
+
+ private:
+  enum class State { checking, agreed, stopped };
+  Ranks* ranks_ = nullptr;
+  State state_ = State::checking;
+  int stop_status_ = 0;
+};
+
+}  // namespace melange::cli

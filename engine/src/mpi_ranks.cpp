@@ -1,0 +1,81 @@
+// Ranks over MPI_COMM_WORLD. MPI is called from the main thread only (the
+// threads of a rank are the engine's workers), so MPI_THREAD_FUNNELED is
+// all this asks for.
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "melange/error.hpp"
+#include "melange/ranks.hpp"
+
+namespace melange {
+namespace {
+
+// Elements a single MPI call carries: counts are ints, and a buffer of this
+// size keeps rank 0's scratch at 32 MiB whatever the histogram.
+constexpr std::size_t kPiece = std::size_t{1} << 22;
+static_assert(kPiece <= static_cast<std::size_t>(INT_MAX));
+
+void check(int status, const char* what) {
+  if (status != MPI_SUCCESS) throw Error(std::string("MPI ") + what + " failed");
+}
+
+class MpiRanks final : public Ranks {
+ public:
+  MpiRanks(int& argc, char**& argv) {
+    int provided = 0;
+    check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "initialization");
+    // Errors come back as codes, turned into exceptions, rather than ending
+    // the job from inside the library.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    MPI_Comm node;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "node split");
+    MPI_Comm_rank(node, &node_rank_);
+    MPI_Comm_free(&node);
+  }
+  ~MpiRanks() override { MPI_Finalize(); }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int node_rank() const override { return node_rank_; }
+
+  void sum_to_root(std::span<const std::uint64_t> local, std::span<std::uint64_t> total) override {
+    std::vector<std::uint64_t> sum(rank_ == 0 ? std::min(kPiece, local.size()) : 0);
+    for (std::size_t at = 0; at < local.size(); at += kPiece) {
+      const std::size_t count = std::min(kPiece, local.size() - at);
+      check(MPI_Reduce(local.data() + at, sum.data(), static_cast<int>(count), MPI_UINT64_T, MPI_SUM, 0,
+                       MPI_COMM_WORLD),
+            "reduce");
+      if (rank_ == 0)
+        for (std::size_t i = 0; i < count; ++i) total[at + i] += sum[i];
+    }
+  }
+
+  void max_all(std::span<std::int64_t> values) override {
+    check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_MAX,
+                        MPI_COMM_WORLD),
+          "allreduce");
+  }
+
+  void broadcast(std::span<std::uint64_t> values) override {
+    check(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_UINT64_T, 0, MPI_COMM_WORLD), "broadcast");
+  }
+
+ private:
+  int rank_ = 0, size_ = 1, node_rank_ = 0;
+};
+
+}  // namespace
+
+bool built_with_mpi() { return true; }
+
+std::unique_ptr<Ranks> join_mpi(int& argc, char**& argv) {
+  if (!launched_by_mpi()) return nullptr;
+  return std::make_unique<MpiRanks>(argc, argv);
+}
+
+}  // namespace melange

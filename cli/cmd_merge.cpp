@@ -38,6 +38,7 @@ struct Piece {
   Tally tally;
   std::string backend;
   int threads = 1;
+  std::vector<std::string> left_out;  // the audit's notes on tallies it left out
 };
 
 std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
@@ -119,6 +120,12 @@ Piece piece_from_json(const std::string& path, const Json& j) {
     throw refuse("has counts that do not add up to its " + grouped(job.trials) + " trials: it was changed or cut short");
   p.backend = j.value("backend", "");
   p.threads = j.value("threads", 1);
+  // Why a histogram was left out is the audit's choice (its memory cap),
+  // not the tallies': it carries over as the audit wrote it.
+  if (j.contains("stats") && j["stats"].contains("notes"))
+    for (const Json& note : j["stats"]["notes"])
+      if (note.is_string() && note.get<std::string>().find(" left out: ") != std::string::npos)
+        p.left_out.push_back(note.get<std::string>());
   return p;
 }
 
@@ -131,7 +138,7 @@ Piece read_piece(const std::string& path) {
   if (in.peek() == 'm') {
     // A checkpoint: its prefix done is its range.
     Checkpoint c = read_checkpoint(in, path);
-    Piece p{path, std::move(c.job), std::move(c.tally), "checkpoint", 1};
+    Piece p{path, std::move(c.job), std::move(c.tally), "checkpoint", 1, {}};
     p.job.trials = p.tally.trials;
     return p;
   }
@@ -208,7 +215,8 @@ int run_merge(const MergeArgs& a) {
   AuditOptions audit;
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
-  const AuditReport report = analyze(job, run.tally, audit);
+  AuditReport report = analyze(job, run.tally, audit);
+  report.notes.insert(report.notes.begin(), pieces.front().left_out.begin(), pieces.front().left_out.end());
   const AuditView view{job, run, report, nullptr, "", nullptr};
   write_audit_files(outputs, files, view);
   if (a.out.json != "-") std::cout << audit_text(job, run, report, nullptr);

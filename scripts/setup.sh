@@ -10,6 +10,7 @@ packages=(
   librandom123-dev librandom123-doc zlib1g-dev
   python3 python3-numpy python3-dev pybind11-dev python3-pytest libxml2-utils
   clang libclang-rt-dev
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

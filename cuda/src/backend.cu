@@ -481,15 +481,19 @@ void fill_device(const Job& job, std::uint16_t* device_out) {
     throw UsageError(std::string(algorithm_name(job.algorithm)) + " at {n} = " + std::to_string(job.n) +
                      " has no CUDA kernel: fill host memory with fill_records");
   if (device_count() == 0) throw Error("no CUDA device: " + unavailable_reason());
+  int device = 0;  // the current one: 0, or the one use_device() chose
+  internal::check(cudaGetDevice(&device), "current device");
   cudaDeviceProp prop{};
-  internal::check(cudaGetDeviceProperties(&prop, 0), "device properties");
+  internal::check(cudaGetDeviceProperties(&prop, device), "device properties");
   guarded("sample", [&] { sample_on_device(job, job.first, job.first + job.trials, device_out, prop.multiProcessorCount); });
 }
 
 std::unique_ptr<Backend> make_backend() {
   if (device_count() == 0) return nullptr;
+  int device = 0;  // the current one: 0, or the one use_device() chose
+  internal::check(cudaGetDevice(&device), "current device");
   cudaDeviceProp prop{};
-  internal::check(cudaGetDeviceProperties(&prop, 0), "device properties");
+  internal::check(cudaGetDeviceProperties(&prop, device), "device properties");
   return std::make_unique<CudaBackend>(prop.multiProcessorCount);
 }
 

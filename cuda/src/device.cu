@@ -22,6 +22,11 @@ std::string unavailable_reason() {
   return std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
 }
 
+void use_device(int index) {
+  const int n = device_count();
+  if (n > 0 && cudaSetDevice(index % n) != cudaSuccess) cudaGetLastError();
+}
+
 std::string device_name(int device) {
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "none";

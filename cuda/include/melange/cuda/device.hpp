@@ -16,6 +16,10 @@ int device_count();
 // error such as an old driver); empty when device 0 can run.
 std::string unavailable_reason();
 std::string device_name(int device = 0);
+// Makes device `index` modulo the device count this process's device for
+// everything that follows (an MPI rank takes the one its node-local rank
+// selects); does nothing without a device.
+void use_device(int index);
 
 // The first `count` words of stream `stream` under `seed`, computed on the GPU
 // (one thread per block of four words). Throws melange::Error without a device.
@@ -37,14 +41,15 @@ std::vector<std::uint32_t> curand_words(std::uint64_t seed, std::uint64_t stream
                                         std::uint64_t count);
 
 // Records [job.first, job.first + job.trials) of `job` (serve.hpp's records:
-// permutations, or a deal's k items) into device memory on device 0 at
-// `device_out`, which must hold job.trials * record_items(job) uint16 items;
-// nothing is copied to the host, so a caller's kernels can read them where
+// permutations, or a deal's k items) into device memory on the current
+// device at `device_out`, which must hold job.trials * record_items(job)
+// uint16 items; nothing is copied to the host, so a caller's kernels can read them where
 // they lie. The same bits as fill_records. Throws UsageError for a job the
 // device code has no kernel for (job_has_kernel), Error without a device.
 void fill_device(const Job& job, std::uint16_t* device_out);
 
-// The CUDA backend on device 0, or nullptr when there is no device.
+// The CUDA backend on the current device (0, or use_device's), or nullptr
+// when there is no device.
 std::unique_ptr<Backend> make_backend();
 
 }  // namespace melange::cuda

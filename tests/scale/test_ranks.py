@@ -1,0 +1,94 @@
+"""MPI ranks give the result of one process (DESIGN.md section 8)."""
+import json
+import signal
+import subprocess
+import time
+
+import pytest
+
+from scale_support import (CLI, MPIEXEC, assert_same_result, audit_args, checkpoint_done, mpirun, needs_mpi,
+                           one_process, run)
+
+
+# --- MPI ranks -------------------------------------------------------------
+
+RANK_JOBS = [
+    # n, tallies, trials (none divisible by 2 or 3)
+    pytest.param(["--n", "4", "--trials", "1000003"], id="n4-rank"),
+    pytest.param(["--n", "4", "--position", "--trials", "1000003"], id="n4-rank+position"),
+    pytest.param(["--n", "52", "--position", "--trials", "200003"], id="n52-position"),
+]
+
+
+@needs_mpi
+@pytest.mark.parametrize("method", ["batched", "lemire"])
+@pytest.mark.parametrize("job", RANK_JOBS)
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_ranks_give_the_result_of_one_process(tmp_path, job, method, ranks):
+    job = [*job, "--method", method, "--seed", "7", "--first", "5"]
+    reference = one_process(tmp_path, job)
+    out = tmp_path / "ranks.json"
+    mpirun(ranks, *audit_args(job, out))
+    assert_same_result(out, reference)
+    assert json.load(open(out))["ranks"] == ranks
+
+
+@needs_mpi
+def test_a_histogram_larger_than_one_message_is_reduced_in_pieces(tmp_path):
+    # n = 10: 3,628,800 bins, reduced in pieces of 2^20 counts.
+    job = ["--n", "10", "--trials", "1000001", "--seed", "8"]
+    out = tmp_path / "ranks.json"
+    mpirun(2, *audit_args(job, out))
+    assert_same_result(out, one_process(tmp_path, job))
+
+
+@needs_mpi
+def test_only_rank_zero_reports(tmp_path):
+    p = mpirun(3, "audit", "--n", "5", "--trials", "1e5", "--threads", "1", "--quiet")
+    assert p.stdout.count("melange audit:") == 1, p.stdout
+
+
+@needs_mpi
+def test_commands_that_do_not_split_are_refused(tmp_path):
+    p = mpirun(2, "exact", "--n", "3", check=False)
+    assert p.returncode == 2
+    assert p.stderr.count("runs in one process") == 1, p.stderr
+
+
+@needs_mpi
+def test_bad_input_is_one_line_on_every_rank(tmp_path):
+    p = mpirun(3, "audit", "--n", "0", check=False)
+    assert p.returncode == 2
+    assert p.stderr.count("melange: ") == 1, p.stderr
+
+
+@needs_mpi
+def test_a_fault_on_one_rank_ends_every_rank(tmp_path):
+    # Rank 1 alone cannot hold the n = 11 tallies (320 MB each) under its
+    # address-space limit: it fails after the ranks agreed to start, and the
+    # others must learn it and end rather than wait for it.
+    limited = tmp_path / "limited.sh"
+    limited.write_text(f"#!/bin/sh\nulimit -v 700000\nexec {CLI} \"$@\"\n")
+    limited.chmod(0o755)
+    job = ["audit", "--n", "11", "--trials", "1e5", "--threads", "1", "--quiet", "--memory-cap", "4e9"]
+    p = run(MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", "1", CLI, *job, ":", "-np", "1", limited, *job,
+            check=False, timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.count("melange: ") == 1, p.stderr
+
+
+@needs_mpi
+def test_ranks_stop_with_a_checkpoint_that_other_ranks_resume(tmp_path):
+    job = ["--n", "8", "--trials", "1.5e9", "--seed", "3"]
+    ckpt = tmp_path / "ranks.ckpt"
+    out = tmp_path / "ranks.json"
+    cmd = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", "2", CLI, *audit_args(job, out)]
+    p = subprocess.Popen(cmd + ["--checkpoint", ckpt], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(2.0)
+    p.send_signal(signal.SIGINT)  # mpirun passes it on to the ranks as SIGTERM
+    _, err = p.communicate(timeout=120)
+    if p.returncode == 0:
+        pytest.skip("the job ended before the signal: this machine is faster than the test expects")
+    assert 0 < checkpoint_done(ckpt) < 1_500_000_000, err
+    mpirun(3, *audit_args(job, out), "--resume", ckpt)
+    assert_same_result(out, one_process(tmp_path, job))

@@ -208,7 +208,7 @@ int run_merge(const MergeArgs& a) {
     from += ", " + pieces[i].path + " (" + range_text(pieces[i].job) + ")";
     pieces[i].tally = Tally{};  // memory goes as the merge goes
   }
-  run.note = "merged from " + std::to_string(pieces.size()) + " results: " + from;
+  run.note = "merged from " + std::to_string(pieces.size()) + (pieces.size() == 1 ? " result: " : " results: ") + from;
 
   Outputs outputs;
   const DeclaredAuditFiles files = declare_audit_files(outputs, a.out, job);

@@ -312,8 +312,10 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
         << "\n";
   } else {
     o << "melange audit: " << describe(job) << "\n  trials " << grouped(job.trials) << " from " << job.first
-      << ", backend " << backend_text(run.backend, run.arch) << ", " << run.threads
-      << (run.threads == 1 ? " thread" : " threads") << ", reference " << report.reference << "\n";
+      << ", backend " << backend_text(run.backend, run.arch) << ", "
+      << (run.ranks > 1 ? std::to_string(run.ranks) + " MPI ranks × " : std::string()) << run.threads
+      << (run.threads == 1 ? " thread" : " threads") << (run.ranks > 1 ? " each" : "") << ", reference "
+      << report.reference << "\n";
   }
   if (!run.note.empty()) o << "  note: " << run.note << "\n";
   if (!run.threads_note.empty()) o << "  note: " << run.threads_note << "\n";

@@ -46,6 +46,7 @@ def test_a_histogram_larger_than_one_message_is_reduced_in_pieces(tmp_path):
 def test_only_rank_zero_reports(tmp_path):
     p = mpirun(3, "audit", "--n", "5", "--trials", "1e5", "--threads", "1", "--quiet")
     assert p.stdout.count("melange audit:") == 1, p.stdout
+    assert "3 MPI ranks × 1 thread each" in p.stdout, p.stdout
 
 
 @needs_mpi

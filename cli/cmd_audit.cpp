@@ -331,7 +331,7 @@ int run_audit(const AuditArgs& a, Team& team) {
           next_line *= 2;
           Job so_far = job;
           so_far.trials = run.tally.trials = counted;
-          counter.flush_hands();
+          counter.flush();
           const AuditReport report = analyze(so_far, run.tally, audit);
           lines << progress_lines(counted, report) << std::flush;
           if (a.stop_on_fail && report.verdict == Verdict::fail) return false;

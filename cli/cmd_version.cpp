@@ -26,6 +26,7 @@ void add_version_command(CLI::App& app, Action& action) {
         nlohmann::ordered_json row = {{"name", b.name}, {"compiled", b.compiled}, {"available", b.available}};
         if (!b.available) row["reason"] = b.reason;
         row["archs"] = b.archs;
+        if (!b.device.empty()) row["device"] = b.device;
         doc["backends"].push_back(row);
       }
       if (!json->empty()) write_json(outputs.open(*json), doc);
@@ -35,7 +36,8 @@ void add_version_command(CLI::App& app, Action& action) {
           std::cout << "  backend " << b.name << ": "
                     << (b.compiled ? (b.available ? "available" : "compiled, not available here: " + b.reason)
                                    : "not compiled")
-                    << (b.archs.empty() ? "" : " (" + join(b.archs, ", ") + ")") << "\n";
+                    << (b.archs.empty() ? "" : " (" + join(b.archs, ", ") + ")")
+                    << (b.device.empty() ? "" : ", " + b.device) << "\n";
       }
       outputs.commit();
       return 0;

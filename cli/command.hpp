@@ -23,6 +23,7 @@ void add_version_command(CLI::App& app, Action& action);   // version
 class Team;
 void add_audit_command(CLI::App& app, Action& action, Team& team);
 void add_merge_command(CLI::App& app, Action& action);
+void add_bench_command(CLI::App& app, Action& action);
 void add_exact_command(CLI::App& app, Action& action);
 void add_sample_command(CLI::App& app, Action& action);
 void add_reach_command(CLI::App& app, Action& action);

@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
   melange::cli::add_stream_commands(app, action);
   melange::cli::add_audit_command(app, action, team);
   melange::cli::add_merge_command(app, action);
+  melange::cli::add_bench_command(app, action);
   melange::cli::add_exact_command(app, action);
   melange::cli::add_sample_command(app, action);
   melange::cli::add_reach_command(app, action);

@@ -15,7 +15,7 @@ ProgressLine::ProgressLine(std::string what, bool quiet, std::string unit)
 
 ProgressLine::~ProgressLine() { clear(); }
 
-void ProgressLine::update(std::uint64_t done, std::uint64_t total) {
+void ProgressLine::update(std::uint64_t done, std::uint64_t total, const std::string& now) {
   if (!enabled_) return;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -24,9 +24,10 @@ void ProgressLine::update(std::uint64_t done, std::uint64_t total) {
   const double left = rate > 0 ? (total - done) / rate : 0;
   shown_ = true;
   signals::progress_shown(true);
-  std::fprintf(stderr, "\r\033[K%s %s / %s %s, %s/s, %s s left", what_.c_str(),
+  std::fprintf(stderr, "\r\033[K%s %s / %s %s, %s/s, %s s left%s%s", what_.c_str(),
                grouped(done).c_str(), grouped(total).c_str(), unit_.c_str(),
-               general(rate, 3).c_str(), done > 0 ? fixed(left, 0).c_str() : "?");
+               general(rate, 3).c_str(), done > 0 ? fixed(left, 0).c_str() : "?", now.empty() ? "" : ", now ",
+               now.c_str());
   std::fflush(stderr);
 }
 

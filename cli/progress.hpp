@@ -18,7 +18,8 @@ class ProgressLine {
   ProgressLine& operator=(const ProgressLine&) = delete;
 
   bool enabled() const { return enabled_; }
-  void update(std::uint64_t done, std::uint64_t total);
+  // `now`, when given, names the step under way ("fisher-yates n 52 simd").
+  void update(std::uint64_t done, std::uint64_t total, const std::string& now = {});
   void clear();
 
  private:

@@ -11,6 +11,7 @@
 #include "melange/exact.hpp"
 #include "melange/rank.hpp"
 #include "melange/source.hpp"
+#include "../engine/src/parallel_chunks.hpp"
 
 namespace melange {
 namespace {
@@ -53,6 +54,29 @@ TEST(Engine, IdenticalForOneTwoAndSevenThreads) {
     EXPECT_EQ(one.trials, job.trials);
     EXPECT_EQ(one.ranks.total(), job.trials);
     for (int k : {2, 7}) EXPECT_TRUE(run(job, threads(k)).tally == one) << algorithm_name(a) << " " << k;
+  }
+}
+
+TEST(Engine, ShortRunsAreSharedByEveryThread) {
+  // Units are even shares in whole groups of 64, at least kMinChunk and at
+  // most the backend's unit, so that a run shorter than threads x units
+  // still keeps every thread busy.
+  using internal::chunk_trials;
+  EXPECT_EQ(chunk_trials(100'000, 2, 0), 50'048u);
+  EXPECT_EQ(chunk_trials(100'000, 1, 0), 100'032u);
+  EXPECT_EQ(chunk_trials(10, 2, 0), internal::kMinChunk);
+  EXPECT_EQ(chunk_trials(std::uint64_t{1} << 40, 2, 0), internal::kChunkTrials);
+  EXPECT_EQ(chunk_trials(std::uint64_t{1} << 40, 2, 4096), 4096u);
+  EXPECT_EQ(chunk_trials(1000, 2, 32), 32u);  // a backend unit below kMinChunk wins
+  // And the split never shows in the result, on any backend.
+  for (const char* backend : {"scalar", "simd"}) {
+    Job job = make(Algorithm::fisher_yates, 7, 5'003, 3, 77);
+    job.position_matrix = true;
+    RunOptions o = threads(1);
+    o.backend = backend;
+    const Tally one = run(job, o).tally;
+    o.threads = 3;
+    EXPECT_TRUE(run(job, o).tally == one) << backend;
   }
 }
 

@@ -20,12 +20,13 @@ std::unique_ptr<Backend> make_scalar_backend();  // backend_scalar.cpp
 namespace {
 
 std::vector<std::string> no_archs() { return {}; }
+std::string no_device() { return ""; }
 std::string runs_anywhere() { return ""; }
 std::string not_built() { return "not built into this melange"; }
 
 const BackendRow kTable[] = {
     {"scalar", 0, true, runs_anywhere, [](std::string_view) { return make_scalar_backend(); }, no_archs,
-     no_archs},
+     no_archs, no_device},
 #if defined(MELANGE_HAVE_SIMD)
     {"simd", 1, true,
      [] {
@@ -34,17 +35,18 @@ const BackendRow kTable[] = {
                                                               [](const std::string& a) { return a; }, ", ");
      },
      [](std::string_view arch) { return simd::make_backend(arch); }, simd::compiled_architectures,
-     simd::available_architectures},
+     simd::available_architectures, no_device},
 #else
     {"simd", 1, false, not_built, [](std::string_view) { return std::unique_ptr<Backend>(); },
-     no_archs, no_archs},
+     no_archs, no_archs, no_device},
 #endif
 #if defined(MELANGE_HAVE_CUDA)
     {"cuda", 2, true, cuda::unavailable_reason,
-     [](std::string_view) { return cuda::make_backend(); }, no_archs, no_archs},
+     [](std::string_view) { return cuda::make_backend(); }, no_archs, no_archs,
+     [] { return cuda::device_name(); }},
 #else
     {"cuda", 2, false, not_built, [](std::string_view) { return std::unique_ptr<Backend>(); },
-     no_archs, no_archs},
+     no_archs, no_archs, no_device},
 #endif
 };
 
@@ -73,7 +75,8 @@ std::vector<BackendInfo> backend_inventory() {
   for (const BackendRow& row : kTable) {
     const std::string reason = row.compiled ? row.unavailable() : not_built();
     out.push_back({std::string(row.name), row.compiled, reason.empty(), reason,
-                   reason.empty() ? row.available_archs() : std::vector<std::string>{}});
+                   reason.empty() ? row.available_archs() : std::vector<std::string>{},
+                   reason.empty() ? row.device() : std::string()});
   }
   return out;
 }

@@ -11,14 +11,6 @@
 
 namespace melange {
 namespace internal {
-namespace {
-
-std::uint64_t chunk_for(const Backend& b) {
-  return b.preferred_chunk() ? b.preferred_chunk() : kChunkTrials;
-}
-
-}  // namespace
-
 std::string bytes_text(std::uint64_t b) {
   char buf[32];
   if (b >= (std::uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
@@ -55,27 +47,36 @@ void zero(Tally& t) {
 
 TallyWorkers::TallyWorkers(const Job& job, const RunOptions& options)
     : job_(job), choice_((validate(job), check_threads(options.threads), choose_backend(job, options.backend))),
-      plan_(plan_for(job, options, *choice_.backend)), tallies_(plan_.workers) {
-  for (auto& t : tallies_) t = Tally::for_job(job);
-}
+      plan_(plan_for(job, options, *choice_.backend)), tallies_(plan_.workers) {}
 
 void TallyWorkers::run(std::uint64_t first, std::uint64_t count,
                        const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (count == 0) return;
-  parallel_chunks(first, count, plan_.workers, chunk_for(*choice_.backend), progress,
-                  [&](std::uint64_t b, std::uint64_t e, int w) { choice_.backend->run_range(job_, b, e, tallies_[w]); });
+  parallel_chunks(first, count, plan_.workers, chunk_trials(count, plan_.workers, choice_.backend->preferred_chunk()),
+                  progress, [&](std::uint64_t b, std::uint64_t e, int w) {
+                    // Each worker makes its tally on its first unit: the
+                    // workers first-touch their pages at once, and one that
+                    // gets no unit holds no memory.
+                    if (!tallies_[w]) tallies_[w] = Tally::for_job(job_);
+                    choice_.backend->run_range(job_, b, e, *tallies_[w]);
+                  });
 }
 
 void TallyWorkers::fold_into(Tally& total) {
-  for (Tally& t : tallies_) {
-    total.merge(t);
-    zero(t);
-  }
+  for (std::optional<Tally>& t : tallies_)
+    if (t) {
+      total.merge(*t);
+      zero(*t);
+    }
 }
 
 RunResult TallyWorkers::result() && {
-  for (std::size_t w = 1; w < tallies_.size(); ++w) tallies_[0].merge(tallies_[w]);
-  return RunResult{std::move(tallies_[0]), std::string(choice_.backend->name()), choice_.backend->arch(),
+  std::optional<Tally> total;
+  for (std::optional<Tally>& t : tallies_)
+    if (t && !total) total = std::move(*t);
+    else if (t) total->merge(*t);
+  if (!total) total = Tally::for_job(job_);  // no trials
+  return RunResult{std::move(*total), std::string(choice_.backend->name()), choice_.backend->arch(),
                    choice_.note, plan_.workers, plan_.note};
 }
 

@@ -10,10 +10,6 @@
 namespace melange {
 namespace {
 
-// Work units are whole SIMD batches (16 lanes of AVX-512, 8 of AVX2) and at
-// least this many, so that handing them out costs nothing measurable.
-constexpr std::uint64_t kMinChunk = 1024;
-
 std::string what_records(const Job& job, std::uint64_t count) {
   return std::to_string(count) + (is_deal(job) ? " deals of " + std::to_string(job.k) + " of " : " permutations of ") +
          std::to_string(job.n) + " items";
@@ -45,11 +41,7 @@ ServeInfo fill(const Job& job, std::span<Item> out, const RunOptions& options) {
   const Backend& backend = *choice.backend;
   if (job.trials == 0) return ServeInfo{std::string(backend.name()), backend.arch(), choice.note, 1};
   const int workers = std::min(options.threads, backend.max_workers());
-  // Even shares, so that every worker has work even for a short range; at
-  // most the backend's own unit.
-  const std::uint64_t preferred = backend.preferred_chunk() ? backend.preferred_chunk() : internal::kChunkTrials;
-  const std::uint64_t share = (job.trials / static_cast<std::uint64_t>(workers) + 63) / 64 * 64;
-  const std::uint64_t chunk = std::clamp(share, kMinChunk, preferred);
+  const std::uint64_t chunk = internal::chunk_trials(job.trials, workers, backend.preferred_chunk());
   internal::parallel_chunks(job.first, job.trials, workers, chunk, options.progress,
                             [&](std::uint64_t b, std::uint64_t e, int) {
                               Item* to = out.data() + (b - job.first) * width;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "melange/engine.hpp"
@@ -32,7 +33,7 @@ class TallyWorkers {
   Job job_;
   BackendChoice choice_;
   WorkerPlan plan_;
-  std::vector<Tally> tallies_;
+  std::vector<std::optional<Tally>> tallies_;  // made by each worker on its first unit
 };
 
 WorkerPlan plan_for(const Job& job, const RunOptions& options, const Backend& backend);

@@ -289,24 +289,22 @@ struct Kernel {
     }
   }
 
-  // Position counts of the wide path, [position][item] so that the address
-  // steps by n from one position to the next; flushed into the 64-bit matrix.
+  // Position counts of the wide path in 32 bits, laid out as the 64-bit
+  // matrix ([item][position]) so that a flush is one sequential pass.
   struct WideCounters {
     int n;
-    std::vector<std::uint32_t> by_position;
+    std::vector<std::uint32_t> counts;
     std::uint64_t batches = 0;
-    WideCounters(int n_, bool want) : n(n_), by_position(want ? static_cast<std::size_t>(n_) * n_ : 0, 0) {}
+    WideCounters(int n_, bool want) : n(n_), counts(want ? static_cast<std::size_t>(n_) * n_ : 0, 0) {}
     void add(const std::uint16_t* a) {
-      std::uint32_t* row = by_position.data();
+      std::uint32_t* cell = counts.data();
 #pragma GCC unroll 4
-      for (int pos = 0; pos < n; ++pos, row += n) ++row[a[pos]];
+      for (int pos = 0; pos < n; ++pos) ++cell[static_cast<std::size_t>(a[pos]) * n + pos];
     }
     void flush(Tally& tally) {
-      for (int pos = 0; pos < n; ++pos)
-        for (int item = 0; item < n; ++item)
-          tally.positions.counts()[static_cast<std::size_t>(item) * n + pos] +=
-              by_position[static_cast<std::size_t>(pos) * n + item];
-      std::fill(by_position.begin(), by_position.end(), 0u);
+      std::uint64_t* to = tally.positions.counts().data();
+      for (std::size_t c = 0; c < counts.size(); ++c) to[c] += counts[c];
+      std::fill(counts.begin(), counts.end(), 0u);
       batches = 0;
     }
   };

@@ -147,13 +147,16 @@ MELANGE_HD inline void sample_table_trial(const TrialJob& job, const DecisionTab
   for (int p = 0; p < job.n; ++p) out[p] = static_cast<std::uint16_t>((perm >> (4 * p)) & 15u);
 }
 
-// The host's counter: a Tally.
+// The host's counter: a Tally. Word and draw counts are kept here and added
+// to the Tally by flush() (and on destruction): the engine's workers hold
+// their Tallies side by side, and a store to one a trial would share a cache
+// line with the next worker's.
 class TallyCounter {
  public:
   explicit TallyCounter(Tally& t) : tally(t) {}
   TallyCounter(const TallyCounter&) = delete;
   TallyCounter& operator=(const TallyCounter&) = delete;
-  ~TallyCounter() { flush_hands(); }
+  ~TallyCounter() { flush(); }
 
   void rank(std::uint64_t r) { tally.ranks.add(r); }
   void position(int item, int p) {
@@ -169,15 +172,19 @@ class TallyCounter {
     if (held_ > kHandDelay) ++tally.hands[slot];
     slot = r;
   }
-  void flush_hands() {
+  // Brings the Tally up to date: the hands still in flight, the words and draws.
+  void flush() {
     const std::uint64_t waiting = std::min<std::uint64_t>(held_, kHandDelay);
     for (std::uint64_t i = 0; i < waiting; ++i) ++tally.hands[pending_[(held_ - 1 - i) % kHandDelay]];
     held_ = 0;
+    tally.words += words_;
+    tally.draws += draws_;
+    words_ = draws_ = 0;
   }
   void category(int c) { ++tally.categories[static_cast<std::size_t>(c)]; }
   void usage(std::uint64_t words, std::uint64_t draws) {
-    tally.words += words;
-    tally.draws += draws;
+    words_ += words;
+    draws_ += draws;
   }
 
   Tally& tally;
@@ -186,6 +193,7 @@ class TallyCounter {
   static constexpr std::uint64_t kHandDelay = 16;
   std::uint64_t pending_[kHandDelay] = {};
   std::uint64_t held_ = 0;  // hands seen since the last flush
+  std::uint64_t words_ = 0, draws_ = 0;  // since the last flush
 };
 
 // The scalar reference, one trial at a time: every other path is checked

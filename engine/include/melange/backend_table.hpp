@@ -25,6 +25,8 @@ struct BackendRow {
   // Architectures it can be pinned to ("avx2"), compiled and available here.
   std::vector<std::string> (*compiled_archs)();
   std::vector<std::string> (*available_archs)();
+  // The device it runs on, when it is not the CPU ("NVIDIA H200"); else "".
+  std::string (*device)();
 };
 
 std::span<const BackendRow> backend_table();
@@ -41,6 +43,7 @@ struct BackendInfo {
   bool available;
   std::string reason;              // why it is not available ("no CUDA device")
   std::vector<std::string> archs;  // available architectures, widest first
+  std::string device;              // the device it runs on, when available and not the CPU
 };
 std::vector<BackendInfo> backend_inventory();
 

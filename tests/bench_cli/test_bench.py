@@ -1,0 +1,106 @@
+"""melange bench: a short bench writes well-formed JSON, CSV and SVG with
+positive rates and the std::shuffle reference beside every row; bad lists
+are refused before any measurement. No test asserts a speed."""
+import csv
+import json
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+
+CLI = os.environ.get("MELANGE_CLI", "melange")
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def run(*args):
+    return subprocess.run([CLI, *[str(a) for a in args]], capture_output=True, text=True, timeout=300)
+
+
+def test_short_bench_writes_rows_with_their_reference(tmp_path):
+    j, c, s = tmp_path / "b.json", tmp_path / "b.csv", tmp_path / "b.svg"
+    p = run("bench", "--seconds", "1", "--algo", "fisher-yates", "--n", "4,13", "--backend", "scalar",
+            "--threads", "1", "--json", j, "--csv", c, "--svg", s, "--quiet")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(j.read_text())
+    assert doc["command"] == "bench"
+    for key in ("cpu", "hardware_threads", "simd_arch", "gpu", "melange_version", "compiler"):
+        assert key in doc["machine"], doc["machine"]
+    rows = doc["rows"]
+    assert [(r["algorithm"], r["n"], r["threads"]) for r in rows] == [("fisher-yates", 4, 1), ("fisher-yates", 13, 1)]
+    for r in rows:
+        rate = r["shuffles_per_second"]
+        assert 0 < rate["min"] <= rate["median"] <= rate["max"], r
+        assert r["std_shuffle_per_second"] > 0, r
+        assert abs(r["ratio"] - rate["median"] / r["std_shuffle_per_second"]) < 1e-9 * r["ratio"], r
+        assert r["words_per_trial"] > 0 and abs(r["words_per_second"] - rate["median"] * r["words_per_trial"]) <= 1e-6 * r["words_per_second"]
+        assert r["trials_per_run"] >= 64 and isinstance(r["steady"], bool), r
+        assert r["ran_on"] == "scalar", r
+    assert rows[0]["tallies"] == "rank histogram" and rows[1]["tallies"] == "position matrix"
+    table = list(csv.DictReader(c.open()))
+    assert len(table) == 2 and all(float(t["ratio"]) > 0 and float(t["std_shuffle_per_s"]) > 0 for t in table), table
+    assert [t["steady"] for t in table] == [str(r["steady"]).lower() for r in rows], table
+    svg = ET.parse(s).getroot()
+    lines = svg.findall(f"{SVG}polyline")
+    assert len(lines) == 2, "one line for scalar x 1 thread, one for std::shuffle"
+    points = svg.findall(f".//{SVG}circle")
+    assert len(points) == 4 and all(c.find(f"{SVG}title") is not None for c in points), "a point per row and peer"
+    assert "std::shuffle" in s.read_text()
+    assert "ratio" in p.stdout and "std::shuffle/s" in p.stdout
+
+
+def simd_available():
+    doc = json.loads(run("version", "--json", "-").stdout)
+    return any(b["name"] == "simd" and b["available"] for b in doc["backends"])
+
+
+def test_a_backend_without_a_kernel_says_so_and_keeps_its_line(tmp_path):
+    if not simd_available():
+        pytest.skip("this CPU runs no SIMD architecture")
+    j, s = tmp_path / "b.json", tmp_path / "b.svg"
+    # The sort one-liner has a SIMD kernel through its decision table at n 4,
+    # none at n 13: that row runs on the scalar path and says so.
+    p = run("bench", "--seconds", "1", "--algo", "sort-binary-insertion", "--n", "4,13", "--backend", "simd",
+            "--threads", "1", "--json", j, "--svg", s, "--quiet")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(j.read_text())["rows"]
+    assert rows[0]["ran_on"].startswith("simd") and rows[1]["ran_on"] == "scalar for simd", rows
+    assert "scalar for simd" in p.stdout
+    svg = ET.parse(s).getroot()
+    assert len(svg.findall(f"{SVG}polyline")) == 2, "the simd line keeps its fallback point"
+    hollow = [c for c in svg.findall(f".//{SVG}g/{SVG}circle") if c.get("fill") == "white"]
+    assert len(hollow) == 1 and "scalar path" in hollow[0].find(f"{SVG}title").text
+
+
+def test_sample_mode_reports_bytes(tmp_path):
+    j = tmp_path / "b.json"
+    p = run("bench", "--seconds", "0.5", "--mode", "sample", "--n", "8", "--backend", "scalar", "--threads", "1",
+            "--algo", "fisher-yates", "--json", j)
+    assert p.returncode == 0, p.stderr
+    (row,) = json.loads(j.read_text())["rows"]
+    assert abs(row["bytes_per_second"] - row["shuffles_per_second"]["median"] * 16) <= 1e-6 * row["bytes_per_second"]
+
+
+def test_bad_input_is_refused_before_any_work(tmp_path):
+    out = tmp_path / "b.json"
+    for args, says in [
+        (["--algo", "fisher-yates,bogus"], "bogus"),
+        (["--backend", "scalar,nonesuch"], "nonesuch"),
+        (["--algo", "sort-v8-timsort", "--n", "4,64"], "64"),
+        (["--seconds", "0"], "--seconds"),
+        (["--seconds", "-1"], "--seconds"),
+        (["--mode", "other"], "--mode"),
+        (["--n", "1"], "--n"),
+    ]:
+        p = run("bench", *args, "--json", out)
+        assert p.returncode == 2, (args, p.returncode, p.stderr)
+        assert says in p.stderr and p.stderr.count("\n") == 1, (args, p.stderr)
+        assert "shuffles/s" not in p.stdout, (args, p.stdout)
+        assert not out.exists()
+
+
+def test_help_explains_the_columns():
+    p = run("bench", "--help")
+    assert p.returncode == 0
+    for column in ("shuffles/s", "spread", "words/trial", "words/s", "bytes/s", "std::shuffle/s", "ratio"):
+        assert column in p.stdout, column

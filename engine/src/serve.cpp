@@ -22,8 +22,12 @@ void check_job(const Job& job) {
   validate_draws(one);
 }
 
+// `chosen`: the backend the caller picked for this job (for_each_piece picks
+// once, so that a backend's decision tables are built once, not a piece);
+// null: pick here.
 template <class Item>
-ServeInfo fill(const Job& job, std::span<Item> out, const RunOptions& options) {
+ServeInfo fill(const Job& job, std::span<Item> out, const RunOptions& options,
+               const internal::BackendChoice* chosen = nullptr) {
   check_job(job);
   internal::check_threads(options.threads);
   if (sizeof(Item) == 1 && !items_fit_u8(job))
@@ -37,7 +41,9 @@ ServeInfo fill(const Job& job, std::span<Item> out, const RunOptions& options) {
                                         (job.trials > ~std::uint64_t{0} / width
                                              ? std::string("more than 2^64")
                                              : std::to_string(job.trials * width)));
-  internal::BackendChoice choice = internal::choose_backend(job, options.backend);
+  internal::BackendChoice own;
+  if (!chosen) own = internal::choose_backend(job, options.backend);
+  const internal::BackendChoice& choice = chosen ? *chosen : own;
   const Backend& backend = *choice.backend;
   if (job.trials == 0) return ServeInfo{std::string(backend.name()), backend.arch(), choice.note, 1};
   const int workers = std::min(options.threads, backend.max_workers());
@@ -61,13 +67,14 @@ ServeInfo pieces(const Job& job, std::uint64_t chunk, const RecordPieces<Item>& 
   const auto width = static_cast<std::uint64_t>(record_items(job));
   chunk = std::min({chunk, job.trials, (std::uint64_t{1} << 40) / width});
   std::vector<Item> buffer(chunk * width);
+  const internal::BackendChoice choice = internal::choose_backend(job, options.backend);
   ServeInfo info;
   for (std::uint64_t done = 0; done < job.trials;) {
     Job part = job;
     part.first = job.first + done;
     part.trials = std::min(chunk, job.trials - done);
     const std::span<Item> items(buffer.data(), part.trials * width);
-    info = fill(part, items, options);
+    info = fill(part, items, options, &choice);
     if (!each(std::span<const Item>(items), part.first, part.trials)) break;
     done += part.trials;
   }

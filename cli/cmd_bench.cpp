@@ -57,13 +57,17 @@ struct BenchArgs {
 // Sample mode: the most trials a run makes, their rows filling kSampleBytes.
 std::uint64_t sample_trials(int n) { return std::max<std::uint64_t>(1, kSampleBytes / (2 * static_cast<std::uint64_t>(n))); }
 
-std::vector<std::string> split_list(const std::string& text, const std::string& flag) {
+// The items of a comma-separated list; `example` shows a good one.
+std::vector<std::string> split_list(const std::string& text, const std::string& flag, const std::string& example) {
   std::vector<std::string> out;
   std::stringstream in(text);
   std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  if (out.empty()) throw UsageError(flag + " needs at least one value, such as " + flag + " 4,52");
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) throw UsageError(flag + " has an empty item in '" + text + "': separate values by one comma");
+    out.push_back(item);
+  }
+  if (out.empty() || text.back() == ',')
+    throw UsageError(flag + " needs values separated by commas, such as " + flag + " " + example + "; got '" + text + "'");
   return out;
 }
 
@@ -170,7 +174,7 @@ std::string rate_text(double v) { return general(v, 3); }
 int run_bench(const BenchArgs& a) {
   // Everything is checked before the first measurement.
   if (!(a.seconds > 0) || !std::isfinite(a.seconds))
-    throw UsageError("--seconds must be above 0, such as --seconds 20");
+    throw UsageError("--seconds must be a number of seconds above 0, such as --seconds 20; got " + general(a.seconds, 3));
   if (a.mode != "audit" && a.mode != "sample") throw UsageError("--mode must be audit or sample");
   const bool sample_mode = a.mode == "sample";
   std::vector<std::string> backends;
@@ -178,7 +182,7 @@ int run_bench(const BenchArgs& a) {
     for (const BackendInfo& b : backend_inventory())
       if (b.available) backends.push_back(b.name);
   } else {
-    for (const std::string& b : split_list(a.backends, "--backend")) {
+    for (const std::string& b : split_list(a.backends, "--backend", "scalar,simd")) {
       JobArgs probe;
       probe.backend = b;
       backend_arg(probe);  // an unknown name is a usage error
@@ -194,20 +198,20 @@ int run_bench(const BenchArgs& a) {
     const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (all > 1) thread_counts.push_back(all);
   } else {
-    for (const std::string& t : split_list(a.threads, "--threads")) {
+    for (const std::string& t : split_list(a.threads, "--threads", "1,2")) {
       JobArgs probe;
       probe.threads = t;
       thread_counts.push_back(thread_count(probe));
     }
   }
   std::vector<int> ns;
-  for (const std::string& t : split_list(a.ns, "--n")) {
+  for (const std::string& t : split_list(a.ns, "--n", "4,52")) {
     const std::uint64_t n = parse_count(t, "--n", kMaxPositionItems);
     if (n < 2) throw UsageError("--n values must be at least 2, got " + t);
     ns.push_back(static_cast<int>(n));
   }
   std::vector<Row> rows;
-  for (const std::string& algo : split_list(a.algos, "--algo")) {
+  for (const std::string& algo : split_list(a.algos, "--algo", "fisher-yates,naive-swap")) {
     const Algorithm alg = parse_algorithm_arg(algo);
     if (alg == Algorithm::partial || alg == Algorithm::weighted || alg == Algorithm::weighted_int_power)
       throw UsageError("--algo " + algo + " takes parameters (--k or --weights) that bench does not set: "

@@ -91,6 +91,9 @@ def test_bad_input_is_refused_before_any_work(tmp_path):
         (["--seconds", "-1"], "--seconds"),
         (["--mode", "other"], "--mode"),
         (["--n", "1"], "--n"),
+        (["--n", "4,,8"], "empty item"),
+        (["--threads", "1,"], "--threads"),
+        (["--seconds", "inf"], "--seconds"),
     ]:
         p = run("bench", *args, "--json", out)
         assert p.returncode == 2, (args, p.returncode, p.stderr)

@@ -143,16 +143,33 @@ TEST(DecisionTable, RejectedWordsAreCountedAndSkipped) {
 
 TEST(DecisionTable, SharedPerAlgorithmAndSize) {
   const DecisionTables tables;
-  const Job timsort = job_for(Algorithm::sort_v8_timsort, 5, {}, 0, 1);
+  const std::uint64_t many = kTableMinTrials;
+  const Job timsort = job_for(Algorithm::sort_v8_timsort, 5, {}, 0, many);
   const auto a = tables.get(timsort);
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(tables.get(timsort), a);
-  EXPECT_NE(tables.get(job_for(Algorithm::sort_binary_insertion, 5, {}, 0, 1)), a);
-  EXPECT_EQ(tables.get(job_for(Algorithm::sort_v8_timsort, 9, {}, 0, 1)), nullptr);
-  EXPECT_EQ(tables.get(job_for(Algorithm::fisher_yates, 5, {Method::lemire, 32}, 0, 1)), nullptr);
+  EXPECT_NE(tables.get(job_for(Algorithm::sort_binary_insertion, 5, {}, 0, many)), a);
+  EXPECT_EQ(tables.get(job_for(Algorithm::sort_v8_timsort, 9, {}, 0, many)), nullptr);
+  EXPECT_EQ(tables.get(job_for(Algorithm::fisher_yates, 5, {Method::lemire, 32}, 0, many)), nullptr);
   EXPECT_EQ(decision_table_bytes(timsort), a->bytes());
-  const Job fy = job_for(Algorithm::fisher_yates, 6, {}, 0, 1);
+  const Job fy = job_for(Algorithm::fisher_yates, 6, {}, 0, many);
   EXPECT_EQ(decision_table_bytes(fy), tables.get(fy)->bytes());
+}
+
+TEST(DecisionTable, ShortJobsRunWithoutOneUnlessItIsBuilt) {
+  // A table costs about a trial an entry to build: a job of fewer than
+  // kTableMinTrials trials does not build one (and plans no memory for it),
+  // but uses one its backend already holds.
+  const DecisionTables tables;
+  Job fy = job_for(Algorithm::fisher_yates, 8, {}, 0, kTableMinTrials - 1);
+  EXPECT_EQ(tables.get(fy), nullptr);
+  EXPECT_EQ(decision_table_bytes(fy), 0u);
+  fy.trials = kTableMinTrials;
+  const auto built = tables.get(fy);
+  ASSERT_NE(built, nullptr);
+  EXPECT_EQ(decision_table_bytes(fy), built->bytes());
+  fy.trials = 64;
+  EXPECT_EQ(tables.get(fy), built);
 }
 
 }  // namespace

@@ -10,7 +10,10 @@
 #include "melange/error.hpp"
 #include "melange/exact.hpp"
 #include "melange/rank.hpp"
+#include "melange/decision_table.hpp"
+#include "melange/serve.hpp"
 #include "melange/source.hpp"
+#include "melange/trial.hpp"
 #include "../engine/src/parallel_chunks.hpp"
 
 namespace melange {
@@ -78,6 +81,28 @@ TEST(Engine, ShortRunsAreSharedByEveryThread) {
     o.threads = 3;
     EXPECT_TRUE(run(job, o).tally == one) << backend;
   }
+}
+
+TEST(Engine, ShortJobsWithoutADecisionTableGiveTheSameTrials) {
+  // Under kTableMinTrials trials no table is built and the reference loop
+  // runs (DecisionTables); at it, the table does. Either way, on every
+  // backend that holds tables: the reference loop's trials, bit for bit.
+  for (Algorithm a : {Algorithm::fisher_yates, Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort})
+    for (std::uint64_t trials : {std::uint64_t{64}, kTableMinTrials - 1, kTableMinTrials}) {
+      Job job = make(a, 8, trials, 5, 977);
+      job.position_matrix = true;
+      Tally want = Tally::for_job(job);
+      tally_trials(job, job.first, job.first + job.trials, want);
+      std::vector<std::uint16_t> rows(job.trials * 8), got_rows(job.trials * 8);
+      sample_trials(job, job.first, job.first + job.trials, rows.data());
+      for (const char* backend : {"scalar", "simd"}) {
+        RunOptions o = threads(2);
+        o.backend = backend;
+        EXPECT_TRUE(run(job, o).tally == want) << algorithm_name(a) << " " << trials << " " << backend;
+        fill_records(job, std::span<std::uint16_t>(got_rows), o);
+        EXPECT_EQ(got_rows, rows) << algorithm_name(a) << " " << trials << " " << backend;
+      }
+    }
 }
 
 TEST(Engine, AnySplitOfTheTrialRangeMergesToTheSameTally) {

@@ -144,7 +144,8 @@ TEST(SimdEquality, TalliesMatchTheScalarReference) {
 TEST(SimdEquality, SampledPermutationsMatchTheScalarReference) {
   REQUIRE_SIMD();
   for (const Case& c : cases()) {
-    const Job job = job_for(c, 31337, 1'000'003, 517);
+    // Enough trials for a decision table where the job has one (kTableMinTrials).
+    const Job job = job_for(c, 31337, 1'000'003, c.n <= kMaxTableItems ? kTableMinTrials + 517 : 517);
     const auto ref = sample(job, on("scalar", 1)).permutations;
     for (const std::string& arch : simd::available_architectures())
     for (int threads : {1, 2})
@@ -168,7 +169,7 @@ TEST(SimdEquality, RejectedBatchesInTheTablePathMatchTheScalarReference) {
     if (static_cast<std::uint32_t>(std::uint64_t{s.next()} * 40320) < threshold) rejecting.push_back(t);
   }
   for (std::uint64_t t : rejecting) {
-    const Job job = job_for(c, seed, t - std::min<std::uint64_t>(t, 37), 100);
+    const Job job = job_for(c, seed, t - std::min<std::uint64_t>(t, 37), kTableMinTrials);  // a table's worth
     // The reference loop itself, draw by draw: no table.
     Tally ref = Tally::for_job(job);
     tally_trials(job, job.first, job.first + job.trials, ref);

@@ -1,6 +1,7 @@
 #include "melange/decision_table.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "melange/job.hpp"
@@ -26,19 +27,21 @@ struct IndexCoins {
 static_assert(RandomSource<IndexCoins>);
 
 // Answers a one-batch schedule's draws from v in [0, P): its mixed-radix
-// digits, most significant first, in the schedule's ranges.
+// digits, most significant first, in the schedule's ranges. Made once per
+// table entry, so it holds its digits in place rather than on the heap.
 struct IndexDigits {
-  std::vector<std::uint32_t> digits;
-  std::vector<std::uint64_t> ranges;
+  std::array<std::uint32_t, kMaxTableItems> digits{};
+  const std::vector<std::uint64_t>& ranges;
   int used = 0;
-  IndexDigits(std::uint64_t v, const std::vector<std::uint64_t>& r) : digits(r.size()), ranges(r) {
+  IndexDigits(std::uint64_t v, const std::vector<std::uint64_t>& r) : ranges(r) {
+    if (r.size() > digits.size()) throw std::logic_error("a one-batch schedule longer than a table's items");
     for (std::size_t i = r.size(); i-- > 0;) {
       digits[i] = static_cast<std::uint32_t>(v % r[i]);
       v /= r[i];
     }
   }
   std::uint32_t bounded(std::uint64_t s) {
-    if (used >= static_cast<int>(digits.size()) || ranges[used] != s)
+    if (used >= static_cast<int>(ranges.size()) || ranges[used] != s)
       throw std::logic_error("a draw off the schedule");
     return digits[used++];
   }
@@ -156,12 +159,13 @@ std::shared_ptr<const DecisionTable> DecisionTables::get(const Job& job) const {
   // only under `batched`, and a coin table serves every method.
   for (const auto& t : built_)
     if (t->algorithm() == job.algorithm && t->n() == job.n) return t;
+  if (job.trials < kTableMinTrials) return nullptr;
   built_.push_back(std::make_shared<const DecisionTable>(job));
   return built_.back();
 }
 
 std::uint64_t decision_table_bytes(const Job& job) {
-  if (!DecisionTable::fits(job)) return 0;
+  if (!DecisionTable::fits(job) || job.trials < kTableMinTrials) return 0;
   const std::uint64_t entries = uses_coins(job.algorithm) ? std::uint64_t{1} << coin_depth(job.algorithm, job.n)
                                                           : schedule_batches(job.algorithm, shape_of(job))[0].product;
   return entries * 2 * sizeof(std::uint32_t);

@@ -5,6 +5,7 @@
 #include "kernel_entry.hpp"
 #include "melange/simd/backend.hpp"
 #include "melange/stream.hpp"
+#include "melange/trial.hpp"
 #include "plan.hpp"
 
 namespace melange::simd {
@@ -35,21 +36,26 @@ class SimdBackend final : public Backend {
   bool supports(const Job& job) const override { return internal::vectorizable(job); }
   std::uint64_t scratch_bytes(const Job& job) const override { return internal::scratch_bytes(job); }
 
+  // A job whose lanes go through a decision table, with none built (too few
+  // trials to pay for one: kTableMinTrials), runs on the reference loop.
   void run_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                  Tally& tally) const override {
     const auto table = tables_.get(job);
+    if (!table && DecisionTable::fits(job)) return tally_trials(job, begin, end, tally);
     kernels_.tally(plan(job, table.get()), begin, end, tally);
   }
 
   void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                     std::uint16_t* out) const override {
     const auto table = tables_.get(job);
+    if (!table && DecisionTable::fits(job)) return sample_trials(job, begin, end, out);
     kernels_.sample(plan(job, table.get()), begin, end, out);
   }
 
   void sample_range_bytes(const Job& job, std::uint64_t begin, std::uint64_t end,
                           std::uint8_t* out) const override {
     const auto table = tables_.get(job);
+    if (!table && DecisionTable::fits(job)) return Backend::sample_range_bytes(job, begin, end, out);
     // Packed permutations (n <= 8) and decision tables are written as bytes
     // from the register; wider rows are made 16-bit and narrowed.
     if (!table && !internal::packed(job)) return Backend::sample_range_bytes(job, begin, end, out);

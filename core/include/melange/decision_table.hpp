@@ -36,6 +36,13 @@ struct Job;
 inline constexpr std::uint64_t kMaxTableEntries = std::uint64_t{1} << 20;
 // ...and keep a permutation in 32 bits, four bits an item.
 inline constexpr int kMaxTableItems = 8;
+// A table costs about one reference trial an entry to build (8! entries,
+// about 3 ms, for Fisher-Yates at n = 8; 2^17, about 10 ms, for binary
+// insertion), so a job of fewer trials than this runs the reference loop
+// instead, unless its backend already holds the table: 64 permutations of 8
+// items then take microseconds, not the table's milliseconds. Both give the
+// same trials, bit for bit.
+inline constexpr std::uint64_t kTableMinTrials = 4096;
 // Entry fields of `meta`: the Lehmer rank in the low bits, draws made above.
 inline constexpr int kTableDrawShift = 24;
 
@@ -81,7 +88,8 @@ class DecisionTable {
 };
 
 // Tables built once per (algorithm, n) and shared by every thread of the
-// backend that holds this; nullptr where the job has none.
+// backend that holds this; nullptr where the job has none, or has fewer than
+// kTableMinTrials trials and its table is not built yet.
 class DecisionTables {
  public:
   std::shared_ptr<const DecisionTable> get(const Job& job) const;
@@ -91,7 +99,8 @@ class DecisionTables {
   mutable std::vector<std::shared_ptr<const DecisionTable>> built_;
 };
 
-// Bytes the job's table takes, 0 where it has none: for the memory plan.
+// Bytes the job's table takes, 0 where it has none (or too few trials to
+// build one): for the memory plan.
 std::uint64_t decision_table_bytes(const Job& job);
 
 // The table index of a trial's coins, read from its stream: `depth` top bits

@@ -12,7 +12,6 @@
 #include <optional>
 #include <memory>
 #include <sstream>
-#include <thread>
 
 #include "bench_chart.hpp"
 #include "bench_peer.hpp"
@@ -84,7 +83,7 @@ struct Row {
   double peer = 0;  // std::shuffle's median shuffles/s on the same threads
   std::uint64_t trials_per_run = 0;
   bool fallback = false;  // the asked backend had no kernel; the scalar path ran it
-  bool steady = false;    // see Measured
+  bool steady = false;    // its runs and its peer's passed the warm-up's steadiness test (RunSize)
 };
 
 // One side of a measurement: a job run `trials` at a time.
@@ -157,7 +156,7 @@ std::string compiler() {
 Json machine_json() {
   Json m;
   m["cpu"] = cpu_model();
-  m["hardware_threads"] = std::max(1u, std::thread::hardware_concurrency());
+  m["hardware_threads"] = thread_count(JobArgs{});
   m["simd_arch"] = nullptr;
   m["gpu"] = nullptr;
   for (const BackendInfo& b : backend_inventory()) {
@@ -195,7 +194,7 @@ int run_bench(const BenchArgs& a) {
   std::vector<int> thread_counts;
   if (a.threads.empty()) {
     thread_counts = {1};
-    const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int all = thread_count(JobArgs{});  // what --threads defaults to elsewhere: every hardware thread
     if (all > 1) thread_counts.push_back(all);
   } else {
     for (const std::string& t : split_list(a.threads, "--threads", "1,2")) {
@@ -281,16 +280,22 @@ int run_bench(const BenchArgs& a) {
   std::vector<std::uint16_t> rows_buffer(sample_mode ? kSampleBytes / 2 : 0);
   const std::uint64_t tally_max_trials = std::uint64_t{1} << 40;
   volatile std::uint64_t sink = 0;  // keeps the peers' tallies alive
+  std::map<std::pair<std::string, int>, double> words_of;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     Row& r = rows[i];
     progress.update(i, rows.size(), r.algo + ", n " + std::to_string(r.n) + ", " + r.backend + ", " + threads_text(r.threads));
-    // Words per trial are a property of the job, the same on every backend.
-    Job probe = r.job;
-    probe.trials = 4096;
-    probe.rank_histogram = false;
-    probe.position_matrix = true;  // the cheapest tally; it does not change the words read
-    const RunResult words = run(probe, RunOptions{"scalar", 1, kDefaultMemoryCap, {}});
-    r.words_per_trial = static_cast<double>(words.tally.words) / static_cast<double>(probe.trials);
+    // Words per trial are a property of the job, the same on every backend
+    // and thread count: measured once per algorithm and n.
+    double& words_per_trial = words_of[{r.algo, r.n}];
+    if (words_per_trial == 0) {
+      Job probe = r.job;
+      probe.trials = 4096;
+      probe.rank_histogram = false;
+      probe.position_matrix = true;  // the cheapest tally; it does not change the words read
+      const RunResult words = run(probe, RunOptions{"scalar", 1, kDefaultMemoryCap, {}});
+      words_per_trial = static_cast<double>(words.tally.words) / static_cast<double>(probe.trials);
+    }
+    r.words_per_trial = words_per_trial;
 
     const RunOptions options{r.backend, r.threads, kDefaultMemoryCap, {}};
     const std::uint64_t max_trials = sample_mode ? sample_trials(r.n) : tally_max_trials;

@@ -222,14 +222,25 @@ int run_bench(const BenchArgs& a) {
           ja.algo = algo;
           ja.n = n;
           ja.method = a.method;
-          Row row{algo, n, backend, threads, make_job(ja), {}, 0, 0, 0, 0, 0, 0, false, false};
+          Row row;
+          row.algo = algo;
+          row.n = n;
+          row.backend = backend;
+          row.threads = threads;
+          row.job = make_job(ja);
           row.job.rank_histogram = !sample_mode && n <= kBenchRankItems;
           row.job.position_matrix = !sample_mode && n > kBenchRankItems;
+          // The library's own checks, as the row will call it: the job, the
+          // threads, the backend or architecture, the memory plan.
+          const RunOptions options{backend, threads, kDefaultMemoryCap, {}};
           try {
-            if (sample_mode)
-              validate_draws(row.job);
-            else
-              validate(row.job);
+            if (sample_mode) {
+              Job none = row.job;
+              none.trials = 0;
+              fill_records(none, std::span<std::uint16_t>(), options);
+            } else {
+              plan_workers(row.job, options);
+            }
           } catch (const UsageError& e) {
             throw UsageError("--algo " + algo + " with --n " + std::to_string(n) + ": " + e.what());
           }

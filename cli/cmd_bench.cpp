@@ -232,7 +232,7 @@ int run_bench(const BenchArgs& a) {
           row.job.position_matrix = !sample_mode && n > kBenchRankItems;
           // The library's own checks, as the row will call it: the job, the
           // threads, the backend or architecture, the memory plan.
-          const RunOptions options{backend, threads, kDefaultMemoryCap, {}};
+          const RunOptions options{backend, threads, kDefaultMemoryCap, {}, {}};
           try {
             if (sample_mode) {
               Job none = row.job;
@@ -303,12 +303,12 @@ int run_bench(const BenchArgs& a) {
       probe.trials = 4096;
       probe.rank_histogram = false;
       probe.position_matrix = true;  // the cheapest tally; it does not change the words read
-      const RunResult words = run(probe, RunOptions{"scalar", 1, kDefaultMemoryCap, {}});
+      const RunResult words = run(probe, RunOptions{"scalar", 1, kDefaultMemoryCap, {}, {}});
       words_per_trial = static_cast<double>(words.tally.words) / static_cast<double>(probe.trials);
     }
     r.words_per_trial = words_per_trial;
 
-    const RunOptions options{r.backend, r.threads, kDefaultMemoryCap, {}};
+    const RunOptions options{r.backend, r.threads, kDefaultMemoryCap, {}, {}};
     const std::uint64_t max_trials = sample_mode ? sample_trials(r.n) : tally_max_trials;
     std::uint64_t first = 0;
     const Work ours = [&](std::uint64_t t) {

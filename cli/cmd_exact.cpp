@@ -34,9 +34,7 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
   std::function<void(std::uint64_t, std::uint64_t)> report;
   if (progress.enabled())
     report = [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
-  if (algo == Algorithm::weighted_int_power)
-    throw UsageError("weighted-int-power has no exact walk (its keys come from 63-bit words); --algo weighted gives "
-                     "the Plackett-Luce law it claims to follow");
+  check_exact_law(algo);
   if (draw_kind(algo) != DrawKind::keys && !a.weights.empty())
     throw UsageError("--weights are for --algo weighted (and weighted-int-power); " + a.algo + " takes none");
   if (algo != Algorithm::partial && a.k != 0 && a.k != a.n)

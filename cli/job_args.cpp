@@ -16,7 +16,14 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
   cmd->add_option("--algo", a.algo, algorithm_names(" | "))
       ->capture_default_str();
   cmd->add_option("--n", a.n, "items to shuffle")->capture_default_str();
-  cmd->add_option("--k", a.k, "partial: deal k of the n items, 1 <= k <= n (the last k positions, in order)");
+  cmd->add_option("--k", a.k, "partial: deal k of the n items, 1 <= k <= n (the last k positions, in order)")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return value.find_first_not_of("0123456789") == std::string::npos && value.find_first_not_of('0') != std::string::npos
+                       ? std::string()
+                       : "takes 1 <= k <= n, such as --n 52 --k 5; got '" + value + "'";
+          },
+          "", "K"));
   cmd->add_option("--weights", a.weights,
                   "weighted, weighted-int-power: one weight per item, finite and > 0, as '1,2.5,4' or a FILE of them");
   if (which.trials)
@@ -142,6 +149,7 @@ std::string flag_for(const std::string& command, Param p) {
   if (p == Param::trials && command == "sample") return "--count";
   if (p == Param::position_matrix) return "--position";
   if (p == Param::hand_histogram) return "--hands";
+  if (p == Param::algorithm) return "--algo";
   std::string flag = "--" + std::string(param_name(p));
   for (char& c : flag)
     if (c == '_') c = '-';

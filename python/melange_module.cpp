@@ -10,7 +10,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <climits>
 #include <cstring>
+#include <exception>
+#include <limits>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -34,22 +41,94 @@ using namespace melange;
 
 namespace {
 
+// What interruptible() throws once Python's signal handlers raised (a
+// KeyboardInterrupt): the error is already set, and guarded() hands it on.
+struct PythonErrorSet {};
+
 // A library error as Python's: {trials} is spelled `count` in the sampling
 // functions and `trials` in audit, as their keywords are.
 template <class F>
 auto guarded(const char* trials_keyword, F&& f) {
   try {
     return f();
+  } catch (const PythonErrorSet&) {
+    throw py::error_already_set();
   } catch (const UsageError& e) {
     throw py::value_error(e.render([&](Param p) {
       if (p == Param::trials) return std::string(trials_keyword);
       if (p == Param::position_matrix) return std::string("position");
       if (p == Param::hand_histogram) return std::string("hands");
+      if (p == Param::algorithm) return std::string("algo");
       return std::string(param_name(p));
     }));
   } catch (const Error& e) {
     throw std::runtime_error(e.what());
   }
+}
+
+// Runs work(stop) with the GIL released, on a thread of its own, while this
+// thread takes the GIL every 50 ms to let Python's signal handlers run
+// (Ctrl-C). work polls stop() between pieces (runs pass it to the engine as
+// RunOptions::cancelled) and ends early once a handler raised; the error
+// (KeyboardInterrupt) is then raised here. work must not touch Python.
+// A `short_call` (a few thousand records) runs on this thread instead: a
+// thread of its own would cost it several times its work.
+template <class F>
+auto interruptible(F&& work, bool short_call = false) {
+  using Result = decltype(work(std::function<bool()>{}));
+  std::atomic<bool> stop{false};
+  const std::function<bool()> stopped = [&stop] { return stop.load(std::memory_order_relaxed); };
+  if (short_call) {
+    py::gil_scoped_release free;
+    return work(stopped);
+  }
+  std::optional<Result> result;
+  std::exception_ptr failure;
+  std::mutex m;
+  std::condition_variable finished_cv;
+  bool finished = false, raised = false;
+  {
+    py::gil_scoped_release free;
+    std::thread worker([&] {
+      try {
+        result.emplace(work(stopped));
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      std::lock_guard lock(m);
+      finished = true;
+      finished_cv.notify_one();
+    });
+    std::unique_lock lock(m);
+    while (!finished_cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return finished; })) {
+      if (raised) continue;
+      lock.unlock();
+      {
+        py::gil_scoped_acquire gil;
+        raised = PyErr_CheckSignals() != 0;
+      }
+      if (raised) stop.store(true);
+      lock.lock();
+    }
+    lock.unlock();
+    worker.join();
+  }
+  if (raised) throw PythonErrorSet{};
+  if (failure) std::rethrow_exception(failure);
+  return std::move(*result);
+}
+
+// Items (or values) a call makes below which it is a short call for
+// interruptible(): well under a millisecond of work.
+constexpr std::size_t kShortCallItems = std::size_t{1} << 16;
+
+// out='s records: the length of its first dimension.
+std::uint64_t rows_of(const py::object& out) {
+  if (!py::isinstance<py::array>(out))
+    throw UsageError("out must be a NumPy array; got " + std::string(py::str(py::type::of(out).attr("__name__"))));
+  const auto a = py::reinterpret_borrow<py::array>(out);
+  if (a.ndim() < 1) throw UsageError("out must be an array of records; got a 0-d array");
+  return static_cast<std::uint64_t>(a.shape(0));
 }
 
 Algorithm algorithm_of(const std::string& name) {
@@ -78,8 +157,12 @@ std::optional<std::uint64_t> count_of(const py::object& value, const char* keywo
       throw wrong();
     return static_cast<std::uint64_t>(d);
   }
-  if (!py::isinstance<py::int_>(value) || value.attr("__lt__")(0).cast<bool>()) throw wrong();
-  return value.cast<std::uint64_t>();
+  // An int, or anything that is one (NumPy's integers): not a bool.
+  if (py::isinstance<py::bool_>(value) || !PyIndex_Check(value.ptr())) throw wrong();
+  const auto whole = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+  if (!whole) throw py::error_already_set();
+  if (whole.attr("__lt__")(0).cast<bool>() || whole.attr("bit_length")().cast<int>() > 64) throw wrong();
+  return whole.cast<std::uint64_t>();
 }
 
 std::uint64_t seed_of(const std::optional<std::uint64_t>& seed) { return seed ? *seed : kDefaultSeed; }
@@ -123,10 +206,11 @@ py::array records_as(const Job& job, const py::object& out, const RunOptions& op
                                        static_cast<py::ssize_t>(record_items(job))};
   py::array_t<T> a = out_array<T>(out, shape);
   const std::span<T> items(a.mutable_data(), static_cast<std::size_t>(a.size()));
-  {
-    py::gil_scoped_release free;
-    fill_records(job, items, options);
-  }
+  interruptible([&](const std::function<bool()>& stop) {
+    RunOptions o = options;
+    o.cancelled = stop;
+    return fill_records(job, items, o);
+  }, items.size() <= kShortCallItems);
   return a;
 }
 
@@ -134,8 +218,10 @@ py::array serve(Job job, const py::object& count_arg, const py::object& out, con
   std::optional<std::uint64_t> count = count_of(count_arg, "count");
   if (!count) {
     if (out.is_none()) throw UsageError(Param::trials, "give {trials}, or out= to fill");
-    count = static_cast<std::uint64_t>(py::reinterpret_borrow<py::array>(out).shape(0));
+    count = rows_of(out);
   }
+  if (*count > static_cast<std::uint64_t>(std::numeric_limits<py::ssize_t>::max()))
+    throw UsageError(Param::trials, "{trials} of " + std::to_string(*count) + " records do not fit an array");
   job.trials = *count;
   // A dtype the items fit: uint8 to n = 256.
   return items_fit_u8(job) ? records_as<std::uint8_t>(job, out, options)
@@ -228,10 +314,19 @@ void choose_tallies(Job& job, bool position, bool hands) {
   if (job.rank_histogram && job.position_matrix && tally_bytes(job) > kDefaultMemoryCap) job.rank_histogram = false;
 }
 
+// The reference law an audit names (None: uniform). The walk of an exact
+// law can be stopped by Ctrl-C between its subtrees.
 std::unique_ptr<ExactDistribution> model_of(const std::optional<std::string>& model, const Job& job, int threads) {
   if (!model) return nullptr;
+  if (*model == "exact") check_exact_law(job.algorithm);
   if (*model == "exact" && draw_kind(job.algorithm) != DrawKind::keys)
-    return std::make_unique<ExactDistribution>(exact_distribution(job.algorithm, shape_of(job), job.spec, threads));
+    return interruptible([&](const std::function<bool()>& stop) {
+      const auto stop_between_subtrees = [&stop](std::uint64_t, std::uint64_t) {
+        if (stop()) throw Cancelled();
+      };
+      return std::make_unique<ExactDistribution>(
+          exact_distribution(job.algorithm, shape_of(job), job.spec, threads, stop_between_subtrees));
+    });
   if (*model == "exact" || *model == "plackett-luce") {
     if (draw_kind(job.algorithm) != DrawKind::keys)
       throw UsageError(Param::model, "{model} 'plackett-luce' is the weighted orders' law: use algo 'weighted'");
@@ -263,18 +358,41 @@ struct ArraySource {
   }
 };
 
-AuditResult audit_records(const py::array& records, int n, std::optional<int> k, bool position, bool hands,
+// Records as an array of integers, any width, signed or unsigned: uint8 and
+// uint16 as they lie, the others as int64. Anything else (floats, strings,
+// objects, masked arrays) is refused by its dtype rather than coerced.
+py::array integer_records(const py::object& given) {
+  const py::module_ np = py::module_::import("numpy");
+  if (py::isinstance(given, np.attr("ma").attr("MaskedArray")))
+    throw UsageError("records must be a plain integer array; a masked array's mask would be ignored: "
+                     "drop the masked rows and pass .data");
+  const py::array records = np.attr("asarray")(given);
+  const char kind = records.dtype().kind();
+  if (kind != 'i' && kind != 'u')
+    throw UsageError("records must be integers (any width, signed or unsigned); got dtype " +
+                     std::string(py::str(records.dtype())));
+  if (records.ndim() != 2) throw UsageError("records must be a 2-D array: a record a row");
+  const bool narrow = records.dtype().is(py::dtype::of<std::uint8_t>()) || records.dtype().is(py::dtype::of<std::uint16_t>());
+  if (narrow) return py::array::ensure(records, py::array::c_style);
+  // uint64 items past int64 would wrap: they are out of range anyway.
+  if (records.dtype().is(py::dtype::of<std::uint64_t>()) && records.size() > 0 &&
+      records.attr("max")().cast<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    throw UsageError("records hold an item of " + std::string(py::str(records.attr("max")())) +
+                     ", past any n: items are 0 .. n-1");
+  const py::array wide = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(records);
+  if (!wide) throw py::error_already_set();
+  return wide;
+}
+
+AuditResult audit_records(const py::object& given, int n, std::optional<int> k, bool position, bool hands,
                           const std::optional<std::string>& model, const std::string& algo, const std::string& method,
                           int bits) {
-  if (records.ndim() != 2) throw UsageError("records must be a 2-D array: a record a row");
-  const int width = static_cast<int>(records.shape(1));
-  // uint8 and uint16 are read as they lie; anything else as int64.
-  const bool narrow = records.dtype().is(py::dtype::of<std::uint8_t>()) || records.dtype().is(py::dtype::of<std::uint16_t>());
-  const py::array data = narrow ? py::array::ensure(records, py::array::c_style)
-                                : py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(records);
-  const char* descr = records.dtype().is(py::dtype::of<std::uint8_t>()) ? "|u1"
-                      : records.dtype().is(py::dtype::of<std::uint16_t>()) ? "<u2"
-                                                                           : "<i8";
+  const py::array data = integer_records(given);
+  const int width = static_cast<int>(data.shape(1));
+  const char* descr = data.dtype().is(py::dtype::of<std::uint8_t>()) ? "|u1"
+                      : data.dtype().is(py::dtype::of<std::uint16_t>()) ? "<u2"
+                                                                        : "<i8";
+  const py::ssize_t rows = data.shape(0);
   Job job;
   job.n = n;
   job.k = k ? *k : 0;
@@ -295,7 +413,7 @@ AuditResult audit_records(const py::array& records, int n, std::optional<int> k,
   o.k = job.k;
   o.format = RecordFormat::npy;
   std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
-                       std::to_string(records.shape(0)) + ", " + std::to_string(width) + "), }\n";
+                       std::to_string(rows) + ", " + std::to_string(width) + "), }\n";
   std::string magic("\x93NUMPY\x01\x00", 8);
   magic.push_back(static_cast<char>(header.size() & 0xff));
   magic.push_back(static_cast<char>(header.size() >> 8));
@@ -303,17 +421,15 @@ AuditResult audit_records(const py::array& records, int n, std::optional<int> k,
   RunResult run;
   run.tally = Tally::for_job(job);
   run.backend = "input";
-  RecordStats stats;
-  {
-    py::gil_scoped_release free;
+  const RecordStats stats = interruptible([&](const std::function<bool()>& stop) {
     TallyCounter counter{run.tally};
     const TrialJob tj = trial_job(job);
     const ByteSource bytes = std::ref(source);
-    stats = read_records(bytes, o, [&](const std::uint16_t* items, std::size_t batch) {
+    return read_records(bytes, o, [&](const std::uint16_t* items, std::size_t batch) {
       for (std::size_t r = 0; r < batch; ++r) count_dealt(tj, items + r * static_cast<std::size_t>(width), counter);
-      return true;
+      return !stop();
     });
-  }
+  }, static_cast<std::size_t>(data.size()) <= kShortCallItems);
   run.tally.trials = job.trials = stats.records;
   const cli::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid};
   return finish_audit(job, std::move(run), law.get(), &input);
@@ -378,14 +494,20 @@ PYBIND11_MODULE(melange, m) {
           std::optional<std::uint64_t> count = count_of(count_arg, "count");
           if (!count) {
             if (out.is_none()) throw UsageError("give count, or out= to fill");
-            count = static_cast<std::uint64_t>(py::reinterpret_borrow<py::array>(out).shape(0));
+            count = rows_of(out);
           }
+          if (*count > static_cast<std::uint64_t>(std::numeric_limits<py::ssize_t>::max()))
+            throw UsageError("count of " + std::to_string(*count) + " values does not fit an array");
           py::array_t<std::uint32_t> a = out_array<std::uint32_t>(out, {static_cast<py::ssize_t>(*count)});
           BoundedIntegers values(seed_of(seed), stream, range, spec_of(method, bits));
-          {
-            py::gil_scoped_release free;
-            values.fill(std::span<std::uint32_t>(a.mutable_data(), static_cast<std::size_t>(a.size())));
-          }
+          const std::span<std::uint32_t> all(a.mutable_data(), static_cast<std::size_t>(a.size()));
+          // In pieces, the same values as one fill, so that Ctrl-C is heard.
+          interruptible([&](const std::function<bool()>& stop) {
+            constexpr std::size_t kPiece = std::size_t{1} << 22;
+            for (std::size_t at = 0; at < all.size() && !stop(); at += kPiece)
+              values.fill(all.subspan(at, std::min(kPiece, all.size() - at)));
+            return 0;
+          }, all.size() <= kShortCallItems);
           return a;
         });
       },
@@ -419,11 +541,11 @@ PYBIND11_MODULE(melange, m) {
           validate(job);
           const RunOptions options = options_of(threads, backend);
           const std::unique_ptr<ExactDistribution> law = model_of(model, job, options.threads);
-          RunResult run;
-          {
-            py::gil_scoped_release free;
-            run = melange::run(job, options);
-          }
+          RunResult run = interruptible([&](const std::function<bool()>& stop) {
+            RunOptions o = options;
+            o.cancelled = stop;
+            return melange::run(job, o);
+          }, job.trials <= kShortCallItems / static_cast<std::uint64_t>(job.n));
           return finish_audit(job, std::move(run), law.get(), nullptr);
         });
       },
@@ -436,7 +558,7 @@ PYBIND11_MODULE(melange, m) {
 
   m.def(
       "audit_records",
-      [](const py::array& records, int n, std::optional<int> k, bool position, bool hands,
+      [](const py::object& records, int n, std::optional<int> k, bool position, bool hands,
          const std::optional<std::string>& model, const std::string& algo, const std::string& method, int bits) {
         return guarded("trials", [&] { return audit_records(records, n, k, position, hands, model, algo, method, bits); });
       },

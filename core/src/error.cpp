@@ -9,7 +9,8 @@ constexpr Param kParams[] = {Param::n,          Param::trials,          Param::f
                              Param::threads,    Param::bits,            Param::method,     Param::range,
                              Param::backend,    Param::memory_cap,      Param::position_matrix,
                              Param::state_bits, Param::deal,            Param::model,
-                             Param::k,          Param::hand_histogram,  Param::poker_categories, Param::weights};
+                             Param::k,          Param::hand_histogram,  Param::poker_categories, Param::weights,
+                             Param::algorithm};
 
 // Replaces each {name} naming a Param by spell(param); other text stays.
 std::string substitute(const std::string& text, const std::function<std::string(Param)>& spell) {
@@ -57,6 +58,7 @@ std::string_view param_name(Param p) {
     case Param::hand_histogram: return "hand_histogram";
     case Param::poker_categories: return "poker_categories";
     case Param::weights: return "weights";
+    case Param::algorithm: return "algorithm";
   }
   return "";
 }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <mutex>
 #include <functional>
+#include <exception>
 #include <thread>
 
 #include "melange/deal.hpp"
@@ -237,6 +238,13 @@ void walk(Algorithm a, Shape s, Walker& walker, Accumulator& acc) {
 
 }  // namespace
 
+void check_exact_law(Algorithm a) {
+  if (a == Algorithm::weighted_int_power)
+    throw UsageError(Param::model,
+                     "weighted-int-power has no exact walk (its keys come from 63-bit words): test it against the "
+                     "law it claims with {model} plackett-luce, or take that law from {algorithm} weighted");
+}
+
 int max_exact_items(Algorithm a) {
   return draw_kind(a) == DrawKind::coins ? kMaxExactCoinItems : kMaxExactSwapItems;
 }
@@ -387,20 +395,28 @@ ExactDistribution exact_distribution(
     std::atomic<std::uint32_t> next{0};
     std::uint32_t finished = 0;
     std::mutex progress_mutex;
+    std::exception_ptr failure;  // the first fault, or progress() asking to stop
     auto work = [&](int id) {
-      for (std::uint32_t v; (v = next.fetch_add(1)) < tasks;) {
-        PathWalker w(spec, v);
-        walk(a, shape, w, parts[id]);
-        if (progress) {
-          std::lock_guard lock(progress_mutex);
-          progress(++finished, tasks);
+      try {
+        for (std::uint32_t v; (v = next.fetch_add(1)) < tasks;) {
+          PathWalker w(spec, v);
+          walk(a, shape, w, parts[id]);
+          if (progress) {
+            std::lock_guard lock(progress_mutex);
+            progress(++finished, tasks);
+          }
         }
+      } catch (...) {
+        std::lock_guard lock(progress_mutex);
+        if (!failure) failure = std::current_exception();
+        next.store(tasks);
       }
     };
     std::vector<std::thread> pool;
     for (int i = 1; i < workers; ++i) pool.emplace_back(work, i);
     work(0);
     for (auto& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
     for (auto& p : parts) total.merge(p);
   }
 

@@ -47,13 +47,13 @@ void zero(Tally& t) {
 
 TallyWorkers::TallyWorkers(const Job& job, const RunOptions& options)
     : job_(job), choice_((validate(job), check_threads(options.threads), choose_backend(job, options.backend))),
-      plan_(plan_for(job, options, *choice_.backend)), tallies_(plan_.workers) {}
+      plan_(plan_for(job, options, *choice_.backend)), cancelled_(options.cancelled), tallies_(plan_.workers) {}
 
 void TallyWorkers::run(std::uint64_t first, std::uint64_t count,
                        const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (count == 0) return;
   parallel_chunks(first, count, plan_.workers, chunk_trials(count, plan_.workers, choice_.backend->preferred_chunk()),
-                  progress, [&](std::uint64_t b, std::uint64_t e, int w) {
+                  progress, cancelled_, [&](std::uint64_t b, std::uint64_t e, int w) {
                     // Each worker makes its tally on its first unit: the
                     // workers first-touch their pages at once, and one that
                     // gets no unit holds no memory.

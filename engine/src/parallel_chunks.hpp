@@ -38,10 +38,13 @@ inline std::uint64_t chunk_trials(std::uint64_t count, int workers, std::uint64_
 }
 
 // Runs body(chunk_begin, chunk_end, worker) over [first, first + count) on
-// `threads` workers pulling chunks, reporting progress from this thread.
+// `threads` workers pulling chunks, reporting progress from this thread; a
+// worker asks `cancelled` (when set) before each chunk and ends the run with
+// Cancelled once it says so.
 template <class Body>
 inline void parallel_chunks(std::uint64_t first, std::uint64_t count, int threads, std::uint64_t chunk,
-                            const std::function<void(std::uint64_t, std::uint64_t)>& progress, Body&& body) {
+                            const std::function<void(std::uint64_t, std::uint64_t)>& progress,
+                            const std::function<bool()>& cancelled, Body&& body) {
   const std::uint64_t chunks = count / chunk + (count % chunk != 0);
   std::atomic<std::uint64_t> next{0}, done{0};
   std::atomic<int> running{threads};
@@ -50,6 +53,7 @@ inline void parallel_chunks(std::uint64_t first, std::uint64_t count, int thread
   auto worker = [&](int w) {
     try {
       for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+        if (cancelled && cancelled()) throw Cancelled();
         const std::uint64_t b = first + c * chunk;
         const std::uint64_t e = first + (c + 1 == chunks ? count : (c + 1) * chunk);
         body(b, e, w);
@@ -64,13 +68,21 @@ inline void parallel_chunks(std::uint64_t first, std::uint64_t count, int thread
   };
   // With a progress callback every worker gets a thread and this thread
   // reports; without one, this thread is worker 0.
+  // A progress callback may throw to stop the run (a caller's interrupt):
+  // the workers finish their chunks and are joined before it goes on.
   std::vector<std::thread> pool;
   for (int w = progress ? 0 : 1; w < threads; ++w) pool.emplace_back(worker, w);
   if (progress) {
     using namespace std::chrono_literals;
-    while (running.load() > 0) {
-      progress(done.load(), count);
-      std::this_thread::sleep_for(100ms);
+    try {
+      while (running.load() > 0) {
+        progress(done.load(), count);
+        std::this_thread::sleep_for(100ms);
+      }
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next.store(chunks);
     }
   } else {
     worker(0);

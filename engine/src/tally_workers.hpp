@@ -33,6 +33,7 @@ class TallyWorkers {
   Job job_;
   BackendChoice choice_;
   WorkerPlan plan_;
+  std::function<bool()> cancelled_;  // RunOptions::cancelled
   std::vector<std::optional<Tally>> tallies_;  // made by each worker on its first unit
 };
 

@@ -21,9 +21,16 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What a run throws when its caller asked it to stop (RunOptions::cancelled,
+// or an exact walk's progress callback throwing it).
+class Cancelled : public Error {
+ public:
+  Cancelled() : Error("stopped by the caller") {}
+};
+
 enum class Param : std::uint8_t {
   none, n, trials, first, seed, threads, bits, method, range, backend, memory_cap,
-  position_matrix, state_bits, deal, model, k, hand_histogram, poker_categories, weights,
+  position_matrix, state_bits, deal, model, k, hand_histogram, poker_categories, weights, algorithm,
 };
 // The field's name, as written in messages: "trials", "memory_cap".
 std::string_view param_name(Param p);

@@ -42,6 +42,12 @@ struct ExactDistribution {
   std::vector<Rational> hand_probabilities() const;
 };
 
+// Throws UsageError unless melange can give `a`'s exact law: every
+// algorithm has one but weighted-int-power, whose keys come from 63-bit
+// words (the law it claims, Plackett-Luce's, is `weighted`'s). The one rule
+// every front end applies before an exact model or `exact`.
+void check_exact_law(Algorithm a);
+
 // Largest n the walk accepts: n! bins and the number of leaves stay small.
 int max_exact_items(Algorithm a);
 // Partial deals: the most deal ranks (n!/(n-k)! bins) the walk accepts.

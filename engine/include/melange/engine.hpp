@@ -25,6 +25,9 @@ struct RunOptions {
   std::uint64_t memory_cap = kDefaultMemoryCap;
   // Called from the calling thread about ten times a second: (done, total).
   std::function<void(std::uint64_t, std::uint64_t)> progress;
+  // Polled by every worker before each unit of work (any thread may call
+  // it): true ends the run early with Cancelled, the caller's interrupt.
+  std::function<bool()> cancelled;
 };
 
 struct RunResult {

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bit>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +28,7 @@
 #include "output.hpp"
 #include "parse.hpp"
 #include "artifacts.hpp"
+#include "checkpoint_lock.hpp"
 #include "progress.hpp"
 #include "report.hpp"
 #include "team.hpp"
@@ -46,6 +48,7 @@ struct AuditArgs {
   // Runs that outlive a sitting (DESIGN.md section 8).
   std::string checkpoint, resume;
   double checkpoint_every = 60;
+  bool checkpoint_every_given = false;
   // audit --input: records written by another program instead of a job.
   std::string input, format;
   int base = 0;
@@ -135,14 +138,15 @@ std::unique_ptr<ExactDistribution> read_model(const std::string& path) {
   return std::make_unique<ExactDistribution>(exact_from_json(j));
 }
 
-// The checkpoint to resume from, checked against the job.
-Checkpoint read_resume(const std::string& path, const Job& job) {
+// The checkpoint to resume from, checked against the job; its tallies must
+// fit `cap` bytes.
+Checkpoint read_resume(const std::string& path, const Job& job, std::uint64_t cap) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw UsageError("--resume '" + path + "' is not a file; give the file --checkpoint wrote");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot read --resume file '" + path + "'");
-  Checkpoint c = read_checkpoint(in, path);
+  Checkpoint c = read_checkpoint(in, path, cap);
   const std::string difference = job_difference(job, c.job);
   if (!difference.empty())
     throw UsageError("--resume '" + path + "' is the checkpoint of another job (" + difference +
@@ -158,6 +162,58 @@ void save_checkpoint(const std::string& path, const Job& job, const Tally& done)
   file.declare("--checkpoint", path);
   write_checkpoint(file.open(path), job, done);
   file.commit();
+}
+
+// Whether two paths name one file (both exist and are the same inode).
+bool same_file(const std::string& x, const std::string& y) {
+  std::error_code ec;
+  return !x.empty() && !y.empty() && std::filesystem::equivalent(x, y, ec);
+}
+
+// --checkpoint and --resume: checked before the run, the lock taken.
+void check_checkpoint_args(const AuditArgs& a, const std::string& checkpoint) {
+  if (a.checkpoint_every_given && checkpoint.empty())
+    throw UsageError("--checkpoint-every sets how often --checkpoint saves: add --checkpoint FILE, or drop it");
+  if (!(a.checkpoint_every > 0))
+    throw UsageError("--checkpoint-every takes a number of seconds above 0, such as 60");
+  if (checkpoint == "-")
+    throw UsageError("--checkpoint needs a file (it is replaced whole at each save), not standard output");
+  struct stat st {};
+  if (!checkpoint.empty() && ::stat(checkpoint.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw UsageError("--checkpoint '" + checkpoint + "' is not a regular file: give a file it may replace at each save");
+  if (!a.checkpoint.empty() && !same_file(a.checkpoint, a.resume) && ::stat(a.checkpoint.c_str(), &st) == 0)
+    throw UsageError("--checkpoint '" + a.checkpoint + "' already exists: go on from it with --resume " +
+                     a.checkpoint + ", or remove it to start afresh");
+}
+
+// What MPI ranks must share: every field of the job that defines its bits
+// and tallies, and what decides when the ranks meet to save.
+Team::Fingerprint rank_fingerprint(const Job& job, const std::string& checkpoint, double every_seconds) {
+  std::uint64_t weights = 0xcbf29ce484222325u;  // FNV-1a of the weights' bits
+  for (double w : job.weights) weights = (weights ^ std::bit_cast<std::uint64_t>(w)) * 0x100000001b3u;
+  return {{"seed", job.seed},
+          {"algorithm", static_cast<std::uint64_t>(job.algorithm)},
+          {"n", static_cast<std::uint64_t>(job.n)},
+          {"k", static_cast<std::uint64_t>(shape_of(job).k)},
+          {"weights (hash)", weights},
+          {"method", static_cast<std::uint64_t>(job.spec.method)},
+          {"bits", static_cast<std::uint64_t>(job.spec.bits)},
+          {"first", job.first},
+          {"trials", job.trials},
+          {"rank histogram", job.rank_histogram},
+          {"position matrix", job.position_matrix},
+          {"hand histogram", job.hand_histogram},
+          {"poker categories", job.poker_categories},
+          {"checkpoint", !checkpoint.empty()},
+          {"checkpoint-every (bits)", std::bit_cast<std::uint64_t>(every_seconds)}};
+}
+
+// The files an audit writes, for a message that says they were.
+std::string written_files(const AuditArgs& a) {
+  std::string s;
+  for (const std::string* f : {&a.job.json, &a.svg, &a.csv, &a.report_dir})
+    if (!f->empty() && *f != "-") s += (s.empty() ? "" : ", ") + *f;
+  return s.empty() ? "the report on standard output" : s;
 }
 
 int run_audit(const AuditArgs& a, Team& team) {
@@ -209,9 +265,7 @@ int run_audit(const AuditArgs& a, Team& team) {
   if (a.model == "plackett-luce" && !keys)
     throw UsageError("--model plackett-luce is the weighted orders' law: use it with --algo weighted or "
                      "weighted-int-power");
-  if (a.model == "exact" && job.algorithm == Algorithm::weighted_int_power)
-    throw UsageError("weighted-int-power has no exact walk (its keys come from 63-bit words): test it against "
-                     "the law it claims with --model plackett-luce");
+  if (a.model == "exact") check_exact_law(job.algorithm);
   if (plackett_luce && job.n > max_exact_items(job.algorithm))
     throw UsageError("--model " + a.model + " gives the Plackett-Luce law up to n = " +
                      std::to_string(max_exact_items(job.algorithm)) + "; audit against uniform");
@@ -237,10 +291,25 @@ int run_audit(const AuditArgs& a, Team& team) {
   if (model_bytes + reserve >= cap)
     throw UsageError("the model for n = " + std::to_string(job.n) + " does not fit --memory-cap");
   options.memory_cap = cap - reserve - model_bytes;
+  // A run in segments (a checkpoint, or MPI ranks) holds its running total
+  // beside the workers' tallies, and under ranks each rank's own sum too:
+  // the workers get what is left of the cap.
+  const std::string checkpoint = !a.checkpoint.empty() ? a.checkpoint : a.resume;
+  const std::uint64_t held_tallies = from_input ? 0 : team.many() ? 2 : checkpoint.empty() ? 0 : 1;
+  const auto workers_cap = [&](const Job& j) {
+    const std::uint64_t held = tally_bytes(j) * held_tallies;  // at most 2 x 2^62: no wrap
+    if (held >= options.memory_cap)
+      throw UsageError(Param::memory_cap, "a run with checkpoints or ranks holds " + std::to_string(held_tallies) +
+                                              " tallies of n = " + std::to_string(j.n) +
+                                              " beside its workers', and they do not fit: raise {memory_cap}");
+    return options.memory_cap - held;
+  };
   // With --position, a rank histogram beyond the cap simply skips it.
   if (job.rank_histogram && job.position_matrix) {
     try {
-      plan_workers(job, options);
+      RunOptions o = options;
+      o.memory_cap = workers_cap(job);
+      plan_workers(job, o);
     } catch (const UsageError&) {
       job.rank_histogram = false;
       rank_note = deal ? "deal histogram left out: its " + grouped(deals) +
@@ -250,25 +319,21 @@ int run_audit(const AuditArgs& a, Team& team) {
                              "! bins do not fit --memory-cap; the position matrix carries the verdict";
     }
   }
+  options.memory_cap = workers_cap(job);
   plan_workers(job, options);  // throws when one tally cannot fit
 
   // Rank 0 alone reads the checkpoint and writes files: the other ranks
   // may be on machines that do not see its folders.
   Outputs outputs;
   DeclaredAuditFiles files;
-  const std::string checkpoint = !a.checkpoint.empty() ? a.checkpoint : a.resume;
-  if (!(a.checkpoint_every > 0))
-    throw UsageError("--checkpoint-every takes a number of seconds above 0, such as 60");
+  check_checkpoint_args(a, checkpoint);
   std::optional<Checkpoint> resume;
+  CheckpointLock lock;
   if (team.root()) {
     files = declare_audit_files(outputs, AuditFiles{a.job.json, a.svg, a.csv, a.report_dir}, job);
     outputs.declare("--checkpoint", checkpoint);
-    struct stat st {};
-    if (!a.checkpoint.empty() && a.checkpoint != a.resume && ::stat(a.checkpoint.c_str(), &st) == 0 &&
-        S_ISREG(st.st_mode))
-      throw UsageError("--checkpoint '" + a.checkpoint + "' already exists: go on from it with --resume " +
-                       a.checkpoint + ", or remove it to start afresh");
-    if (!a.resume.empty()) resume = read_resume(a.resume, job);
+    if (!checkpoint.empty()) lock = CheckpointLock(checkpoint);
+    if (!a.resume.empty()) resume = read_resume(a.resume, job, cap);
   }
 
   RecordOptions records;
@@ -302,6 +367,7 @@ int run_audit(const AuditArgs& a, Team& team) {
   RunResult run;
   InputInfo input;
   int interrupted = 0;  // the signal that ended the read
+  std::string final_save_error;  // the last checkpoint's, when it failed
   if (from_input) {
     // One pass over the records, in blocks: memory is the tallies. On a
     // stream (standard input, or --progressive) a line per test after 2^10,
@@ -366,7 +432,7 @@ int run_audit(const AuditArgs& a, Team& team) {
     input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,
                       stats.first_invalid};
   } else {
-    team.agree();
+    team.agree(rank_fingerprint(job, checkpoint, a.checkpoint_every));
     ProgressLine progress("audit", a.quiet || !team.root());
     if (progress.enabled())
       options.progress = [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
@@ -379,11 +445,21 @@ int run_audit(const AuditArgs& a, Team& team) {
       segments.ranks = team.ranks();
       segments.every_seconds = a.checkpoint_every;
       if (!checkpoint.empty()) {
-        segments.save = [&](const Tally& done) { save_checkpoint(checkpoint, job, done); };
+        segments.save = [&](const Tally& done) {
+          if (done.trials < job.trials) return save_checkpoint(checkpoint, job, done);
+          // The last save must not cost the finished result: its failure
+          // is reported once the outputs are written.
+          try {
+            save_checkpoint(checkpoint, job, done);
+          } catch (const std::exception& e) {
+            final_save_error = e.what();
+          }
+        };
         segments.stop = [] { return signals::interrupted() != 0; };
         signals::defer_interrupt(true);
       }
-      run = run_segments(job, options, segments, resume ? &resume->tally : nullptr);
+      run = run_segments(job, options, segments,
+                         resume ? std::optional<Tally>(std::move(resume->tally)) : std::nullopt);
       signals::defer_interrupt(false);
     }
     progress.clear();
@@ -404,6 +480,18 @@ int run_audit(const AuditArgs& a, Team& team) {
   const AuditView view{job, run, report, model.get(), a.model, source};
   write_audit_files(outputs, files, view);
   if (a.job.json != "-") std::cout << audit_text(job, run, report, model.get(), source);
+  if (!final_save_error.empty()) {
+    std::string outputs_error;
+    try {
+      outputs.commit();
+    } catch (const Error& e) {
+      outputs_error = e.what();
+    }
+    throw Error(outputs_error.empty()
+                    ? "the run finished and its results were written (" + written_files(a) +
+                          "), but the last checkpoint could not be saved to '" + checkpoint + "': " + final_save_error
+                    : outputs_error + "; the last checkpoint could not be saved either: " + final_save_error);
+  }
   outputs.commit();
   if (a.fail_on_bias && report.verdict == Verdict::fail) return kExitBiased;
   return interrupted ? 128 + interrupted : 0;
@@ -463,6 +551,7 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
   cmd->callback([a, cmd, &action, &team] {
     for (const char* flag : kJobOnlyFlags)
       if (cmd->count(flag)) a->job_flags_given.emplace_back(flag);
+    a->checkpoint_every_given = cmd->count("--checkpoint-every") > 0;
     action = [a, &team] { return run_audit(*a, team); };
   });
 }

@@ -116,11 +116,21 @@ void json_rows(const Item* items, std::uint64_t records, int width, const std::s
   }
 }
 
+// --json lists every record inside one document, about 10 bytes an item:
+// past this many items it would be gigabytes, and the binary formats are
+// the way to hand them on.
+constexpr std::uint64_t kMaxJsonItems = std::uint64_t{1} << 24;
+
 template <class Item>
 int run_sample_as(const SampleArgs& a, const Job& job, RecordFormat format, const RunOptions& options) {
   const int width = record_items(job);
   Outputs outputs;
   outputs.declare("--json", a.job.json);
+  if (!a.job.json.empty() && job.trials > kMaxJsonItems / static_cast<std::uint64_t>(width))
+    throw UsageError("--json lists the records in the document, up to " + grouped(kMaxJsonItems) + " items (" +
+                     grouped(kMaxJsonItems / static_cast<std::uint64_t>(width)) + " records of " +
+                     std::to_string(width) + "), and --count asks for " + grouped(job.trials) +
+                     ": write them with --format u8, u16 or npy and --output, without --json");
   const std::string records_to = !a.output.empty() ? a.output : a.job.json == "-" ? "" : "-";
   outputs.declare("--output", records_to);
   if (records_to == "-" && format != RecordFormat::text && ::isatty(STDOUT_FILENO) == 1)
@@ -154,7 +164,7 @@ int run_sample_as(const SampleArgs& a, const Job& job, RecordFormat format, cons
             json_rows(items.data(), records, width, indent, first + (records - 1) == last, out);
             to << out;
             out.clear();
-            return true;
+            return static_cast<bool>(to);  // a failed write stops the run
           }),
           options);
     });

@@ -20,6 +20,7 @@
 #include "melange/version.hpp"
 #include "output.hpp"
 #include "signals.hpp"
+#include "stdin_check.hpp"
 #include "team.hpp"
 
 namespace {
@@ -55,9 +56,19 @@ const char* unknown_command(const CLI::App& app, int argc, char** argv) {
   return nullptr;
 }
 
-std::string one_line(std::string s) {
-  for (char& c : s)
+// A message on one line, every word of it (a value as given, a path) cut
+// to kWordChars: a 120 KB bad value is named, not echoed whole.
+constexpr std::size_t kWordChars = 80;
+
+std::string one_line(const std::string& text) {
+  std::string s;
+  std::size_t word = 0;
+  for (char c : text) {
     if (c == '\n') c = ' ';
+    word = c == ' ' ? 0 : word + 1;
+    if (word <= kWordChars) s += c;
+    else if (word == kWordChars + 1) s += "...(cut)";
+  }
   while (!s.empty() && (s.back() == ' ' || s.back() == '.')) s.pop_back();
   return s;
 }
@@ -68,6 +79,13 @@ bool first_rank_by_launcher() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
     if (const char* v = std::getenv(name)) return std::strcmp(v, "0") == 0;
   return true;
+}
+
+// Whether the command line reads standard input: only `audit --input -`.
+bool reads_stdin(const CLI::App& app, const std::string& command) {
+  if (command != "audit") return false;
+  const CLI::Option* input = app.get_subcommand("audit")->get_option("--input");
+  return input->count() > 0 && input->as<std::string>() == "-";
 }
 
 // The commands that split their work over MPI ranks; the others run in one
@@ -146,6 +164,7 @@ int main(int argc, char** argv) {
     if (team.many() && !runs_on_ranks(command))
       throw melange::UsageError("'melange " + command + "' runs in one process (only audit splits its trials over "
                                 "MPI ranks): run it without mpirun");
+    if (!reads_stdin(app, command)) melange::cli::refuse_unread_stdin();
     status = action ? action() : 0;
     melange::cli::check_stdout();
   } catch (const melange::cli::TeamStop& stop) {

@@ -1,6 +1,8 @@
 #include "output.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +50,29 @@ fs::path resolve(const fs::path& p) {
 
 std::string error_text(int err) { return err ? std::strerror(err) : "write failed"; }
 
+// Temporaries are ".melange-PID-XXXXXX": a process killed while it wrote
+// one (SIGKILL, a power cut) leaves it behind.
+const std::string kTempPrefix = ".melange-";
+
+// Removes the temporaries in `folder` of processes that no longer run.
+// A live process with that id (another program, after the id came round
+// again) keeps its file: only a file nobody can be writing goes.
+void remove_stale_temporaries(const fs::path& folder) {
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(kTempPrefix, 0) != 0) continue;
+    const std::size_t dash = name.find('-', kTempPrefix.size());
+    if (dash == std::string::npos || dash == kTempPrefix.size() || name.size() != dash + 7) continue;
+    const std::string pid_text = name.substr(kTempPrefix.size(), dash - kTempPrefix.size());
+    if (pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9) continue;
+    const auto pid = static_cast<pid_t>(std::stol(pid_text));
+    std::error_code regular;
+    if (pid == ::getpid() || !it->is_regular_file(regular)) continue;
+    if (::kill(pid, 0) != 0 && errno == ESRCH) ::unlink(it->path().c_str());
+  }
+}
+
 // `flag` names `what` (as given), to be written in the existing folder `folder`.
 void require_writable_folder(const std::string& flag, const std::string& what, const fs::path& folder) {
   std::error_code ec;
@@ -93,6 +118,26 @@ void Outputs::add(Target t) {
   targets_.push_back(std::move(t));
 }
 
+// Why `path` cannot be looked at, for the errors stat(2) gives other than
+// "no such file": a loop of symlinks (never replaced), a path too long, a
+// working folder that was removed.
+void require_usable_path(const std::string& flag, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 || errno == ENOENT) {
+    if (path.front() != '/' && errno == ENOENT) {
+      std::error_code ec;
+      if (fs::current_path(ec).empty() || ec) throw UsageError(flag + " " + in_quotes(path) + ": the working folder no longer exists; cd to one that does");
+    }
+    return;
+  }
+  if (errno == ELOOP)
+    throw UsageError(flag + " " + in_quotes(path) + " is a loop of symbolic links; name a file");
+  if (errno == ENAMETOOLONG)
+    throw UsageError(flag + " " + in_quotes(path.substr(0, 40) + "...") + ": the path is longer than the system allows (" +
+                     std::to_string(PATH_MAX) + " bytes, or " + std::to_string(NAME_MAX) + " a name)");
+  throw UsageError(flag + " " + in_quotes(path) + ": " + std::strerror(errno));
+}
+
 void Outputs::declare(const std::string& flag, const std::string& path) {
   if (path.empty()) return;
   Target t;
@@ -103,6 +148,7 @@ void Outputs::declare(const std::string& flag, const std::string& path) {
     add(std::move(t));
     return;
   }
+  require_usable_path(flag, path);
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;  // follows symlinks
   if (exists && S_ISDIR(st.st_mode))
@@ -132,6 +178,7 @@ void Outputs::declare(const std::string& flag, const std::string& path) {
 
 std::string Outputs::declare_report(const std::string& flag, const std::string& dir) {
   if (dir.empty()) return "";
+  require_usable_path(flag, dir);
   std::error_code ec;
   const fs::path real = resolve(dir);
   const auto status = fs::status(real, ec);
@@ -182,14 +229,24 @@ std::ostream& Outputs::open(const std::string& path) {
     if (ec && !fs::is_directory(folder))
       throw Error("cannot make the folder " + in_quotes(folder.string()) + ": " + ec.message());
   }
-  // A short name, so that a target's name near the length limit still fits.
-  std::string name = (folder / ".melange-XXXXXX").string();
+  remove_stale_temporaries(folder);
+  // A short name, so that a target's name near the length limit still fits;
+  // it carries this process's id, so that a later run can tell it is stale.
+  std::string name = (folder / (kTempPrefix + std::to_string(::getpid()) + "-XXXXXX")).string();
+  // A signal between mkstemp and watch_temp would leave the file behind:
+  // the signals that remove temporaries wait until it is watched.
+  sigset_t removing, before;
+  sigemptyset(&removing);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&removing, sig);
+  ::pthread_sigmask(SIG_BLOCK, &removing, &before);
   const int fd = ::mkstemp(name.data());
+  const int made = errno;
+  if (fd >= 0) t.signal_slot = signals::watch_temp(name.c_str());
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (fd < 0)
     throw Error("cannot write a temporary file in " + in_quotes(folder.string()) + " for " + t.flag +
-                ": " + error_text(errno));
+                ": " + error_text(made));
   t.temp = name;
-  t.signal_slot = signals::watch_temp(t.temp.c_str());
   // mkstemp makes 0600; the file gets the mode a new file would have, or the
   // mode of the file it replaces.
   ::fchmod(fd, t.keep_mode ? t.mode : (0666 & ~umask_));

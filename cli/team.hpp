@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "melange/ranks.hpp"
 
@@ -30,9 +32,17 @@ class Team {
   bool root() const { return !ranks_ || ranks_->rank() == 0; }
   int size() const { return ranks_ ? ranks_->size() : 1; }
 
+  // What every rank must run alike, field by field: the fields that define
+  // a job's bits and tallies, and those that decide when the ranks meet
+  // (checkpoint saves). The same list of names on every rank; the values
+  // are compared with rank 0's.
+  using Fingerprint = std::vector<std::pair<std::string, std::uint64_t>>;
+
   // Called by a command when its checks have passed, before any work;
-  // throws TeamStop when another rank's failed.
-  void agree();
+  // throws TeamStop when another rank's failed, or when a rank was given a
+  // different `fingerprint` from rank 0's (exit 2 on every rank, one line
+  // naming the field).
+  void agree(const Fingerprint& fingerprint = {});
 
   // Ends the command on this rank: prints `message` (a failure, one line)
   // where it falls to this rank to, and returns the status to exit with.

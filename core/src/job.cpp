@@ -138,4 +138,32 @@ void Tally::merge(const Tally& other) {
   draws += other.draws;
 }
 
+std::string tally_inconsistency(const Job& job, const Tally& t, std::uint64_t trials) {
+  using Wide = unsigned __int128;  // n! bins of counts below 2^64 sum below 2^128
+  const auto sum = [](const std::uint64_t* v, std::size_t count, std::size_t stride) {
+    Wide s = 0;
+    for (std::size_t i = 0; i < count; ++i) s += v[i * stride];
+    return s;
+  };
+  const auto whole = [&](const std::vector<std::uint64_t>& v) { return sum(v.data(), v.size(), 1) == trials; };
+  const std::string total = std::to_string(trials) + " trials";
+  if (job.rank_histogram && !whole(t.ranks.counts())) return "its rank histogram does not add up to its " + total;
+  if (job.hand_histogram && !whole(t.hands)) return "its hand histogram does not add up to its " + total;
+  if (job.poker_categories && !whole(t.categories)) return "its poker categories do not add up to its " + total;
+  if (job.position_matrix) {
+    const PositionMatrix& m = t.positions;
+    const std::uint64_t* c = m.counts().data();
+    for (int slot = 0; slot < m.k(); ++slot)
+      if (sum(c + slot, static_cast<std::size_t>(m.n()), static_cast<std::size_t>(m.k())) != trials)
+        return "position " + std::to_string(slot) + " of its matrix does not add up to its " + total;
+    for (int item = 0; item < m.n(); ++item) {
+      const Wide row = sum(c + static_cast<std::size_t>(item) * m.k(), static_cast<std::size_t>(m.k()), 1);
+      if (m.k() == m.n() ? row != trials : row > trials)
+        return "item " + std::to_string(item) + " of its matrix is counted " +
+               (m.k() == m.n() ? "other than once a trial" : "more often than once a trial");
+    }
+  }
+  return "";
+}
+
 }  // namespace melange

@@ -13,9 +13,23 @@ namespace {
 
 constexpr std::size_t kShownChars = 80;
 
+// A piece of input for a message: at most kShownChars of it, and control
+// bytes (ESC, NUL, CR, ...) written as \xNN, so that a record cannot move
+// the cursor or set a terminal's title when its error is printed.
 std::string shown(std::string_view text) {
-  if (text.size() <= kShownChars) return std::string(text);
-  return std::string(text.substr(0, kShownChars)) + "...";
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < kShownChars; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return text.size() > kShownChars ? out + "..." : out;
 }
 
 // Valid records handed on together (a call per record would cost more than
@@ -52,6 +66,12 @@ class Records {
     stamp_[static_cast<std::size_t>(v)] = mark_;
     record_[count_++] = static_cast<std::uint16_t>(v);
     return true;
+  }
+  // An item written with more digits than any n has: out of range, told as
+  // written (it may not fit 64 bits).
+  void out_of_range(std::string_view digits) {
+    fail("item " + shown(digits) + " is out of range " + std::to_string(o_.base) + ".." +
+         std::to_string(o_.base + o_.n - 1));
   }
   // What is wrong with `value` (the first fault of a record is the one told).
   [[gnu::noinline]] bool wrong_item(std::int64_t value) {
@@ -133,12 +153,21 @@ class Records {
 
 bool separator(char c) { return c == ' ' || c == ',' || c == ';' || c == '\t'; }
 
-// One line of text; blank lines and # comments are not records.
+// Digits past which an item is out of range for any n (n <= 65536), and
+// so never parsed into a number that could overflow.
+constexpr std::size_t kMaxItemDigits = 18;
+
+// One line of text; blank lines and # comments are not records, and a #
+// after a record's items starts a note on it. A UTF-8 byte-order mark
+// before the first line is passed over.
 bool text_line(std::string_view line, std::uint64_t line_number, Records& records) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line_number == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
   std::size_t i = 0;
   while (i < line.size() && separator(line[i])) ++i;
   if (i == line.size() || line[i] == '#') return true;
+  const std::string_view whole_line = line;
+  if (const std::size_t note = line.find('#', i); note != std::string_view::npos) line = line.substr(0, note);
   records.begin();
   const bool letters = (line[i] >= 'A' && line[i] <= 'Z') || (line[i] >= 'a' && line[i] <= 'z');
   while (i < line.size()) {
@@ -154,13 +183,17 @@ bool text_line(std::string_view line, std::uint64_t line_number, Records& record
         records.fail(std::string("'") + c + "' is not an item (letters are A, B, C, ...)");
       continue;
     }
-    // Decimal digits up to a separator or the end (19 at most: no overflow).
+    // Decimal digits up to a separator or the end; past kMaxItemDigits the
+    // value is out of range whatever it is, and not computed.
     std::uint64_t value = 0;
     std::size_t j = i;
-    while (j < line.size() && j - i < 19 && static_cast<unsigned>(line[j] - '0') < 10u)
-      value = value * 10 + static_cast<unsigned>(line[j++] - '0');
+    while (j < line.size() && static_cast<unsigned>(line[j] - '0') < 10u) {
+      if (j - i < kMaxItemDigits) value = value * 10 + static_cast<unsigned>(line[j] - '0');
+      ++j;
+    }
     if (j > i && (j == line.size() || separator(line[j]))) {
-      records.item(static_cast<std::int64_t>(value));
+      if (j - i > kMaxItemDigits) records.out_of_range(line.substr(i, j - i));
+      else records.item(static_cast<std::int64_t>(value));
       i = j;
       continue;
     }
@@ -171,7 +204,7 @@ bool text_line(std::string_view line, std::uint64_t line_number, Records& record
     records.fail(std::move(problem));
     i = token_end;
   }
-  return records.finish([line] { return std::string(line); }, line_number);
+  return records.finish([whole_line] { return std::string(whole_line); }, line_number);
 }
 
 // Text: lines in blocks; a line cut by the block's end waits for the next.
@@ -208,7 +241,7 @@ RecordStats read_text(const ByteSource& source, const RecordOptions& o, Records&
 struct Binary {
   int width;
   bool is_signed;
-  std::uint64_t limit = ~std::uint64_t{0};
+  std::optional<std::uint64_t> limit = std::nullopt;  // unset: to the end
 };
 
 std::int64_t item_at(const unsigned char* p, const Binary& b) {
@@ -231,7 +264,7 @@ void for_each_binary_block(const ByteSource& source, const RecordOptions& o, con
   const std::size_t per_block = std::max<std::size_t>(1, o.block_bytes / record_bytes);
   std::vector<unsigned char> buffer(per_block * record_bytes);
   std::size_t held = 0;  // bytes of an unfinished record at the buffer's start
-  std::uint64_t left = b.limit;
+  std::uint64_t left = b.limit.value_or(~std::uint64_t{0});
   while (left > 0) {
     const std::size_t room =
         static_cast<std::size_t>(std::min<std::uint64_t>(per_block, left)) * record_bytes - held;
@@ -247,9 +280,16 @@ void for_each_binary_block(const ByteSource& source, const RecordOptions& o, con
   if (held)
     throw UsageError("the input ends inside record " + std::to_string(records.number() + 1) + ": " +
                      std::to_string(held) + " of its " + std::to_string(record_bytes) + " bytes; is --n right?");
-  if (b.limit != ~std::uint64_t{0} && left != 0)
-    throw UsageError("the .npy data ends after " + std::to_string(b.limit - left) + " of its " +
-                     std::to_string(b.limit) + " records");
+  if (!b.limit) return;
+  if (left != 0)
+    throw UsageError("the .npy data ends after " + std::to_string(*b.limit - left) + " of its " +
+                     std::to_string(*b.limit) + " records");
+  // What follows the declared records is no record of them: refused, not
+  // passed over (a file written in two goes, a header that lies).
+  char extra = 0;
+  if (held == 0 && source(&extra, 1) != 0)
+    throw UsageError("the .npy file has data after the " + std::to_string(*b.limit) +
+                     " records its shape declares; save the whole array with numpy.save");
 }
 
 // One binary record through the checks of Records; false to stop reading.

@@ -6,11 +6,15 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <functional>
+#include <limits>
 #include <istream>
 #include <numeric>
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "melange/error.hpp"
@@ -22,7 +26,9 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "checkpoints are written little-endian");
 
-constexpr const char* kMagic = "melange checkpoint 1";
+// Format 2 added the checksum line; a format 1 file is refused by name.
+constexpr const char* kMagic = "melange checkpoint 2";
+constexpr const char* kOldMagic = "melange checkpoint 1";
 
 // The tally's count arrays, in file order.
 template <class T>
@@ -55,80 +61,167 @@ std::string tallies_of(const Job& job) {
   return s.empty() ? "none" : s.substr(1);
 }
 
+// The checksum of a checkpoint: FNV-1a over the header's bytes, then each
+// count mixed in by xor, a rotation and an odd multiplier. Every step is a
+// bijection of the state, so a change to any one count always shows, and
+// one that depends on the order, so swapped counts show too; an edit that
+// keeps every sum (which the sum checks cannot see) is caught here.
+std::uint64_t checksum(const std::string& header, const Tally& t) {
+  std::uint64_t h = 0xcbf29ce484222325u;
+  for (unsigned char c : header) h = (h ^ c) * 0x100000001b3u;
+  for (const std::vector<std::uint64_t>* a : count_arrays(t))
+    for (std::uint64_t w : *a) h = std::rotl(h ^ w, 23) * 0x9e3779b97f4a7c15u;
+  return h;
+}
+
+std::string hex64(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// The header's lines after the magic, each "key value".
+constexpr const char* kHeaderKeys[] = {"stream_version", "seed", "algorithm", "n", "k", "weights", "method",
+                                       "bits", "first", "trials", "tallies", "done", "words", "draws"};
+
+// Reads the value of header line `key` into the job or the checkpoint's
+// counters; false when it cannot be read.
+bool read_header_value(const std::string& key, std::istringstream& value, Checkpoint& c, std::uint64_t& done,
+                       std::string& tallies, const std::function<UsageError(const std::string&)>& bad) {
+  Job& job = c.job;
+  // Whole numbers only: a sign, a fraction or a trailing word is no count.
+  const auto whole = [&](auto& into) {
+    std::string text;
+    value >> text;
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || !value.eof()) return false;
+    try {
+      const unsigned long long v = std::stoull(text);
+      using T = std::remove_reference_t<decltype(into)>;
+      if (v > static_cast<unsigned long long>(std::numeric_limits<T>::max())) return false;
+      into = static_cast<T>(v);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  if (key == "stream_version") {
+    int v = 0;
+    if (!whole(v)) return false;
+    if (v != kStreamVersion)
+      throw bad("it was made with stream version " + std::to_string(v) + ", and this melange draws version " +
+                std::to_string(kStreamVersion));
+    return true;
+  }
+  if (key == "algorithm" || key == "method") {
+    std::string name;
+    value >> name;
+    if (key == "algorithm") {
+      const auto a = parse_algorithm(name);
+      if (a) job.algorithm = *a;
+      return a.has_value();
+    }
+    const auto m = parse_method(name);
+    if (m) job.spec.method = *m;
+    return m.has_value();
+  }
+  if (key == "weights") {
+    if (value.str() != "none")
+      for (std::string w; value >> w;) {
+        char* end = nullptr;
+        job.weights.push_back(std::strtod(w.c_str(), &end));
+        if (*end != '\0') return false;
+      }
+    return true;
+  }
+  if (key == "tallies") {
+    tallies = value.str();
+    return true;
+  }
+  if (key == "seed") return whole(job.seed);
+  if (key == "n") return whole(job.n);
+  if (key == "k") return whole(job.k);
+  if (key == "bits") return whole(job.spec.bits);
+  if (key == "first") return whole(job.first);
+  if (key == "trials") return whole(job.trials);
+  if (key == "done") return whole(done);
+  if (key == "words") return whole(c.tally.words);
+  return whole(c.tally.draws);  // "draws"
+}
+
+// Bytes left in `in` from where it stands, or -1 where it cannot tell.
+std::int64_t bytes_left(std::istream& in) {
+  const auto here = in.tellg();
+  if (here < 0) return -1;
+  in.seekg(0, std::ios::end);
+  const auto end = in.tellg();
+  in.seekg(here);
+  return end < 0 ? -1 : static_cast<std::int64_t>(end - here);
+}
+
 }  // namespace
 
 void write_checkpoint(std::ostream& out, const Job& job, const Tally& done) {
-  out << kMagic << "\n"
-      << "stream_version " << kStreamVersion << "\n"
-      << "seed " << job.seed << "\n"
-      << "algorithm " << algorithm_name(job.algorithm) << "\n"
-      << "n " << job.n << "\n"
-      << "k " << shape_of(job).k << "\n"
-      << "weights " << (job.weights.empty() ? "none" : job_weights(job)) << "\n"
-      << "method " << method_name(job.spec.method) << "\n"
-      << "bits " << job.spec.bits << "\n"
-      << "first " << job.first << "\n"
-      << "trials " << job.trials << "\n"
-      << "tallies " << tallies_of(job) << "\n"
-      << "done " << done.trials << "\n"
-      << "words " << done.words << "\n"
-      << "draws " << done.draws << "\n"
+  std::ostringstream header;
+  header << kMagic << "\n"
+         << "stream_version " << kStreamVersion << "\n"
+         << "seed " << job.seed << "\n"
+         << "algorithm " << algorithm_name(job.algorithm) << "\n"
+         << "n " << job.n << "\n"
+         << "k " << shape_of(job).k << "\n"
+         << "weights " << (job.weights.empty() ? "none" : job_weights(job)) << "\n"
+         << "method " << method_name(job.spec.method) << "\n"
+         << "bits " << job.spec.bits << "\n"
+         << "first " << job.first << "\n"
+         << "trials " << job.trials << "\n"
+         << "tallies " << tallies_of(job) << "\n"
+         << "done " << done.trials << "\n"
+         << "words " << done.words << "\n"
+         << "draws " << done.draws << "\n";
+  const std::string text = header.str();
+  out << text << "checksum " << hex64(checksum(text, done)) << "\n"
       << "counts\n";
   for (const std::vector<std::uint64_t>* a : count_arrays(done))
     out.write(reinterpret_cast<const char*>(a->data()), static_cast<std::streamsize>(a->size() * 8));
 }
 
-Checkpoint read_checkpoint(std::istream& in, const std::string& name) {
+namespace {
+
+// What read_checkpoint_job leaves for the counts: the header's text (which
+// the checksum covers) and the checksum it states.
+struct Header {
+  Checkpoint c;  // the job; tally.trials, words and draws, no counts
+  std::string text, checksum;
+};
+
+Header read_header(std::istream& in, const std::string& name) {
   const auto bad = [&](const std::string& why) {
     return UsageError("'" + name + "' is not a checkpoint melange can resume: " + why);
   };
   std::string line;
-  if (!std::getline(in, line) || line != kMagic) throw bad("it does not start with '" + std::string(kMagic) + "'");
-  Checkpoint c;
-  Job& job = c.job;
+  if (!std::getline(in, line, '\n') || line.size() > 64 || (line != kMagic && line != kOldMagic))
+    throw bad("it does not start with '" + std::string(kMagic) + "'");
+  if (line == kOldMagic)
+    throw bad("it was written by an older melange (checkpoint format 1, without a checksum): finish the run with "
+              "that version, or start afresh");
+  Header h;
+  Job& job = h.c.job;
   std::uint64_t done = 0;
   std::string tallies;
-  for (const char* key : {"stream_version", "seed", "algorithm", "n", "k", "weights", "method", "bits", "first",
-                          "trials", "tallies", "done", "words", "draws"}) {
-    if (!std::getline(in, line)) throw bad("it ends before '" + std::string(key) + "'");
+  h.text = line + "\n";
+  for (const char* key : kHeaderKeys) {
+    // A header line is short: a file that is not a checkpoint is not read
+    // whole looking for a newline.
+    if (!std::getline(in, line) || line.size() > (std::size_t{1} << 20))
+      throw bad("it ends before '" + std::string(key) + "'");
+    h.text += line + "\n";
     const std::string head = std::string(key) + " ";
     if (line.rfind(head, 0) != 0) throw bad("'" + std::string(key) + "' is missing");
     std::istringstream value(line.substr(head.size()));
-    const std::string k = key;
-    bool ok = true;
-    if (k == "stream_version") {
-      int v = 0;
-      ok = static_cast<bool>(value >> v);
-      if (ok && v != kStreamVersion)
-        throw bad("it was made with stream version " + std::to_string(v) + ", and this melange draws version " +
-                  std::to_string(kStreamVersion));
-    } else if (k == "seed") ok = static_cast<bool>(value >> job.seed);
-    else if (k == "algorithm") {
-      std::string a;
-      value >> a;
-      const auto parsed = parse_algorithm(a);
-      ok = parsed.has_value();
-      if (ok) job.algorithm = *parsed;
-    } else if (k == "n") ok = static_cast<bool>(value >> job.n);
-    else if (k == "k") ok = static_cast<bool>(value >> job.k);
-    else if (k == "weights") {
-      if (value.str() != "none")
-        for (std::string w; value >> w;) job.weights.push_back(std::strtod(w.c_str(), nullptr));
-    } else if (k == "method") {
-      std::string m;
-      value >> m;
-      const auto parsed = parse_method(m);
-      ok = parsed.has_value();
-      if (ok) job.spec.method = *parsed;
-    } else if (k == "bits") ok = static_cast<bool>(value >> job.spec.bits);
-    else if (k == "first") ok = static_cast<bool>(value >> job.first);
-    else if (k == "trials") ok = static_cast<bool>(value >> job.trials);
-    else if (k == "tallies") tallies = value.str();
-    else if (k == "done") ok = static_cast<bool>(value >> done);
-    else if (k == "words") ok = static_cast<bool>(value >> c.tally.words);
-    else if (k == "draws") ok = static_cast<bool>(value >> c.tally.draws);
-    if (!ok) throw bad("its '" + k + "' line cannot be read");
+    if (!read_header_value(key, value, h.c, done, tallies, bad))
+      throw bad("its '" + std::string(key) + "' line cannot be read");
   }
+  if (!std::getline(in, line) || line.rfind("checksum ", 0) != 0) throw bad("'checksum' is missing");
+  h.checksum = line.substr(9);
   job.rank_histogram = tallies.find("ranks") != std::string::npos;
   job.position_matrix = tallies.find("positions") != std::string::npos;
   job.hand_histogram = tallies.find("hands") != std::string::npos;
@@ -140,26 +233,47 @@ Checkpoint read_checkpoint(std::istream& in, const std::string& name) {
     throw bad(std::string("its job is not valid (") + e.what() + ")");
   }
   if (done > job.trials) throw bad("it counts more trials done than its job has");
+  h.c.tally.trials = done;
+  return h;
+}
+
+}  // namespace
+
+Checkpoint read_checkpoint_job(std::istream& in, const std::string& name) { return read_header(in, name).c; }
+
+Checkpoint read_checkpoint(std::istream& in, const std::string& name, std::uint64_t memory_cap) {
+  const auto bad = [&](const std::string& why) {
+    return UsageError("'" + name + "' is not a checkpoint melange can resume: " + why);
+  };
+  Header h = read_header(in, name);
+  const Job& job = h.c.job;
+  std::string line;
   if (!std::getline(in, line) || line != "counts") throw bad("'counts' is missing");
-  // Tally::for_job sizes the arrays; tally_bytes was checked by validate
-  // against the rank limits, not the memory cap: the caller plans memory.
+  // The file's own length and the cap are checked before the tally is
+  // made: a few bytes that claim n = 12 do not take 3.7 GB first.
+  const std::uint64_t bytes = tally_bytes(job);
+  const std::int64_t left = bytes_left(in);
+  if (left >= 0 && static_cast<std::uint64_t>(left) < bytes) throw bad("it is cut short");
+  if (left >= 0 && static_cast<std::uint64_t>(left) > bytes) throw bad("it has bytes after its counts");
+  if (bytes > memory_cap)
+    throw UsageError(Param::memory_cap, "the checkpoint '" + name + "' holds " + internal::bytes_text(bytes) +
+                                            " of tallies, above the memory cap of " +
+                                            internal::bytes_text(memory_cap) + ": raise {memory_cap}");
   Tally t = Tally::for_job(job);
   for (std::vector<std::uint64_t>* a : count_arrays(t)) {
     in.read(reinterpret_cast<char*>(a->data()), static_cast<std::streamsize>(a->size() * 8));
     if (static_cast<std::size_t>(in.gcount()) != a->size() * 8) throw bad("it is cut short");
   }
   if (in.peek() != std::char_traits<char>::eof()) throw bad("it has bytes after its counts");
-  t.trials = done;
-  t.words = c.tally.words;
-  t.draws = c.tally.draws;
+  t.trials = h.c.tally.trials;
+  t.words = h.c.tally.words;
+  t.draws = h.c.tally.draws;
+  if (h.checksum != hex64(checksum(h.text, t))) throw bad("its checksum does not match: it was changed or damaged");
   // Each tally counts every trial once: a damaged file does not add up.
-  const auto sum = [](const std::vector<std::uint64_t>& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); };
-  const std::uint64_t slots = job.position_matrix ? static_cast<std::uint64_t>(shape_of(job).k) : 0;
-  if ((job.rank_histogram && sum(t.ranks.counts()) != done) || (job.position_matrix && sum(t.positions.counts()) != done * slots) ||
-      (job.hand_histogram && sum(t.hands) != done) || (job.poker_categories && sum(t.categories) != done))
-    throw bad("its counts do not add up to the " + std::to_string(done) + " trials it says are done");
-  c.tally = std::move(t);
-  return c;
+  const std::string wrong = tally_inconsistency(job, t, t.trials);
+  if (!wrong.empty()) throw bad(wrong);
+  h.c.tally = std::move(t);
+  return std::move(h.c);
 }
 
 std::string job_difference(const Job& ours, const Job& theirs, const std::string& ours_name,
@@ -233,7 +347,7 @@ std::array<std::int64_t, N> agree_flags(Ranks* ranks, std::array<std::int64_t, N
 }  // namespace
 
 RunResult run_segments(const Job& job, const RunOptions& options, const SegmentOptions& segments,
-                       const Tally* resume) {
+                       std::optional<Tally> resume) {
   Ranks* const ranks = segments.ranks;
   const int size = ranks ? ranks->size() : 1, rank = ranks ? ranks->rank() : 0;
   std::optional<internal::TallyWorkers> workers;
@@ -241,10 +355,11 @@ RunResult run_segments(const Job& job, const RunOptions& options, const SegmentO
   std::exception_ptr failure;
   try {
     workers.emplace(job, options);
-    total = Tally::for_job(job);
     if (resume) {
       if (resume->trials > job.trials) throw UsageError("the tally to resume from has more trials than the job");
-      total = *resume;
+      total = std::move(*resume);  // not copied: it may be the largest thing in memory
+    } else {
+      total = Tally::for_job(job);
     }
     if (ranks) local = Tally::for_job(job);
   } catch (...) {
@@ -288,7 +403,15 @@ RunResult run_segments(const Job& job, const RunOptions& options, const SegmentO
     saved_last = false;
     if (segments.save && (stopping || since_save >= segments.every_seconds || done == job.trials)) {
       fold(*workers, total, local, ranks);
-      if (rank == 0) segments.save(total);
+      // Rank 0 alone saves; every rank learns whether it could, or the
+      // others would wait for it in the next segment forever.
+      std::exception_ptr save_failure;
+      if (rank == 0) try {
+          segments.save(total);
+        } catch (...) {
+          save_failure = std::current_exception();
+        }
+      agree_flags<1>(ranks, {}, save_failure);
       since_save = 0;
       saved_last = true;
     }

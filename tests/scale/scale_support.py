@@ -68,3 +68,19 @@ def checkpoint_done(path):
 
 def start(args):
     return subprocess.Popen([str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+# peak_rss (tests/peak_rss.cpp): runs a command and writes its own peak resident size.
+PEAK_RSS = os.environ.get("MELANGE_PEAK_RSS", "peak_rss")
+
+
+def run_measured(args, cwd=None, timeout=300):
+    """Runs args to the end; returns (returncode, stdout, stderr, peak resident MiB of that process)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as scratch:
+        peak_file = os.path.join(scratch, "peak")
+        p = subprocess.run([PEAK_RSS, peak_file, *[str(a) for a in args]], capture_output=True, text=True,
+                           timeout=timeout, cwd=cwd)
+        with open(peak_file) as f:
+            peak = int(f.read()) / 1024
+    return p.returncode, p.stdout, p.stderr, peak

@@ -3,11 +3,13 @@ one (DESIGN.md section 8)."""
 import os
 import random
 import signal
+import subprocess
 import time
 
 import pytest
 
-from scale_support import CLI, assert_same_result, audit_args, checkpoint_done, one_process, run, start
+from scale_support import (CLI, assert_same_result, audit_args, checkpoint_done, one_process, run, run_measured,
+                           start)
 
 
 # --- checkpoints in one process ---------------------------------------------
@@ -97,8 +99,150 @@ def test_a_damaged_checkpoint_is_refused(tmp_path):
     ckpt = tmp_path / "job.ckpt"
     run(CLI, "audit", "--n", "5", "--trials", "1e5", "--quiet", "--checkpoint", ckpt)
     data = ckpt.read_bytes()
-    for damaged, why in [(data[:-8], "cut short"), (data[:-8] + b"\1" * 8, "do not add up"),
+    for damaged, why in [(data[:-8], "cut short"), (data[:-8] + b"\1" * 8, "checksum does not match"),
                          (b"not a checkpoint\n", "does not start")]:
         ckpt.write_bytes(damaged)
         p = run(CLI, "audit", "--n", "5", "--trials", "1e5", "--quiet", "--resume", ckpt, check=False)
         assert p.returncode == 2 and why in p.stderr, p.stderr
+
+
+# --- What a checkpoint promises when things go wrong -----------------------
+
+def craft(ckpt, *, replace=None, tail=None):
+    """The checkpoint's bytes with header lines replaced ({key: value}) and its counts replaced by `tail`."""
+    data = ckpt.read_bytes()
+    head, counts = data.split(b"counts\n", 1)
+    lines = head.split(b"\n")
+    for key, value in (replace or {}).items():
+        lines = [f"{key} {value}".encode() if line.startswith(key.encode() + b" ") else line for line in lines]
+    return b"\n".join(lines) + b"counts\n" + (counts if tail is None else tail)
+
+
+def test_edits_that_keep_every_sum_are_caught_by_the_checksum(tmp_path):
+    ckpt = tmp_path / "job.ckpt"
+    run(CLI, "audit", "--n", "5", "--trials", "1e5", "--quiet", "--checkpoint", ckpt)
+    data = ckpt.read_bytes()
+    start = data.index(b"counts\n") + 7
+    counts = bytearray(data[start:])
+    swapped = bytearray(counts)
+    swapped[0:8], swapped[8:16] = counts[8:16], counts[0:8]
+    moved = bytearray(counts)
+    moved[0:8] = (int.from_bytes(counts[0:8], "little") + 1).to_bytes(8, "little")
+    moved[8:16] = (int.from_bytes(counts[8:16], "little") - 1).to_bytes(8, "little")
+    assert swapped != counts and moved != counts
+    for damaged in (swapped, moved):
+        ckpt.write_bytes(data[:start] + bytes(damaged))
+        for args in (["audit", "--n", "5", "--trials", "1e5", "--quiet", "--resume", ckpt], ["merge", ckpt]):
+            p = run(CLI, *args, check=False)
+            assert p.returncode == 2 and "checksum does not match" in p.stderr, p.stderr
+            assert p.stderr.count("\n") == 1, p.stderr
+
+
+# What each command says of a 1 KB checkpoint that claims n! bins: n = 20's
+# tally (20! bins) is refused by the plan, before the file is read further.
+@pytest.mark.parametrize("n,why", [(12, {"audit": "cut short", "merge": "cut short"}),
+                                   (13, {"audit": "cut short", "merge": "cut short"}),
+                                   (20, {"audit": "--memory-cap", "merge": "--memory-cap"})])
+def test_a_tiny_file_that_claims_a_huge_job_is_refused_before_any_allocation(tmp_path, n, why):
+    ckpt = tmp_path / "job.ckpt"
+    run(CLI, "audit", "--n", "5", "--trials", "1e5", "--quiet", "--checkpoint", ckpt)
+    crafted = tmp_path / "crafted.ckpt"
+    crafted.write_bytes(craft(ckpt, replace={"n": n, "k": n}))
+    assert crafted.stat().st_size < 2000
+    cap = ["--memory-cap", "1e11"]  # the file's length, not the cap, must refuse it
+    for command, args in (("audit", ["--n", str(n), "--trials", "1e5", "--quiet", *cap, "--resume", crafted]),
+                          ("merge", [crafted, *cap])):
+        status, _, err, peak = run_measured([CLI, command, *args])
+        assert status == 2 and why[command] in err, err
+        assert err.count("\n") == 1, err
+        assert peak < 64, f"{command}: {peak:.0f} MiB before refusing"
+
+
+def test_a_checkpoint_from_before_the_checksum_is_refused_by_name(tmp_path):
+    ckpt = tmp_path / "job.ckpt"
+    run(CLI, "audit", "--n", "5", "--trials", "1e5", "--quiet", "--checkpoint", ckpt)
+    old = craft(ckpt).replace(b"melange checkpoint 2", b"melange checkpoint 1")
+    old = b"\n".join(line for line in old.split(b"\n") if not line.startswith(b"checksum "))
+    ckpt.write_bytes(old)
+    p = run(CLI, "audit", "--n", "5", "--trials", "1e5", "--quiet", "--resume", ckpt, check=False)
+    assert p.returncode == 2 and "older melange" in p.stderr, p.stderr
+
+
+def test_the_result_is_written_when_the_last_save_fails(tmp_path):
+    # The checkpoint (2.9 MB at n = 9) passes the file-size limit, the chart
+    # (0.1 MB) does not: the finished run's outputs must survive.
+    script = (f"trap '' XFSZ; ulimit -f 2000; exec {CLI} audit --n 9 --trials 3e7 --quiet "
+              f"--checkpoint ck --svg o.svg")
+    p = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert "results were written (o.svg)" in p.stderr and "last checkpoint could not be saved" in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1, p.stderr
+    assert (tmp_path / "o.svg").stat().st_size > 10000
+    assert "verdict:" in p.stdout
+
+
+def test_two_runs_on_one_checkpoint_path_cannot_both_save(tmp_path):
+    ckpt = tmp_path / "job.ckpt"
+    first = start([CLI, "audit", "--n", "5", "--trials", "1e12", "--quiet", "--checkpoint", ckpt])
+    try:
+        for _ in range(200):  # until the first run holds its lock
+            if (tmp_path / "job.ckpt.lock").exists():
+                break
+            time.sleep(0.02)
+        time.sleep(0.2)
+        assert not ckpt.exists()  # nothing saved yet: the old check could not see the first run
+        p = run(CLI, "audit", "--n", "5", "--trials", "1e12", "--quiet", "--checkpoint", ckpt, check=False, timeout=30)
+        assert p.returncode == 2 and "another melange run is saving" in p.stderr, p.stderr
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=60)
+    assert first.returncode == 130
+
+
+@pytest.mark.parametrize("args,why", [
+    (["--checkpoint", "-"], "needs a file"),
+    (["--checkpoint", "fifo"], "not a regular file"),
+    (["--checkpoint-every", "5"], "add --checkpoint"),
+])
+def test_checkpoints_that_cannot_be_saved_atomically_are_refused(tmp_path, args, why):
+    os.mkfifo(tmp_path / "fifo")
+    p = subprocess.run([CLI, "audit", "--n", "5", "--trials", "1e5", "--quiet", *args], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and why in p.stderr, p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["fifo"]
+
+
+def test_resume_and_checkpoint_may_name_one_file_twice(tmp_path):
+    ckpt = tmp_path / "job.ckpt"
+    p = start([CLI, "audit", "--n", "8", "--trials", "1e11", "--quiet", "--checkpoint", ckpt])
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    assert p.returncode == 130
+    done = checkpoint_done(ckpt)
+    q = start([CLI, "audit", "--n", "8", "--trials", "1e11", "--quiet", "--resume", ckpt,
+               "--checkpoint", f"{tmp_path}/./job.ckpt"])
+    time.sleep(1.5)
+    q.send_signal(signal.SIGINT)
+    _, err = q.communicate(timeout=60)
+    assert q.returncode == 130, err
+    assert checkpoint_done(ckpt) > done
+
+
+def test_a_checkpointed_n11_run_stays_under_the_default_memory_cap(tmp_path):
+    # 11! bins are 319 MB a tally; three threads, the running total and a
+    # resumed tally must all fit the 1 GiB default cap (before: 1,225 MB and
+    # 1,530 MB). The run is stopped early, then resumed to its end.
+    ckpt = tmp_path / "job.ckpt"
+    job = ["audit", "--n", "11", "--trials", "3e7", "--threads", "3", "--quiet"]
+    p = start([CLI, *job, "--checkpoint", ckpt])
+    time.sleep(2.5)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=120)
+    assert p.returncode == 130
+    status, _, err, peak = run_measured([CLI, *job, "--checkpoint", tmp_path / "other.ckpt"], timeout=300)
+    assert status == 0, err
+    assert peak < 1024, f"--checkpoint: {peak:.0f} MiB"
+    status, _, err, peak = run_measured([CLI, *job, "--resume", ckpt], timeout=300)
+    assert status == 0, err
+    assert peak < 1024, f"--resume: {peak:.0f} MiB"

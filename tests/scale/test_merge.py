@@ -1,8 +1,10 @@
 """melange merge: pieces of one job over disjoint ranges make the whole
 (DESIGN.md section 8)."""
+import json
+
 import pytest
 
-from scale_support import CLI, assert_same_result, audit_args, one_process, run
+from scale_support import CLI, assert_same_result, audit_args, one_process, run, run_measured
 
 
 # --- merge ------------------------------------------------------------------
@@ -50,3 +52,78 @@ def test_merge_refuses_overlaps_gaps_and_other_jobs(tmp_path):
         for w in words:
             assert w in p.stderr, p.stderr
         assert p.stderr.count("\n") == 1, p.stderr
+
+
+# --- merge reads what it is given, and nothing more -------------------------
+
+def edited(path, out, edit):
+    doc = json.loads(path.read_text())
+    edit(doc)
+    out.write_text(json.dumps(doc))
+    return out
+
+
+def bump(counts, i, by):
+    counts[i] += by
+
+
+@pytest.mark.parametrize("edit,why", [
+    # -1 once wrapped to 2^64 - 1 and the sum wrapped back: a "valid" piece
+    (lambda d: (bump(d["histogram"], 0, 1), d["histogram"].__setitem__(1, -1)), "negative"),
+    (lambda d: d["histogram"].__setitem__(0, 1.9), "no whole count"),
+    (lambda d: d["histogram"].__setitem__(0, 2**64), "no whole count"),
+    (lambda d: d["histogram"].__setitem__(0, "5"), "a string"),
+    (lambda d: d["histogram"].append(0), "more counts"),
+    (lambda d: d["histogram"].pop(), "counts in \"histogram\""),
+    # a count moved within a position column: the column sums hold, the rows do not
+    (lambda d: (bump(d["position"][0], 0, -1), bump(d["position"][1], 0, 1)), "item 0 of its matrix"),
+    (lambda d: (bump(d["position"][0], 0, -1), bump(d["position"][0], 1, 1)), "position 0 of its matrix"),
+    (lambda d: d["position"][0].append(0), "a row of"),
+    (lambda d: d.__setitem__("n", 4294967300), "\"n\""),
+    (lambda d: d.__setitem__("trials", -5), "\"trials\""),
+    (lambda d: d.__setitem__("seed", "12x"), "\"seed\""),
+])
+def test_merge_refuses_counts_that_cannot_be(tmp_path, edit, why):
+    job = ["--n", "4", "--position"]
+    a = piece(tmp_path, job, 0, 1000, "a.json")
+    b = edited(piece(tmp_path, job, 1000, 1000, "b.json"), tmp_path / "bad.json", edit)
+    p = run(CLI, "merge", a, b, check=False)
+    assert p.returncode == 2 and why in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1, p.stderr
+
+
+def test_merge_accepts_64_bit_fields_written_as_strings(tmp_path):
+    job = ["--n", "4"]
+    a = piece(tmp_path, job, 0, 1000, "a.json")
+    b = edited(piece(tmp_path, job, 1000, 1000, "b.json"), tmp_path / "b2.json",
+               lambda d: d.update(seed=str(d["seed"]), first=str(d["first"]), trials=str(d["trials"])))
+    merged = tmp_path / "merged.json"
+    run(CLI, "merge", a, b, "--json", merged)
+    assert_same_result(merged, one_process(tmp_path, [*job, "--trials", "2000"]))
+
+
+def test_a_tiny_result_that_claims_a_huge_job_is_refused_before_any_allocation(tmp_path):
+    small = piece(tmp_path, ["--n", "5"], 0, 1000, "a.json")
+    doc = json.loads(small.read_text())
+    doc["n"] = 12
+    crafted = tmp_path / "crafted.json"
+    crafted.write_text(json.dumps(doc))
+    status, _, err, peak = run_measured([CLI, "merge", crafted, "--memory-cap", "1e11"])
+    assert status == 2 and "too short" in err, err
+    assert peak < 64, f"{peak:.0f} MiB before refusing"
+
+
+def test_merge_streams_its_pieces_within_the_memory_cap(tmp_path):
+    # Two pieces of n = 10 (3,628,800 counts, about 25 MB of JSON each): the
+    # merged tally and one piece's are 58 MB; a document model of one piece
+    # took several times that.
+    job = ["--n", "10"]
+    a = piece(tmp_path, job, 0, 2000000, "a.json")
+    b = piece(tmp_path, job, 2000000, 2000000, "b.json")
+    merged = tmp_path / "merged.json"
+    status, _, err, peak = run_measured([CLI, "merge", a, b, "--json", merged, "--memory-cap", "100e6"])
+    assert status == 0, err
+    assert peak < 100, f"{peak:.0f} MiB under a 100 MB cap"
+    assert_same_result(merged, one_process(tmp_path, [*job, "--trials", "4000000"]))
+    p = run(CLI, "merge", a, b, "--memory-cap", "50e6", check=False)
+    assert p.returncode == 2 and "raise --memory-cap" in p.stderr, p.stderr

@@ -93,3 +93,41 @@ def test_ranks_stop_with_a_checkpoint_that_other_ranks_resume(tmp_path):
     assert 0 < checkpoint_done(ckpt) < 1_500_000_000, err
     mpirun(3, *audit_args(job, out), "--resume", ckpt)
     assert_same_result(out, one_process(tmp_path, job))
+
+
+# --- ranks that disagree, and a rank 0 that cannot save ----------------------
+
+JOB = {"--n": "5", "--trials": "1000000"}
+
+
+@needs_mpi
+@pytest.mark.parametrize("change,field", [
+    ({"--n": "7"}, "has n 7 where rank 0 has 5"),
+    ({"--seed": "3"}, "has seed 3"),
+    ({"--trials": "999999"}, "has trials 999999"),
+    ({"--method": "lemire"}, "has method"),
+    ({"--no-rank": None, "--position": None}, "rank histogram"),
+    ({"--position": None}, "position matrix"),
+    ({"--checkpoint": "other.ckpt"}, "has checkpoint 1"),
+])
+def test_ranks_given_different_jobs_all_refuse_before_any_work(tmp_path, change, field):
+    def line(job):
+        return ["audit", "--quiet", "--threads", "1", *[a for k, v in job.items() for a in (k, v) if a is not None]]
+    p = run(MPIEXEC, "--allow-run-as-root", "--oversubscribe", "--wdir", tmp_path,
+            "-np", "1", CLI, *line(JOB), ":", "-np", "1", CLI, *line({**JOB, **change}), check=False, timeout=60)
+    assert p.returncode == 2, p.stderr
+    lines = [line for line in p.stderr.splitlines() if line.startswith("melange: ")]
+    assert len(lines) == 1 and "different jobs" in lines[0] and field in lines[0], p.stderr
+    assert not (tmp_path / "other.ckpt").exists()
+
+
+@needs_mpi
+def test_a_save_that_fails_on_rank_zero_ends_every_rank(tmp_path):
+    # Rank 0's checkpoint cannot grow past the file-size limit: the save
+    # fails at the first checkpoint, and the other rank must learn it.
+    script = f"trap '' XFSZ; ulimit -f 0; exec {CLI} audit --n 5 --trials 1e12 --quiet --checkpoint ck --checkpoint-every 1"
+    p = run(MPIEXEC, "--allow-run-as-root", "--oversubscribe", "--wdir", tmp_path, "-np", "2", "sh", "-c", script,
+            check=False, timeout=120)
+    assert p.returncode == 1, p.stderr
+    lines = [line for line in p.stderr.splitlines() if line.startswith("melange: ")]
+    assert len(lines) == 1 and "'ck'" in lines[0], p.stderr

@@ -66,4 +66,12 @@ struct Tally {
   friend bool operator==(const Tally&, const Tally&) = default;
 };
 
+// Why `t` cannot be the tally of `trials` trials of `job`, or "" when it
+// can: each histogram sums to the trials, each position (slot) of the matrix
+// sums to the trials and each item to at most that (to exactly that for a
+// whole permutation). Sums are taken without wrapping, so no count near 2^64
+// can cancel another. What a file read back (a checkpoint, a result to
+// merge) must pass before it is used.
+std::string tally_inconsistency(const Job& job, const Tally& t, std::uint64_t trials);
+
 }  // namespace melange

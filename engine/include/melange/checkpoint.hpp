@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "melange/engine.hpp"
@@ -26,8 +27,13 @@ struct Checkpoint {
 // tallies), then the tallies as little-endian 64-bit counts.
 void write_checkpoint(std::ostream& out, const Job& job, const Tally& done);
 // Throws UsageError naming `name` when `in` is not a checkpoint melange
-// wrote, or one cut short or damaged (its counts must add up).
-Checkpoint read_checkpoint(std::istream& in, const std::string& name);
+// wrote, or one cut short or damaged (its checksum must match and its counts
+// add up), or one whose tallies would take more than `memory_cap` bytes;
+// sizes are checked against the file's length before anything is allocated.
+Checkpoint read_checkpoint(std::istream& in, const std::string& name, std::uint64_t memory_cap);
+// Its header alone: the job, and tally.trials, words and draws (no counts,
+// nothing checked against them), for a caller that plans before it reads.
+Checkpoint read_checkpoint_job(std::istream& in, const std::string& name);
 
 // The first field in which `ours` and `theirs` differ, as "seed 5 here, 7
 // in the checkpoint" (with the default names); empty when they are the same
@@ -55,7 +61,9 @@ struct SegmentOptions {
 // the others. Under ranks each segment is split into shares (share_of); a
 // fault on one rank ends every rank: that rank rethrows its error, the
 // others throw RanksFailed.
+// The tally to resume from is moved in, not copied. A save that throws ends
+// the run on every rank (as a fault does).
 RunResult run_segments(const Job& job, const RunOptions& options, const SegmentOptions& segments,
-                       const Tally* resume = nullptr);
+                       std::optional<Tally> resume = std::nullopt);
 
 }  // namespace melange

@@ -467,7 +467,10 @@ int run_audit(const AuditArgs& a, Team& team) {
     run.ranks = team.size();
     if (run.tally.trials < job.trials) {
       const int sig = signals::interrupted() ? signals::interrupted() : SIGTERM;
-      std::cerr << "melange: stopped by " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << " after "
+      // mpirun hands a Ctrl-C on to the ranks as SIGTERM: say so, since the
+      // user pressed Ctrl-C and mpirun itself then exits 1.
+      std::cerr << "melange: stopped by " << (sig == SIGINT ? "SIGINT" : "SIGTERM")
+                << (team.many() && sig == SIGTERM ? " (mpirun passes Ctrl-C on as SIGTERM)" : "") << " after "
                 << grouped(run.tally.trials) << " of " << grouped(job.trials) << " trials; '" << checkpoint
                 << "' holds them: run the same command with --resume " << checkpoint << " to go on\n";
       return 128 + sig;

@@ -1,6 +1,7 @@
 #include "output.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -48,7 +49,7 @@ fs::path resolve(const fs::path& p) {
   return ec ? at.lexically_normal() : real;
 }
 
-std::string error_text(int err) { return err ? std::strerror(err) : "write failed"; }
+std::string error_text(int err) { return err ? std::strerror(err) : "the system gave no reason"; }
 
 // Temporaries are ".melange-PID-XXXXXX": a process killed while it wrote
 // one (SIGKILL, a power cut) leaves it behind.
@@ -85,6 +86,39 @@ void require_writable_folder(const std::string& flag, const std::string& what, c
 }
 
 }  // namespace
+
+OutputFile::OutputFile(const std::string& path, std::ios::openmode mode) : std::ostream(nullptr) {
+  rdbuf(&buffer_);
+  if (!buffer_.open(path, mode | std::ios::out)) setstate(std::ios::failbit);
+}
+
+bool OutputFile::close() {
+  const bool flushed = static_cast<bool>(flush());
+  const bool closed = buffer_.close() != nullptr;
+  if (!flushed || !closed) setstate(std::ios::failbit);
+  return !fail();
+}
+
+OutputFile::Buffer::int_type OutputFile::Buffer::overflow(int_type c) {
+  errno = 0;
+  const int_type r = std::filebuf::overflow(c);
+  note(traits_type::eq_int_type(r, traits_type::eof()));
+  return r;
+}
+
+std::streamsize OutputFile::Buffer::xsputn(const char* s, std::streamsize n) {
+  errno = 0;
+  const std::streamsize r = std::filebuf::xsputn(s, n);
+  note(r < n);
+  return r;
+}
+
+int OutputFile::Buffer::sync() {
+  errno = 0;
+  const int r = std::filebuf::sync();
+  note(r != 0);
+  return r;
+}
 
 Outputs::Outputs() {
   // umask can only be read by setting it; put it straight back.
@@ -218,7 +252,7 @@ std::ostream& Outputs::open(const std::string& path) {
   if (t.kind == Kind::standard_output) return std::cout;
   if (t.stream) return *t.stream;
   if (t.kind == Kind::direct) {
-    t.stream = std::make_unique<std::ofstream>(t.path, std::ios::binary | std::ios::out);
+    t.stream = std::make_unique<OutputFile>(t.path, std::ios::binary);
     if (!*t.stream) throw Error("cannot open " + in_quotes(t.path) + " for " + t.flag + ": " + error_text(errno));
     return *t.stream;
   }
@@ -251,7 +285,7 @@ std::ostream& Outputs::open(const std::string& path) {
   // mode of the file it replaces.
   ::fchmod(fd, t.keep_mode ? t.mode : (0666 & ~umask_));
   ::close(fd);
-  t.stream = std::make_unique<std::ofstream>(t.temp, std::ios::binary | std::ios::trunc);
+  t.stream = std::make_unique<OutputFile>(t.temp, std::ios::binary | std::ios::trunc);
   if (!*t.stream) throw Error("cannot write " + in_quotes(t.temp) + ": " + error_text(errno));
   return *t.stream;
 }
@@ -261,10 +295,9 @@ void Outputs::commit() {
   for (Target& t : targets_) {
     if (!t.stream) continue;
     errno = 0;
-    t.stream->flush();
-    t.stream->close();
-    if (t.stream->fail())
-      throw Error("writing " + in_quotes(t.path) + " (" + t.flag + ") failed: " + error_text(errno));
+    const bool closed = t.stream->close();
+    const int why = t.stream->error() ? t.stream->error() : errno;
+    if (!closed) throw Error("writing " + in_quotes(t.path) + " (" + t.flag + ") failed: " + error_text(why));
   }
   for (Target& t : targets_) {
     if (t.temp.empty()) continue;
@@ -279,7 +312,13 @@ void Outputs::commit() {
 void check_stdout() {
   errno = 0;
   std::cout.flush();
-  if (!std::cout) throw Error("writing to standard output failed: " + error_text(errno));
+  if (std::cout) return;
+  int why = errno;
+  // An earlier write failed and its errno is gone: a reader that went away
+  // still shows on the descriptor.
+  struct pollfd p {STDOUT_FILENO, POLLOUT, 0};
+  if (why == 0 && ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR)) why = EPIPE;
+  throw Error("writing to standard output failed: " + error_text(why));
 }
 
 Json json_header(const std::string& command) {

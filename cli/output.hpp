@@ -16,6 +16,8 @@
 
 #include <sys/types.h>
 
+#include <cerrno>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +30,37 @@
 namespace melange::cli {
 
 using Json = nlohmann::ordered_json;
+
+// A file written through a buffer that keeps the errno of its first failed
+// write: a stream only knows that it failed, and by the time the failure is
+// reported errno speaks of other calls.
+class OutputFile : public std::ostream {
+ public:
+  OutputFile(const std::string& path, std::ios::openmode mode);
+  bool is_open() const { return buffer_.is_open(); }
+  // Flushes and closes; false when any write failed.
+  bool close();
+  // The errno of the first failed write, or 0.
+  int error() const { return buffer_.error(); }
+
+ private:
+  class Buffer : public std::filebuf {
+   public:
+    int error() const { return error_; }
+
+   protected:
+    int_type overflow(int_type c) override;
+    std::streamsize xsputn(const char* s, std::streamsize n) override;
+    int sync() override;
+
+   private:
+    void note(bool failed) {
+      if (failed && error_ == 0) error_ = errno;
+    }
+    int error_ = 0;
+  };
+  Buffer buffer_;
+};
 
 class Outputs {
  public:
@@ -62,7 +95,7 @@ class Outputs {
     bool make_folder = false;         // --report's folder, made at open()
     bool keep_mode = false;           // replacing a file: give the new one its mode
     mode_t mode = 0;
-    std::unique_ptr<std::ofstream> stream;
+    std::unique_ptr<OutputFile> stream;
     std::string temp;                 // temporary file, while not committed
     int signal_slot = -1;
   };

@@ -299,6 +299,38 @@ void signal_while_writing(int sig, int expected_status) {
 TEST(Robustness, SigintRemovesTemporaries) { signal_while_writing(SIGINT, 130); }
 TEST(Robustness, SigtermRemovesTemporaries) { signal_while_writing(SIGTERM, 143); }
 
+// A process killed while it wrote (SIGKILL, a power cut) leaves its
+// temporary behind; the next run in that folder removes it, and leaves the
+// temporaries of processes that still run.
+TEST(Robustness, StaleTemporariesOfDeadProcessesAreRemoved) {
+  const fs::path dir = furnished("stale");
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ::waitpid(dead, nullptr, 0);
+  const std::string stale = ".melange-" + std::to_string(dead) + "-a1b2c3";
+  const std::string live = ".melange-" + std::to_string(::getpid()) + "-a1b2c3";
+  std::ofstream(dir / stale) << "half a checkpoint";
+  std::ofstream(dir / live) << "being written";
+  const ChildRun r = run_in(dir, kCli + " audit --n 4 --trials 1e3 --json out.json");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir / stale));
+  EXPECT_TRUE(fs::exists(dir / live));
+  EXPECT_TRUE(fs::exists(dir / "out.json"));
+  fs::remove_all(dir);
+}
+
+// Write errors name their cause, even when it happened long before the
+// file was closed.
+TEST(Robustness, WriteErrorsSayWhy) {
+  const fs::path dir = furnished("why");
+  const ChildRun big = run_in(dir, "trap '' XFSZ; ulimit -f 10; " + kCli + " audit --n 8 --trials 1e5 --json big.json");
+  EXPECT_EQ(big.status, 1) << big.err;
+  EXPECT_NE(big.err.find("File too large"), std::string::npos) << big.err;
+  const ChildRun pipe = run_in(dir, "trap '' PIPE; " + kCli + " sample --n 8 --count 1e6 | head -c 10 >/dev/null");
+  EXPECT_NE(pipe.err.find("standard output failed: Broken pipe"), std::string::npos) << pipe.err;
+  fs::remove_all(dir);
+}
+
 TEST(Robustness, SigintClearsTheProgressLine) {
   if (testing::run_shell("script -qec true /dev/null").status != 0) GTEST_SKIP() << "no pseudo-terminal here";
   const std::string job = kCli + " audit --algo sort-binary-insertion --n 9 --position --no-rank --trials 1e10 --threads 1";

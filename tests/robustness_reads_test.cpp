@@ -152,6 +152,22 @@ TEST(RobustnessReads, ALoopOfLinksIsRefusedAndKept) {
   fs::remove_all(dir);
 }
 
+TEST(RobustnessReads, PathsThatCannotBeLookedAtAreNamed) {
+  const fs::path dir = furnished("paths");
+  std::string deep;
+  while (deep.size() < 5000) deep += "a/";
+  const ChildRun longer = run_in(dir, kCli + " audit --n 4 --trials 1e3 --json " + deep + "x.json");
+  EXPECT_EQ(longer.status, 2) << longer.err.substr(0, 300);
+  EXPECT_NE(longer.err.find("longer than the system allows"), std::string::npos) << longer.err.substr(0, 300);
+  EXPECT_EQ(count_lines(longer.err), 1);
+  const ChildRun gone = run_in(dir, "mkdir gone && cd gone && rmdir ../gone && " + kCli +
+                                        " audit --n 4 --trials 1e3 --json o.json");
+  EXPECT_EQ(gone.status, 2) << gone.err;
+  EXPECT_NE(gone.err.find("the working folder no longer exists"), std::string::npos) << gone.err;
+  EXPECT_EQ(count_lines(gone.err), 1) << gone.err;
+  fs::remove_all(dir);
+}
+
 TEST(RobustnessReads, AHugeBadValueIsNamedNotEchoed) {
   const fs::path dir = furnished("hugevalue");
   const ChildRun r = run_in(dir, kCli + " audit --trials 10 --n " + std::string(120000, '9'));

@@ -91,6 +91,9 @@ def test_ranks_stop_with_a_checkpoint_that_other_ranks_resume(tmp_path):
     if p.returncode == 0:
         pytest.skip("the job ended before the signal: this machine is faster than the test expects")
     assert 0 < checkpoint_done(ckpt) < 1_500_000_000, err
+    # The user pressed Ctrl-C: the line says so, and mpirun exits 1 (README).
+    assert "(mpirun passes Ctrl-C on as SIGTERM)" in err.decode(), err
+    assert p.returncode == 1, err
     mpirun(3, *audit_args(job, out), "--resume", ckpt)
     assert_same_result(out, one_process(tmp_path, job))
 

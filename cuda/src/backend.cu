@@ -4,14 +4,14 @@
 //   block:  counters in shared memory, aggregated within each warp, flushed
 //           once per launch into per-block partials (or straight to global
 //           atomics when the bins do not fit).
-//   device: launches of at most 2^32 trials, partials merged with Thrust,
-//           64-bit totals kept on the device and copied back once.
+//   device: launches of at most 2^32 trials, each synchronised before its
+//           partials are merged by a per-bin sum kernel (no library
+//           temporaries whose release could throw in a destructor), 64-bit
+//           totals kept on the device and copied back once. The backend
+//           owns its device and sets it in every call.
 #include <cub/warp/warp_reduce.cuh>
-#include <thrust/device_ptr.h>
-#include <thrust/execution_policy.h>
-#include <thrust/system_error.h>
-#include <thrust/transform.h>
 
+#include <algorithm>
 #include <new>
 #include <vector>
 
@@ -19,6 +19,7 @@
 
 #include "check.cuh"
 #include "device_buffer.cuh"
+#include "events.cuh"
 #include "melange/cuda/device.hpp"
 #include "melange/cuda/launch_plan.hpp"
 #include "melange/limits.hpp"
@@ -302,7 +303,8 @@ struct DeviceTable {
       // The weighted orders are CPU only (floating point keys): no kernel,
       // and job_has_kernel keeps their jobs off this backend.
       if constexpr (draw_kind(A) == DrawKind::keys) {
-        return;
+        throw Error(std::string(algorithm_name(A)) + " has no CUDA kernel (its keys are floating point): run it on "
+                    "the CPU");
       } else {
         // Under `batched` small n has a table (naive-swap at n = 8 aside).
         constexpr MethodSet kWord = MethodSet::one_a_word;
@@ -325,11 +327,14 @@ struct DeviceTable {
   }
 };
 
-struct AddTo {
-  __host__ __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const {
-    return a + b;
-  }
-};
+// totals[bin] += the sum over blocks of partials[bin * blocks + block]: a
+// thread a bin, grid-stride.
+__global__ void add_partials_kernel(const std::uint32_t* partials, std::uint64_t bins, std::uint64_t blocks,
+                                    unsigned long long* totals) {
+  for (std::uint64_t bin = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; bin < bins;
+       bin += static_cast<std::uint64_t>(gridDim.x) * blockDim.x)
+    totals[bin] += sum_of_partials(partials, bin, blocks);
+}
 
 // The grid for a kernel: as many resident blocks as fit on every SM. Lets the
 // kernel have more than the default 48 KiB of dynamic shared memory first.
@@ -346,15 +351,12 @@ unsigned grid_for(Kernel kernel, int sms, std::size_t shared_bytes) {
   return static_cast<unsigned>(sms * (per_sm > 0 ? per_sm : 1));
 }
 
-// Runs f, turning Thrust's exceptions (its algorithms throw
-// thrust::system_error on a CUDA failure, std::bad_alloc when temporary
-// storage cannot be had) into melange::Error.
+// Runs f, turning a host allocation failure (a table, a copy-back buffer)
+// into melange::Error; CUDA failures are Errors already (check.cuh).
 template <class F>
 void guarded(const char* what, F&& f) {
   try {
     f();
-  } catch (const thrust::system_error& e) {
-    throw Error(internal::describe(static_cast<cudaError_t>(e.code().value()), what));
   } catch (const std::bad_alloc&) {
     throw Error(internal::describe(cudaErrorMemoryAllocation, what));
   }
@@ -377,9 +379,13 @@ void sample_on_device(const Job& job, std::uint64_t begin, std::uint64_t end, st
   internal::check(cudaDeviceSynchronize(), "sample kernel");
 }
 
+// Makes `device` the calling thread's device: the runtime keeps the current
+// device per host thread, and the engine's workers are other threads.
+void set_device(int device) { internal::check(cudaSetDevice(device), "selecting the device"); }
+
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int sms) : sms_(sms) {}
+  CudaBackend(int device, int sms) : device_(device), sms_(sms) {}
 
   std::string_view name() const override { return "cuda"; }
   bool supports(const Job& job) const override { return job_has_kernel(job); }
@@ -392,11 +398,17 @@ class CudaBackend final : public Backend {
 
   void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                     std::uint16_t* out) const override {
-    guarded("sample", [&] { sample(job, begin, end, out); });
+    guarded("sample", [&] {
+      set_device(device_);
+      sample(job, begin, end, out);
+    });
   }
 
- private:
-  void audit(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) const {
+ // [begin, end) of `job` into `tally`; `events`, when given, brackets the
+  // device's work (every launch and merge), for the kernels' own time.
+  void audit(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally,
+             internal::EventPair* events = nullptr) const {
+    set_device(device_);
     using internal::DeviceBuffer;
     const Layout layout = layout_for(job);
     const TrialJob dj = trial_job(job);
@@ -409,7 +421,6 @@ class CudaBackend final : public Backend {
       grid = grid_for(audit_kernel<decltype(trial)>, sms_, shared_bytes);
     });
     DeviceBuffer<unsigned long long> ranks(job.rank_histogram ? layout.bins : 0);
-    DeviceBuffer<unsigned long long> merged(partial ? layout.bins : 0);
     DeviceBuffer<std::uint32_t> partials(partial ? layout.bins * grid : 0);
     DeviceBuffer<unsigned long long> positions(job.position_matrix ? static_cast<std::size_t>(dj.n) * dj.k : 0);
     DeviceBuffer<unsigned long long> hands(job.hand_histogram ? hand_count(dj.n, dj.k) : 0);
@@ -422,18 +433,26 @@ class CudaBackend final : public Backend {
     usage.zero();
     const Outputs out{partials.data(), ranks.data(), positions.data(), hands.data(), categories.data(), usage.data()};
 
+    if (events) events->start();
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kLaunchTrials)) {
       table.with_trial(job, [&](auto trial) {
         audit_kernel<<<grid, tuning::kThreadsPerBlock, shared_bytes>>>(dj, layout, l.first, l.count, out, trial);
       });
       internal::check(cudaGetLastError(), "audit kernel launch");
       if (partial) {
-        const auto sums = thrust::device_pointer_cast(merged.data());
-        const auto totals = thrust::device_pointer_cast(ranks.data());
-        merge_partials(thrust::device, thrust::device_pointer_cast(partials.data()), layout.bins, grid, sums);
-        thrust::transform(thrust::device, totals, totals + layout.bins, sums, totals, AddTo{});
+        // A fault in the audit kernel is reported here, as an Error, before
+        // anything reads what it left.
+        internal::check(cudaDeviceSynchronize(), "audit kernel");
+        const unsigned merge_blocks =
+            static_cast<unsigned>(std::min<std::uint64_t>((layout.bins + tuning::kThreadsPerBlock - 1) /
+                                                              tuning::kThreadsPerBlock,
+                                                          static_cast<std::uint64_t>(sms_) * 8));
+        add_partials_kernel<<<merge_blocks, tuning::kThreadsPerBlock>>>(partials.data(), layout.bins, grid,
+                                                                        ranks.data());
+        internal::check(cudaGetLastError(), "merging the blocks' counts");
       }
     }
+    if (events) events->stop();
     internal::check(cudaDeviceSynchronize(), "audit kernel");
 
     if (job.rank_histogram) {
@@ -459,6 +478,7 @@ class CudaBackend final : public Backend {
     tally.draws += static_cast<std::uint64_t>(used[1]);
   }
 
+ private:
   void sample(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) const {
     const auto n = static_cast<std::size_t>(shape_of(job).k);  // items a row: the permutation, or a deal's k
     internal::DeviceBuffer<std::uint16_t> buffer(std::min(end - begin, tuning::kSampleTrials) * n);
@@ -470,31 +490,71 @@ class CudaBackend final : public Backend {
     }
   }
 
-  int sms_;
+  int device_, sms_;
 };
 
+// The device the calling thread has (0, or use_device's) and its SMs; a
+// device whose context holds a sticky fault (an earlier kernel's) is none.
+bool current_device(int& device, int& sms) {
+  if (device_count() == 0) return false;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaPeekAtLastError() != cudaSuccess) return false;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) return false;
+  sms = prop.multiProcessorCount;
+  return true;
+}
+
 }  // namespace
+
+TimedAudit timed_audit(const Job& job) {
+  validate(job);
+  int device = 0, sms = 0;
+  if (!current_device(device, sms)) throw Error("no usable CUDA device: " + unavailable_reason());
+  if (!job_has_kernel(job)) throw UsageError("this job has no CUDA kernel");
+  const CudaBackend backend(device, sms);
+  TimedAudit timed{Tally::for_job(job), 0};
+  internal::EventPair events;
+  guarded("audit", [&] { backend.audit(job, job.first, job.first + job.trials, timed.tally, &events); });
+  timed.kernel_seconds = events.seconds();
+  return timed;
+}
+
+KernelShape audit_kernel_shape(const Job& job) {
+  int device = 0, sms = 0;
+  if (!current_device(device, sms)) throw Error("no usable CUDA device: " + unavailable_reason());
+  if (!job_has_kernel(job)) throw UsageError("this job has no CUDA kernel");
+  KernelShape shape;
+  const DeviceTable table(job);
+  table.with_trial(job, [&](auto trial) {
+    using Trial = decltype(trial);
+    const Layout layout = layout_for(job);
+    shape.shared_bytes = shared_bytes_for<Trial>(layout.shared_bytes, job.n);
+    shape.grid = grid_for(audit_kernel<Trial>, sms, shape.shared_bytes);
+    shape.blocks_per_sm = static_cast<int>(shape.grid / static_cast<unsigned>(sms));
+    cudaFuncAttributes attributes{};
+    internal::check(cudaFuncGetAttributes(&attributes, audit_kernel<Trial>), "kernel attributes");
+    shape.registers = attributes.numRegs;
+  });
+  return shape;
+}
 
 void fill_device(const Job& job, std::uint16_t* device_out) {
   validate_draws(job);
   if (!job_has_kernel(job))
     throw UsageError(std::string(algorithm_name(job.algorithm)) + " at {n} = " + std::to_string(job.n) +
                      " has no CUDA kernel: fill host memory with fill_records");
-  if (device_count() == 0) throw Error("no CUDA device: " + unavailable_reason());
-  int device = 0;  // the current one: 0, or the one use_device() chose
-  internal::check(cudaGetDevice(&device), "current device");
-  cudaDeviceProp prop{};
-  internal::check(cudaGetDeviceProperties(&prop, device), "device properties");
-  guarded("sample", [&] { sample_on_device(job, job.first, job.first + job.trials, device_out, prop.multiProcessorCount); });
+  int device = 0, sms = 0;  // the current one: 0, or the one use_device() chose
+  if (!current_device(device, sms)) throw Error("no usable CUDA device: " + unavailable_reason());
+  guarded("sample", [&] { sample_on_device(job, job.first, job.first + job.trials, device_out, sms); });
 }
 
 std::unique_ptr<Backend> make_backend() {
-  if (device_count() == 0) return nullptr;
-  int device = 0;  // the current one: 0, or the one use_device() chose
-  internal::check(cudaGetDevice(&device), "current device");
-  cudaDeviceProp prop{};
-  internal::check(cudaGetDeviceProperties(&prop, device), "device properties");
-  return std::make_unique<CudaBackend>(prop.multiProcessorCount);
+  // The backend keeps the device current when it was made (0, or the one
+  // use_device() chose for this process) and sets it in every call; a
+  // context with a sticky fault gives no backend, so `auto` picks another.
+  int device = 0, sms = 0;
+  if (!current_device(device, sms)) return nullptr;
+  return std::make_unique<CudaBackend>(device, sms);
 }
 
 }  // namespace melange::cuda

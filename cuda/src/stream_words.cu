@@ -1,6 +1,7 @@
 // Raw stream words on the GPU: the device-side proof of the stream contract.
 #include "check.cuh"
 #include "device_buffer.cuh"
+#include "events.cuh"
 #include "melange/cuda/device.hpp"
 #include "melange/error.hpp"
 #include "melange/stream.hpp"
@@ -32,41 +33,15 @@ __global__ void philox_checksum_kernel(PhiloxKey key, std::uint64_t first, std::
 
 }  // namespace
 
-// Two CUDA events, destroyed whatever happens.
-class EventPair {
- public:
-  EventPair() {
-    internal::check(cudaEventCreate(&start_), "creating an event");
-    if (const cudaError_t e = cudaEventCreate(&stop_); e != cudaSuccess) {
-      static_cast<void>(cudaEventDestroy(start_));
-      internal::check(e, "creating an event");
-    }
-  }
-  ~EventPair() {
-    static_cast<void>(cudaEventDestroy(start_));
-    static_cast<void>(cudaEventDestroy(stop_));
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-  void start() { internal::check(cudaEventRecord(start_), "recording an event"); }
-  void stop() { internal::check(cudaEventRecord(stop_), "recording an event"); }
-  double seconds() const {
-    float ms = 0;
-    internal::check(cudaEventElapsedTime(&ms, start_, stop_), "timing a kernel");
-    return ms / 1e3;
-  }
-
- private:
-  cudaEvent_t start_{}, stop_{};
-};
-
 PhiloxChecksum philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams, int blocks) {
   if (device_count() == 0) throw Error("no CUDA device: use the CPU stream instead");
+  int device = 0;  // the calling thread's: 0, or use_device's
+  internal::check(cudaGetDevice(&device), "current device");
   cudaDeviceProp prop{};
-  internal::check(cudaGetDeviceProperties(&prop, 0), "device properties");
+  internal::check(cudaGetDeviceProperties(&prop, device), "device properties");
   internal::DeviceBuffer<unsigned> out(1);
   out.zero();
-  EventPair events;
+  internal::EventPair events;
   events.start();
   philox_checksum_kernel<<<prop.multiProcessorCount * 8, 256>>>(stream_key(seed), first, streams, blocks,
                                                                out.data());

@@ -2,12 +2,14 @@
 // or device exists: it then reports zero devices.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "melange/backend.hpp"
+#include "melange/job.hpp"
 
 namespace melange::cuda {
 
@@ -47,6 +49,27 @@ std::vector<std::uint32_t> curand_words(std::uint64_t seed, std::uint64_t stream
 // they lie. The same bits as fill_records. Throws UsageError for a job the
 // device code has no kernel for (job_has_kernel), Error without a device.
 void fill_device(const Job& job, std::uint16_t* device_out);
+
+// An audit of `job` on the current device, as the backend runs it in one
+// call, with the kernels' own time (CUDA events from the first launch to the
+// last merge: no allocation, table upload or copy-back). Throws
+// melange::Error without a device.
+struct TimedAudit {
+  Tally tally;
+  double kernel_seconds = 0;
+};
+TimedAudit timed_audit(const Job& job);
+
+// How the audit kernel of `job` is launched on the current device: the grid
+// (every SM full), resident blocks per SM, registers a thread and dynamic
+// shared memory. Throws melange::Error without a device.
+struct KernelShape {
+  unsigned grid = 0;
+  int blocks_per_sm = 0;
+  int registers = 0;
+  std::size_t shared_bytes = 0;
+};
+KernelShape audit_kernel_shape(const Job& job);
 
 // The CUDA backend on the current device (0, or use_device's), or nullptr
 // when there is no device.

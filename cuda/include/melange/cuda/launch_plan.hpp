@@ -1,7 +1,7 @@
-// The device level's bookkeeping, host code only: how a trial range is cut
-// into launches so that no index inside a launch leaves 32 bits, and how the
-// per-block partial histograms are merged (Thrust, any execution policy, so
-// that the merge runs and is tested on the CPU too).
+// The device level's bookkeeping: how a trial range is cut into launches so
+// that no index inside a launch leaves 32 bits, and how the per-block
+// partial histograms add up (a function the merge kernel runs and the CPU
+// tests call). No CUDA headers: it builds with any C++ compiler.
 #pragma once
 
 #include <cstdint>
@@ -11,10 +11,6 @@
 #include "melange/job.hpp"
 #include "melange/limits.hpp"
 
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/discard_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
-#include <thrust/reduce.h>
 
 namespace melange::cuda {
 
@@ -52,27 +48,14 @@ inline std::vector<Launch> plan_launches(std::uint64_t first, std::uint64_t tria
   return plan;
 }
 
-namespace internal {
-struct SegmentOf {
-  std::uint64_t blocks;
-  MELANGE_HD std::uint64_t operator()(std::uint64_t i) const { return i / blocks; }
-};
-struct Widen {
-  MELANGE_HD std::uint64_t operator()(std::uint32_t v) const { return v; }
-};
-}  // namespace internal
-
 // partials[bin * blocks + block] holds each block's 32-bit count for each
-// bin; sums[bin] receives the 64-bit total over blocks. `policy` is
-// thrust::device on the GPU and thrust::host in the CPU tests.
-template <class Policy, class PartialIt, class SumIt>
-void merge_partials(const Policy& policy, PartialIt partials, std::uint64_t bins,
-                    std::uint64_t blocks, SumIt sums) {
-  auto keys = thrust::make_transform_iterator(thrust::make_counting_iterator<std::uint64_t>(0),
-                                              internal::SegmentOf{blocks});
-  auto values = thrust::make_transform_iterator(partials, internal::Widen{});
-  thrust::reduce_by_key(policy, keys, keys + bins * blocks, values,
-                        thrust::make_discard_iterator(), sums);
+// bin: the 64-bit total of `bin` over the blocks. The merge kernel's body,
+// and the CPU tests'.
+MELANGE_HD inline std::uint64_t sum_of_partials(const std::uint32_t* partials, std::uint64_t bin,
+                                                std::uint64_t blocks) {
+  std::uint64_t sum = 0;
+  for (std::uint64_t b = 0; b < blocks; ++b) sum += partials[bin * blocks + b];
+  return sum;
 }
 
 }  // namespace melange::cuda

@@ -5,8 +5,10 @@
 #include <map>
 #include <vector>
 
+#include "melange/algorithms.hpp"
 #include "melange/bounded.hpp"
 #include "melange/error.hpp"
+#include "melange/source.hpp"
 #include "melange/stream.hpp"
 
 namespace melange {
@@ -242,6 +244,53 @@ TEST(Batched, OneAtATimeIsLemire) {
     EXPECT_EQ(a.words_consumed(), b.words_consumed());
   }
   EXPECT_THROW(validate_bounded(BoundedSpec{Method::batched, 31}, 10), UsageError);
+}
+
+}  // namespace
+}  // namespace melange
+
+namespace melange {
+namespace {
+
+// The batch plan (planned_batches) read instead of cutting batches per trial
+// gives the same items and reads the same words, rejections included, for
+// every schedule algorithm and shape the GPU reads a plan for.
+TEST(Batched, APlannedScheduleGivesTheSameTrials) {
+  const BoundedSpec batched{Method::batched, 32};
+  std::uint64_t total_rejected = 0;
+  for (Algorithm a : {Algorithm::fisher_yates, Algorithm::naive_swap, Algorithm::sattolo, Algorithm::partial})
+    for (int n : {2, 3, 9, 13, 52, 100, 128})
+      for (int k : {n, n / 2 + 1, 1}) {
+        if (a != Algorithm::partial && k != n) continue;
+        const Shape shape{n, k};
+        const std::vector<PlannedBatch> plan = planned_batches(a, shape);
+        ASSERT_FALSE(plan.empty());
+        std::uint64_t rejected_words = 0;
+        for (std::uint64_t t = 0; t < 3000; ++t) {
+          std::vector<std::uint16_t> cut(n), planned(n);
+          for (int i = 0; i < n; ++i) cut[i] = planned[i] = static_cast<std::uint16_t>(i);
+          BasicPhiloxSource<> lazy(77, t, batched, a, shape);
+          BasicPhiloxSource<MethodSet::batched, BatchesAt> read(77, t, batched, a, shape, BatchesAt{plan.data()});
+          shuffle(a, cut.data(), shape, lazy);
+          shuffle(a, planned.data(), shape, read);
+          ASSERT_EQ(planned, cut) << algorithm_name(a) << " n " << n << " k " << k << " trial " << t;
+          ASSERT_EQ(read.words_consumed(), lazy.words_consumed()) << algorithm_name(a) << " n " << n << " trial " << t;
+          ASSERT_EQ(read.draws_made(), lazy.draws_made());
+          rejected_words += lazy.words_consumed() - plan.size();
+        }
+        total_rejected += rejected_words;
+      }
+  // Batches are rejected with probability below 2^-8: the redraws ran too.
+  EXPECT_GT(total_rejected, 100u);
+}
+
+TEST(Batched, ThePlanCarriesEachBatchsThreshold) {
+  for (const PlannedBatch& b : planned_batches(Algorithm::fisher_yates, Shape{52, 52})) {
+    EXPECT_EQ(b.threshold, (std::uint64_t{1} << 32) % b.product);
+    EXPECT_LE(b.product, kBatchProduct);
+  }
+  EXPECT_EQ(planned_batches(Algorithm::fisher_yates, Shape{52, 52}).size(), 11u);  // DESIGN.md section 2
+  EXPECT_TRUE(planned_batches(Algorithm::sort_binary_insertion, Shape{8, 8}).empty());
 }
 
 }  // namespace

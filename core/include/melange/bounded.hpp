@@ -97,6 +97,15 @@ MELANGE_HD inline bool batch_digits(std::uint64_t x0, const std::uint64_t* range
 
 }  // namespace internal
 
+// One batch of a draw schedule, with what its rejection test needs: P and
+// 2^32 mod P, worked out once per job (planned_batches in source.hpp) so
+// that a trial that reads the plan makes no division.
+struct PlannedBatch {
+  std::uint64_t product;   // P, at most 2^32 (a range above 2^24 is a batch of one)
+  std::uint32_t threshold; // 2^32 mod P: Lemire's rejection threshold for P
+  std::uint32_t count;     // the draws it serves
+};
+
 // Draws along a known sequence of ranges, a batch at a time: `ahead(j)` is the
 // range of the j-th draw after the current one (0 when there is none). The
 // first range of a batch is always taken; the next while the product stays
@@ -112,12 +121,41 @@ class BatchedDraws {
   MELANGE_HD std::uint32_t next(WordSource& words, std::uint64_t s, Ahead&& ahead) {
     if (left_ == 0) refill(words, s, ahead);
     --left_;
+    return digit(s);
+  }
+
+  // The same draws along a plan of the schedule's batches: batches[i] is
+  // the i-th batch refill() would cut (planned_batches). The product and the
+  // threshold are read, not computed: no division a batch.
+  template <class WordSource, class Batches>
+  MELANGE_HD std::uint32_t next_planned(WordSource& words, std::uint64_t s, const Batches& batches) {
+    if (left_ == 0) {
+      const PlannedBatch b = batches[batch_++];
+      left_ = static_cast<int>(b.count);
+      draw_word(words, b.product, b.threshold);
+    }
+    --left_;
+    return digit(s);
+  }
+
+ private:
+  // The next digit of the batch's word for range s.
+  MELANGE_HD std::uint32_t digit(std::uint64_t s) {
     const std::uint64_t m = internal::product(x_, s);
     x_ = static_cast<std::uint32_t>(m);
     return static_cast<std::uint32_t>(m >> 32);
   }
 
- private:
+  // The batch's word: Lemire's test on P, redrawn until it passes.
+  template <class WordSource>
+  MELANGE_HD void draw_word(WordSource& words, std::uint64_t product, std::uint64_t threshold) {
+    for (;;) {
+      x_ = words.next();
+      const std::uint64_t low = internal::product(x_, product) & 0xffffffffu;
+      if (!(low < product && low < threshold)) break;
+    }
+  }
+
   template <class WordSource, class Ahead>
   MELANGE_HD void refill(WordSource& words, std::uint64_t s, Ahead& ahead) {
     std::uint64_t product = s;
@@ -129,16 +167,12 @@ class BatchedDraws {
       product *= r;
     }
     // Lemire's test on P (a range above 2^24 is a batch of one, P <= 2^32).
-    const std::uint64_t threshold = internal::reject_threshold(product, 32);
-    for (;;) {
-      x_ = words.next();
-      const std::uint64_t low = internal::product(x_, product) & 0xffffffffu;
-      if (!(low < product && low < threshold)) break;
-    }
+    draw_word(words, product, internal::reject_threshold(product, 32));
   }
 
   std::uint32_t x_ = 0;  // what is left of the batch's word
   int left_ = 0;         // draws the batch still serves
+  int batch_ = 0;        // next_planned: the batches begun
 };
 
 // A value in [0, s) drawn from `words` (anything with next() -> uint32).

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "melange/algorithms.hpp"
@@ -24,12 +25,23 @@ enum class MethodSet : std::uint8_t { any, batched, one_a_word };
 // method. Under `batched` the source knows the algorithm's draw schedule, so
 // that it can cut each batch from the ranges still to come, and it takes
 // comparator coins 24 to a word.
-template <MethodSet Set = MethodSet::any>
+// A source without a batch plan: `batched` cuts its batches as it goes.
+struct NoBatchPlan {};
+// A batch plan in memory the source can read (host, or device global).
+struct BatchesAt {
+  const PlannedBatch* at;
+  MELANGE_HD PlannedBatch operator[](int i) const { return at[i]; }
+};
+
+template <MethodSet Set = MethodSet::any, class Batches = NoBatchPlan>
 class BasicPhiloxSource {
  public:
+  // `batches`: the schedule's batches planned once for the job
+  // (planned_batches), or NoBatchPlan to cut them as the draws come.
   MELANGE_HD BasicPhiloxSource(std::uint64_t seed, std::uint64_t trial, BoundedSpec spec,
-                               Algorithm algorithm = Algorithm::fisher_yates, Shape shape = {0, 0})
-      : stream_(seed, trial), spec_(spec), algorithm_(algorithm), shape_(shape) {}
+                               Algorithm algorithm = Algorithm::fisher_yates, Shape shape = {0, 0},
+                               Batches batches = {})
+      : stream_(seed, trial), spec_(spec), algorithm_(algorithm), shape_(shape), batches_(batches) {}
 
   MELANGE_HD bool batched() const {
     if constexpr (Set == MethodSet::any) return spec_.method == Method::batched;
@@ -39,6 +51,7 @@ class BasicPhiloxSource {
   MELANGE_HD std::uint32_t bounded(std::uint64_t s) {
     const int k = draw_++;
     if (!batched()) return internal::bounded_one_a_word(stream_, s, spec_);
+    if constexpr (!std::is_same_v<Batches, NoBatchPlan>) return batch_.next_planned(stream_, s, batches_);
     const int draws = scheduled_draws(algorithm_, shape_);
     return batch_.next(stream_, s, [&](int j) -> std::uint64_t {
       return k + j < draws ? scheduled_draw(algorithm_, shape_, k + j).range : 0;
@@ -72,6 +85,7 @@ class BasicPhiloxSource {
   Algorithm algorithm_;
   Shape shape_;
   int draw_ = 0;  // draws and coins made so far: the place in the schedule
+  [[no_unique_address]] Batches batches_;
   BatchedDraws batch_;
   std::uint32_t coin_word_ = 0;
   int coins_left_ = 0;
@@ -97,6 +111,18 @@ inline std::vector<ScheduleBatch> schedule_batches(Algorithm a, Shape s) {
     out.push_back(b);
     k += b.count;
   }
+  return out;
+}
+
+// The same batches with their thresholds: the plan a source reads instead
+// of cutting batches and dividing per trial (the GPU's constant memory
+// holds it). Empty for algorithms without a draw schedule.
+inline std::vector<PlannedBatch> planned_batches(Algorithm a, Shape s) {
+  std::vector<PlannedBatch> out;
+  if (draw_kind(a) != DrawKind::schedule) return out;
+  for (const ScheduleBatch& b : schedule_batches(a, s))
+    out.push_back(PlannedBatch{b.product, static_cast<std::uint32_t>(internal::reject_threshold(b.product, 32)),
+                               static_cast<std::uint32_t>(b.count)});
   return out;
 }
 

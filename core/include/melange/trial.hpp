@@ -52,9 +52,12 @@ MELANGE_HD inline void trial_body(Items&& items, Shape s, Source& src, Sink& sin
 
 // Trial t of a job: stream t through the job's bounded method (Set: which
 // methods the source is compiled for; the job's must be among them).
-template <Algorithm A, MethodSet Set = MethodSet::any, class Items, class Sink>
-MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Items&& items, Sink& sink) {
-  BasicPhiloxSource<Set> src(job.seed, t, job.spec, A, job.shape());
+// `batches`: the job's batch plan (planned_batches), where the caller holds
+// one; the same bits as cutting the batches per trial.
+template <Algorithm A, MethodSet Set = MethodSet::any, class Items, class Sink, class Batches = NoBatchPlan>
+MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Items&& items, Sink& sink,
+                                 Batches batches = {}) {
+  BasicPhiloxSource<Set, Batches> src(job.seed, t, job.spec, A, job.shape(), batches);
   trial_body<A>(items, job.shape(), src, sink);
 }
 

@@ -3,6 +3,7 @@
 // path, and its launch planning over trillion-trial ranges.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <random>
 #include <type_traits>
@@ -238,8 +239,8 @@ TEST(CudaThreadCode, PackedItemsEqualTheReferenceLoop) {
 }
 
 // The larger-n thread code: items interleaved with other threads' in one
-// buffer (StridedItems, as in a block's shared memory), any method.
-TEST(CudaThreadCode, StridedItemsEqualTheReferenceLoop) {
+// buffer (InterleavedItems, as in a block's shared memory), any method.
+TEST(CudaThreadCode, InterleavedItemsEqualTheReferenceLoop) {
   constexpr int kThreads = 5;  // trials t, t + 1, .. share the buffer, as a block's threads do
   for (Algorithm a : device_algorithms())
     for (int n : {9, 13, 52})
@@ -247,14 +248,32 @@ TEST(CudaThreadCode, StridedItemsEqualTheReferenceLoop) {
         // Ranks up to 9! bins; 13! would not fit in memory.
         const Job job = host_job(a, n, spec, 0x57 + n, 1000, 500, n <= 9);
         const TrialJob tj = trial_job(job);
-        std::vector<std::uint8_t> shared(static_cast<std::size_t>(n) * kThreads, 0xee);
+        std::vector<std::uint8_t> shared(InterleavedItems::bytes(n, kThreads), 0xee);
         with_algorithm(a, [&](auto algo) {
           expect_reference(job, [&](std::uint64_t t, HostCounter& c) {
             CountingSink<HostCounter> sink{tj, c};
-            run_trial<decltype(algo)::value>(tj, t, StridedItems{shared.data() + t % kThreads, kThreads}, sink);
+            run_trial<decltype(algo)::value>(tj, t, InterleavedItems{shared.data() + 4 * (t % kThreads), kThreads},
+                                             sink);
           });
         });
       }
+}
+
+// The layout itself: every item of every thread its own byte, and the same
+// item of consecutive threads in consecutive words (one bank a lane).
+TEST(CudaThreadCode, InterleavedItemsPutEachLaneInItsOwnBank) {
+  constexpr int kThreads = 32, kN = 13;
+  std::vector<std::uint8_t> shared(InterleavedItems::bytes(kN, kThreads), 0);
+  for (int t = 0; t < kThreads; ++t) {
+    const InterleavedItems items{shared.data() + 4 * t, kThreads};
+    for (int i = 0; i < kN; ++i) {
+      ++items[i];
+      const std::size_t byte = static_cast<std::size_t>(&items[i] - shared.data());
+      EXPECT_EQ(byte / 4 % 32, static_cast<std::size_t>(t)) << "item " << i << " of thread " << t;
+    }
+  }
+  for (std::size_t b = 0; b < shared.size(); ++b) EXPECT_LE(shared[b], 1) << "byte " << b << " is shared";
+  EXPECT_EQ(std::count(shared.begin(), shared.end(), 1), kN * kThreads);
 }
 
 // A job outside the device code's algorithms or methods is not supported, so

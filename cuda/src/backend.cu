@@ -161,11 +161,12 @@ constexpr bool kReadsBatchPlan = Set == MethodSet::batched && draw_kind(A) == Dr
 // (tuning::kRegisterItems at most) and the method reads a word a draw, so the
 // loops unroll and the items and the stream stay in registers; with N = 0 any
 // n, the items in the block's shared memory, interleaved by thread
-// (StridedItems: item i of thread k at i * blockDim.x + k). Set: the methods
+// (InterleavedItems: four to a word, the words interleaved by thread, one
+// bank a lane). Set: the methods
 // it is compiled for.
 //
 // Each trial kind says whether it needs those shared items (kSharedItems);
-// the kernels hand it the thread's first item byte.
+// the kernels hand it the thread's first item word.
 template <Algorithm A, int N = 0, MethodSet Set = MethodSet::any>
 struct DirectTrial {
   static constexpr bool kSharedItems = N == 0;
@@ -188,7 +189,7 @@ struct DirectTrial {
       }
     } else {
       CountingSink<BlockSink, can_deal(A)> sink{j, counter};
-      run(j, t, StridedItems{shared, static_cast<int>(blockDim.x)}, sink);
+      run(j, t, InterleavedItems{shared, static_cast<int>(blockDim.x)}, sink);
     }
   }
   __device__ void sample(const TrialJob& job, std::uint64_t t, std::uint16_t* out, std::uint8_t* shared) const {
@@ -199,7 +200,7 @@ struct DirectTrial {
       for (int p = 0; p < j.k; ++p) out[p] = used.packed.item(N - j.k + p);
     } else {
       SampleSink sink{out};
-      run(j, t, StridedItems{shared, static_cast<int>(blockDim.x)}, sink);
+      run(j, t, InterleavedItems{shared, static_cast<int>(blockDim.x)}, sink);
     }
   }
 
@@ -243,7 +244,7 @@ struct TableTrial {
 template <class Trial>
 std::size_t shared_bytes_for(std::size_t counters, int n) {
   const std::size_t aligned = (counters + 15) / 16 * 16;
-  return Trial::kSharedItems ? aligned + static_cast<std::size_t>(n) * tuning::kThreadsPerBlock : counters;
+  return Trial::kSharedItems ? aligned + InterleavedItems::bytes(n, tuning::kThreadsPerBlock) : counters;
 }
 
 template <class Trial>
@@ -254,7 +255,7 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
   __syncthreads();
 
   BlockSink counter{layout, shared, out, job.k};
-  std::uint8_t* items = reinterpret_cast<std::uint8_t*>(shared) + (layout.shared_bytes + 15) / 16 * 16 + threadIdx.x;
+  std::uint8_t* items = reinterpret_cast<std::uint8_t*>(shared) + (layout.shared_bytes + 15) / 16 * 16 + 4 * threadIdx.x;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
        i += stride)
@@ -294,7 +295,7 @@ template <class Trial>
 __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
     sample_kernel(TrialJob job, std::uint64_t first, std::uint64_t count, std::uint16_t* out, Trial trial) {
   extern __shared__ std::uint32_t shared[];
-  std::uint8_t* items = reinterpret_cast<std::uint8_t*>(shared) + threadIdx.x;
+  std::uint8_t* items = reinterpret_cast<std::uint8_t*>(shared) + 4 * threadIdx.x;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
        i += stride)

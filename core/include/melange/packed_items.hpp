@@ -8,6 +8,7 @@
 // reference object; see internal::item_value).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "melange/config.hpp"
@@ -41,13 +42,24 @@ struct PackedItems {
   }
 };
 
-// A thread's items in memory shared with other threads, interleaved: item i
-// at base[i * stride]. With base = block memory + threadIdx.x and stride =
-// blockDim.x, a warp that touches the same i touches consecutive bytes.
-struct StridedItems {
+// A thread's items in memory shared with other threads, four to a 32-bit
+// word and the words interleaved by thread: item i of thread t is byte
+// i % 4 of word (i / 4) * stride + t. With base = block memory + 4 threadIdx.x
+// and stride = blockDim.x, the lanes of a warp each read their own bank
+// whatever item each reads (a random a[j] in a shuffle): items a byte apart
+// by thread put four lanes in each bank, a 4-way conflict on every access.
+struct InterleavedItems {
+  // `base`: the thread's first word; `threads`: the threads that share the
+  // memory. 32-bit index math: a block's items are a few tens of KB.
+  MELANGE_HD InterleavedItems(std::uint8_t* base, int threads) : base(base), row(4 * threads) {}
+  MELANGE_HD std::uint8_t& operator[](int i) const { return base[(i >> 2) * row + (i & 3)]; }
+
   std::uint8_t* base;
-  int stride;
-  MELANGE_HD std::uint8_t& operator[](int i) const { return base[i * stride]; }
+  int row;  // bytes from one word of a thread to its next: 4 threads
+  // Bytes the items of `threads` threads of n items take.
+  static constexpr std::size_t bytes(int n, int threads) {
+    return static_cast<std::size_t>((n + 3) / 4) * 4 * static_cast<std::size_t>(threads);
+  }
 };
 
 }  // namespace melange

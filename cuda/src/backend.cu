@@ -399,19 +399,25 @@ void upload_batch_plan(const Job& job) {
 
 // Records [begin, end) of `job` into device memory at `out`, a launch of at
 // most tuning::kSampleTrials at a time, left on the device.
-void sample_on_device(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out, int sms) {
+// One launch of the sample kernel: records [first, first + count) into
+// device memory at `out`, through the job's table (built once by the caller).
+void launch_samples(const Job& job, const DeviceTable& table, std::uint64_t first, std::uint64_t count,
+                    std::uint16_t* out, int sms) {
   const TrialJob dj = trial_job(job);
-  const auto n = static_cast<std::size_t>(dj.k);  // items a row: the permutation, or a deal's k
+  table.with_trial(job, [&](auto trial) {
+    const std::size_t shared_bytes = shared_bytes_for<decltype(trial)>(0, job.n);
+    sample_kernel<<<grid_for(sample_kernel<decltype(trial)>, sms, shared_bytes), tuning::kThreadsPerBlock,
+                    shared_bytes>>>(dj, first, count, out, trial);
+  });
+  internal::check(cudaGetLastError(), "sample kernel launch");
+}
+
+void sample_on_device(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out, int sms) {
+  const auto n = static_cast<std::size_t>(shape_of(job).k);  // items a row: the permutation, or a deal's k
   const DeviceTable table(job);
   upload_batch_plan(job);
-  for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials)) {
-    table.with_trial(job, [&](auto trial) {
-      const std::size_t shared_bytes = shared_bytes_for<decltype(trial)>(0, job.n);
-      sample_kernel<<<grid_for(sample_kernel<decltype(trial)>, sms, shared_bytes), tuning::kThreadsPerBlock,
-                      shared_bytes>>>(dj, l.first, l.count, out + (l.first - begin) * n, trial);
-    });
-    internal::check(cudaGetLastError(), "sample kernel launch");
-  }
+  for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials))
+    launch_samples(job, table, l.first, l.count, out + (l.first - begin) * n, sms);
   internal::check(cudaDeviceSynchronize(), "sample kernel");
 }
 
@@ -434,9 +440,19 @@ class CudaBackend final : public Backend {
 
   void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                     std::uint16_t* out) const override {
+    guarded("sample", [&] { sample(job, begin, end, out, [](const std::uint16_t*, std::size_t, std::uint64_t) {}); });
+  }
+
+  // Bytes (n <= 256) in one call: one table, one device buffer, a launch a
+  // piece of kSampleTrials, the rows narrowed as they come back; not the
+  // default's 4,096-trial pieces, each a table build, an allocation and a
+  // synchronisation.
+  void sample_range_bytes(const Job& job, std::uint64_t begin, std::uint64_t end,
+                          std::uint8_t* out) const override {
     guarded("sample", [&] {
-      set_device(device_);
-      sample(job, begin, end, out);
+      sample(job, begin, end, nullptr, [&](const std::uint16_t* rows, std::size_t items, std::uint64_t at) {
+        std::copy_n(rows, items, out + at);  // items < 256: exact
+      });
     });
   }
 
@@ -516,14 +532,25 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  void sample(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) const {
+  // Records [begin, end) a launch at a time: copied back into `direct` when
+  // given, else into a staging buffer and handed to deliver(rows, items,
+  // offset) (offset: in items from the first record).
+  template <class Deliver>
+  void sample(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* direct, Deliver&& deliver) const {
+    set_device(device_);
     const auto n = static_cast<std::size_t>(shape_of(job).k);  // items a row: the permutation, or a deal's k
-    internal::DeviceBuffer<std::uint16_t> buffer(std::min(end - begin, tuning::kSampleTrials) * n);
+    const std::uint64_t piece = std::min(end - begin, tuning::kSampleTrials);
+    internal::DeviceBuffer<std::uint16_t> buffer(piece * n);
+    std::vector<std::uint16_t> rows(direct ? 0 : piece * n);
+    const DeviceTable table(job);
+    upload_batch_plan(job);
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials)) {
-      sample_on_device(job, l.first, l.first + l.count, buffer.data(), sms_);
-      internal::check(cudaMemcpy(out + (l.first - begin) * n, buffer.data(), l.count * n * sizeof(std::uint16_t),
+      launch_samples(job, table, l.first, l.count, buffer.data(), sms_);
+      const std::uint64_t at = (l.first - begin) * n;
+      internal::check(cudaMemcpy(direct ? direct + at : rows.data(), buffer.data(), l.count * n * sizeof(std::uint16_t),
                                  cudaMemcpyDeviceToHost),
-                      "copying permutations back");
+                      "copying the records back");
+      if (!direct) deliver(rows.data(), l.count * n, at);
     }
   }
 

@@ -30,7 +30,16 @@
 namespace melange::cuda {
 namespace {
 
-enum class RankCounters : int { none, warp_shared, block_shared, global };
+// Where the order counters live. lane_shared: [bin][lane], a column per
+// lane of a warp shared by the block's warps, for the few bins of n <= 5 (120
+// bins, 15 KB): each lane adds to its own bank with one shared atomic, where
+// warp_shared first matches the warp's peers on the bin (a match, a popc, a
+// leader's branch and its atomic, every trial).
+enum class RankCounters : int { none, lane_shared, warp_shared, block_shared, global };
+
+constexpr bool shared_ranks(RankCounters r) {
+  return r == RankCounters::lane_shared || r == RankCounters::warp_shared || r == RankCounters::block_shared;
+}
 
 struct Layout {
   RankCounters ranks = RankCounters::none;
@@ -52,7 +61,10 @@ Layout layout_for(const Job& job) {
   std::uint64_t used = 0;
   if (job.rank_histogram) {
     l.bins = s.whole() ? factorial(s.n) : deal_count(s.n, s.k);
-    if (l.bins * tuning::kWarpsPerBlock * 4 <= tuning::kSharedBudget / 2) {
+    if (l.bins <= tuning::kLaneCounterBins && l.bins * 32 * 4 <= tuning::kSharedBudget / 2) {
+      l.ranks = RankCounters::lane_shared;
+      used = l.bins * 32;
+    } else if (l.bins * tuning::kWarpsPerBlock * 4 <= tuning::kSharedBudget / 2) {
       l.ranks = RankCounters::warp_shared;
       used = l.bins * tuning::kWarpsPerBlock;
     } else if (l.bins * 4 <= tuning::kSharedBudget / 2) {
@@ -93,6 +105,9 @@ struct BlockSink {
 
   __device__ void rank(std::uint64_t r) {
     switch (layout.ranks) {
+      case RankCounters::lane_shared:
+        atomicAdd(&shared[r * 32 + (threadIdx.x & 31)], 1u);
+        break;
       case RankCounters::warp_shared:
       case RankCounters::block_shared: {
         // Threads of a warp that share a bin add once, through one leader.
@@ -273,11 +288,14 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
   }
 
   __syncthreads();
-  if (layout.ranks == RankCounters::warp_shared || layout.ranks == RankCounters::block_shared) {
-    const int copies = layout.ranks == RankCounters::warp_shared ? tuning::kWarpsPerBlock : 1;
+  if (shared_ranks(layout.ranks)) {
+    // The block's count of bin b: the sum of its copies ([copy][bin] by
+    // warp, [bin][lane] by lane, or the one copy).
+    const bool lanes = layout.ranks == RankCounters::lane_shared;
+    const int copies = lanes ? 32 : layout.ranks == RankCounters::warp_shared ? tuning::kWarpsPerBlock : 1;
     for (std::uint64_t b = threadIdx.x; b < layout.bins; b += blockDim.x) {
       std::uint32_t sum = 0;
-      for (int c = 0; c < copies; ++c) sum += shared[c * layout.bins + b];
+      for (int c = 0; c < copies; ++c) sum += shared[lanes ? b * 32 + c : c * layout.bins + b];
       out.partials[b * gridDim.x + blockIdx.x] = sum;
     }
   }
@@ -464,7 +482,7 @@ class CudaBackend final : public Backend {
     using internal::DeviceBuffer;
     const Layout layout = layout_for(job);
     const TrialJob dj = trial_job(job);
-    const bool partial = layout.ranks == RankCounters::warp_shared || layout.ranks == RankCounters::block_shared;
+    const bool partial = shared_ranks(layout.ranks);
     const DeviceTable table(job);
     upload_batch_plan(job);
     unsigned grid = 0;

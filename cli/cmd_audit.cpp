@@ -299,9 +299,11 @@ int run_audit(const AuditArgs& a, Team& team) {
   const auto workers_cap = [&](const Job& j) {
     const std::uint64_t held = tally_bytes(j) * held_tallies;  // at most 2 x 2^62: no wrap
     if (held >= options.memory_cap)
-      throw UsageError(Param::memory_cap, "a run with checkpoints or ranks holds " + std::to_string(held_tallies) +
-                                              " tallies of n = " + std::to_string(j.n) +
-                                              " beside its workers', and they do not fit: raise {memory_cap}");
+      throw UsageError(Param::memory_cap, std::string(held_tallies == 1 ? "a checkpointed run holds its running total"
+                                                                        : "MPI ranks each hold a running total and a sum") +
+                                              (held_tallies == 1 ? " (a tally" : " (two tallies") + " of n = " +
+                                              std::to_string(j.n) + ") beside the workers', and they do not fit: "
+                                              "raise {memory_cap}");
     return options.memory_cap - held;
   };
   // With --position, a rank histogram beyond the cap simply skips it.

@@ -365,9 +365,9 @@ ExactDistribution exact_distribution(
       // The schedule is the same on every path: sum over its batches of the
       // mean words to accept one, 2^32 / (2^32 - (2^32 mod P)).
       long double words = 0;
-      for (const ScheduleBatch& b : schedule_batches(a, shape)) {
+      for (const PlannedBatch& b : planned_batches(a, shape)) {
         const long double span = 4294967296.0L;
-        words += span / (span - static_cast<long double>((std::uint64_t{1} << 32) % b.product));
+        words += span / (span - static_cast<long double>(b.threshold));
       }
       path_words = [words](const std::vector<Draw>&) { return words; };
     } else {

@@ -67,11 +67,13 @@ Plan make_plan(const Job& job) {
   }
   p.words_per_trial = p.draws.size();
   if (job.spec.method == Method::batched) {
-    // The same batches as the scalar source cuts (schedule_batches).
-    for (const ScheduleBatch& b : schedule_batches(job.algorithm, shape)) {
-      const auto t = static_cast<std::uint32_t>((std::uint64_t{1} << 32) % b.product);
-      p.words.push_back(WordPlan{static_cast<std::uint32_t>(b.first), static_cast<std::uint32_t>(b.count), t});
-      if (t != 0) p.may_reject = true;
+    // The same batches as the scalar source cuts, with their thresholds
+    // (planned_batches); a batch's first draw follows the ones before it.
+    std::uint32_t first = 0;
+    for (const PlannedBatch& b : planned_batches(job.algorithm, shape)) {
+      p.words.push_back(WordPlan{first, b.count, b.threshold});
+      if (b.threshold != 0) p.may_reject = true;
+      first += b.count;
     }
     p.words_per_trial = p.words.size();
   }

@@ -21,10 +21,6 @@ namespace melange {
 // array read at a run-time index, which lives in local memory).
 enum class MethodSet : std::uint8_t { any, batched, one_a_word };
 
-// Trial t of a job: stream t under the job's seed, drawn through one bounded
-// method. Under `batched` the source knows the algorithm's draw schedule, so
-// that it can cut each batch from the ranges still to come, and it takes
-// comparator coins 24 to a word.
 // A source without a batch plan: `batched` cuts its batches as it goes.
 struct NoBatchPlan {};
 // A batch plan in memory the source can read (host, or device global).
@@ -33,6 +29,10 @@ struct BatchesAt {
   MELANGE_HD PlannedBatch operator[](int i) const { return at[i]; }
 };
 
+// Trial t of a job: stream t under the job's seed, drawn through one bounded
+// method. Under `batched` the source knows the algorithm's draw schedule, so
+// that it can cut each batch from the ranges still to come, and it takes
+// comparator coins 24 to a word.
 template <MethodSet Set = MethodSet::any, class Batches = NoBatchPlan>
 class BasicPhiloxSource {
  public:

@@ -3,6 +3,8 @@
 // the same ones from the same view.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "artifacts.hpp"
@@ -22,6 +24,11 @@ struct DeclaredAuditFiles {
 
 // Declares every file the job's tallies call for; throws UsageError for a
 // bad one, or for --csv when the job has no table.
+// Bytes kept back from a --memory-cap for what is not a tally: the output
+// buffers (charts and pages are a few MB at most, tables stream) and the
+// program itself; a quarter of a small cap. Audit and merge plan with it.
+inline std::uint64_t output_reserve(std::uint64_t cap) { return std::min(std::uint64_t{64} << 20, cap / 4); }
+
 DeclaredAuditFiles declare_audit_files(Outputs& outputs, const AuditFiles& files, const Job& job);
 
 // Writes them (standard output's text is the caller's).

@@ -116,11 +116,6 @@ class InputFile {
 };
 
 
-// Bytes kept back from --memory-cap for what is not a tally: the output
-// buffers (charts and pages are a few MB at most, tables stream) and the
-// program itself; a quarter of a small cap.
-std::uint64_t output_reserve(std::uint64_t cap) { return std::min(std::uint64_t{64} << 20, cap / 4); }
-
 // Reads a model written by `melange exact --json`; any fault is the caller's.
 std::unique_ptr<ExactDistribution> read_model(const std::string& path) {
   std::error_code ec;

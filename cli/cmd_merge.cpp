@@ -34,15 +34,9 @@ struct MergeArgs {
   std::string memory_cap = std::to_string(kDefaultMemoryCap);
 };
 
-std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
-
 std::string range_text(const Job& job) {
   return "trials " + std::to_string(job.first) + ".." + std::to_string(job.first + job.trials - 1);
 }
-
-// Bytes kept back from --memory-cap for the analysis and the outputs (as
-// audit keeps them).
-std::uint64_t output_reserve(std::uint64_t cap) { return std::min(std::uint64_t{64} << 20, cap / 4); }
 
 // The pieces' jobs and ranges: one job, ranges that join without gaps or
 // overlaps; sorted by range.

@@ -14,6 +14,8 @@ std::string grouped(std::uint64_t v);          // 1,000,000
 std::string p_text(double p, double log10_p);
 std::string pad(const std::string& s, std::size_t width, bool right = false);
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
+// A path or value named in a message: 'x.json'.
+inline std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
 // "simd (avx2)", or the backend's name alone where it has no architecture.
 std::string backend_text(const std::string& backend, const std::string& arch);
 

@@ -15,8 +15,6 @@
 namespace melange::cli {
 namespace {
 
-std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
-
 // The arrays that grow with n! or n^2: passed over by the first read,
 // streamed by the second.
 enum class CountArray { none, histogram, hands, position };

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "format.hpp"
 #include "melange/error.hpp"
 #include "melange/stream.hpp"
 #include "melange/version.hpp"
@@ -22,8 +23,6 @@ namespace melange::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
 
 // The folder a new file at `p` would go in, as an absolute path.
 fs::path folder_of(const fs::path& p) {

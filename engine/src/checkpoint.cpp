@@ -84,10 +84,15 @@ std::string hex64(std::uint64_t v) {
 constexpr const char* kHeaderKeys[] = {"stream_version", "seed", "algorithm", "n", "k", "weights", "method",
                                        "bits", "first", "trials", "tallies", "done", "words", "draws"};
 
+// The refusal of a file named `name`, saying why.
+UsageError not_a_checkpoint(const std::string& name, const std::string& why) {
+  return UsageError("'" + name + "' is not a checkpoint melange can resume: " + why);
+}
+
 // Reads the value of header line `key` into the job or the checkpoint's
-// counters; false when it cannot be read.
-bool read_header_value(const std::string& key, std::istringstream& value, Checkpoint& c, std::uint64_t& done,
-                       std::string& tallies, const std::function<UsageError(const std::string&)>& bad) {
+// counters (c.tally.trials: the trials done); false when it cannot be read.
+bool read_header_value(const std::string& key, std::istringstream& value, Checkpoint& c, std::string& tallies,
+                       const std::string& name) {
   Job& job = c.job;
   // Whole numbers only: a sign, a fraction or a trailing word is no count.
   const auto whole = [&](auto& into) {
@@ -108,8 +113,8 @@ bool read_header_value(const std::string& key, std::istringstream& value, Checkp
     int v = 0;
     if (!whole(v)) return false;
     if (v != kStreamVersion)
-      throw bad("it was made with stream version " + std::to_string(v) + ", and this melange draws version " +
-                std::to_string(kStreamVersion));
+      throw not_a_checkpoint(name, "it was made with stream version " + std::to_string(v) +
+                                       ", and this melange draws version " + std::to_string(kStreamVersion));
     return true;
   }
   if (key == "algorithm" || key == "method") {
@@ -143,7 +148,7 @@ bool read_header_value(const std::string& key, std::istringstream& value, Checkp
   if (key == "bits") return whole(job.spec.bits);
   if (key == "first") return whole(job.first);
   if (key == "trials") return whole(job.trials);
-  if (key == "done") return whole(done);
+  if (key == "done") return whole(c.tally.trials);
   if (key == "words") return whole(c.tally.words);
   return whole(c.tally.draws);  // "draws"
 }
@@ -194,9 +199,7 @@ struct Header {
 };
 
 Header read_header(std::istream& in, const std::string& name) {
-  const auto bad = [&](const std::string& why) {
-    return UsageError("'" + name + "' is not a checkpoint melange can resume: " + why);
-  };
+  const auto bad = [&](const std::string& why) { return not_a_checkpoint(name, why); };
   std::string line;
   if (!std::getline(in, line, '\n') || line.size() > 64 || (line != kMagic && line != kOldMagic))
     throw bad("it does not start with '" + std::string(kMagic) + "'");
@@ -205,7 +208,6 @@ Header read_header(std::istream& in, const std::string& name) {
               "that version, or start afresh");
   Header h;
   Job& job = h.c.job;
-  std::uint64_t done = 0;
   std::string tallies;
   h.text = line + "\n";
   for (const char* key : kHeaderKeys) {
@@ -217,7 +219,7 @@ Header read_header(std::istream& in, const std::string& name) {
     const std::string head = std::string(key) + " ";
     if (line.rfind(head, 0) != 0) throw bad("'" + std::string(key) + "' is missing");
     std::istringstream value(line.substr(head.size()));
-    if (!read_header_value(key, value, h.c, done, tallies, bad))
+    if (!read_header_value(key, value, h.c, tallies, name))
       throw bad("its '" + std::string(key) + "' line cannot be read");
   }
   if (!std::getline(in, line) || line.rfind("checksum ", 0) != 0) throw bad("'checksum' is missing");
@@ -232,8 +234,7 @@ Header read_header(std::istream& in, const std::string& name) {
   } catch (const UsageError& e) {
     throw bad(std::string("its job is not valid (") + e.what() + ")");
   }
-  if (done > job.trials) throw bad("it counts more trials done than its job has");
-  h.c.tally.trials = done;
+  if (h.c.tally.trials > job.trials) throw bad("it counts more trials done than its job has");
   return h;
 }
 
@@ -242,9 +243,7 @@ Header read_header(std::istream& in, const std::string& name) {
 Checkpoint read_checkpoint_job(std::istream& in, const std::string& name) { return read_header(in, name).c; }
 
 Checkpoint read_checkpoint(std::istream& in, const std::string& name, std::uint64_t memory_cap) {
-  const auto bad = [&](const std::string& why) {
-    return UsageError("'" + name + "' is not a checkpoint melange can resume: " + why);
-  };
+  const auto bad = [&](const std::string& why) { return not_a_checkpoint(name, why); };
   Header h = read_header(in, name);
   const Job& job = h.c.job;
   std::string line;

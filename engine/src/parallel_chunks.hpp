@@ -50,6 +50,12 @@ inline void parallel_chunks(std::uint64_t first, std::uint64_t count, int thread
   std::atomic<int> running{threads};
   std::exception_ptr failure;
   std::mutex failure_mutex;
+  // Keeps the first failure and hands out no more chunks.
+  const auto stop_with_current_exception = [&] {
+    std::lock_guard lock(failure_mutex);
+    if (!failure) failure = std::current_exception();
+    next.store(chunks);
+  };
   auto worker = [&](int w) {
     try {
       for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
@@ -60,9 +66,7 @@ inline void parallel_chunks(std::uint64_t first, std::uint64_t count, int thread
         done.fetch_add(e - b, std::memory_order_relaxed);
       }
     } catch (...) {
-      std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      next.store(chunks);
+      stop_with_current_exception();
     }
     running.fetch_sub(1);
   };
@@ -80,9 +84,7 @@ inline void parallel_chunks(std::uint64_t first, std::uint64_t count, int thread
         std::this_thread::sleep_for(100ms);
       }
     } catch (...) {
-      std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      next.store(chunks);
+      stop_with_current_exception();
     }
   } else {
     worker(0);

@@ -45,6 +45,36 @@ def kernels(ptx):
         yield name, body
 
 
+def loops(body):
+    """(first, last) instruction indices of each loop: a label and the last branch back to it."""
+    labels, spans, n = {}, {}, 0
+    for line in body:
+        if LABEL.match(line):
+            labels[LABEL.match(line).group(1)] = n
+            continue
+        m = INSTRUCTION.match(line)
+        if not m or m.group(2).startswith((".", "//")) or line.strip().startswith("."):
+            continue
+        b = BRANCH.search(line)
+        if b and b.group(2) in labels and labels[b.group(2)] <= n:
+            spans[b.group(2)] = (labels[b.group(2)], n)
+        n += 1
+    return sorted(spans.values())
+
+
+def loop_tree(body):
+    """Lines that draw the kernel's loops, nested, each with its own size and its body's."""
+    spans = loops(body)
+    out = []
+    for first, last in spans:
+        depth = sum(1 for f, l in spans if f <= first and last <= l and (f, l) != (first, last))
+        inner = [(f, l) for f, l in spans if first <= f and l <= last and (f, l) != (first, last)]
+        outermost_inner = [s for s in inner if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in inner)]
+        own = (last - first + 1) - sum(l - f + 1 for f, l in outermost_inner)
+        out.append(f"{'  ' * (depth + 1)}loop at {first}: {last - first + 1} instructions, {own} outside its inner loops")
+    return out
+
+
 def count(body):
     total = divisions = 0
     labels, in_loop = {}, set()
@@ -76,7 +106,8 @@ def demangle(names):
 
 def short(name):
     name = re.sub(r"melange::cuda::\(anonymous namespace\)::", "", name)
-    name = name.replace("melange::", "").replace("(Algorithm)", "").replace("(MethodSet)", "")
+    name = name.replace("melange::", "")
+    name = re.sub(r"\([\w:]+\)(?=-?\d)", "", name)  # the casts of template arguments: (Algorithm)0
     return re.sub(r"\(.*$", "", name)
 
 
@@ -86,6 +117,9 @@ def main():
     p.add_argument("--arch", default="90")
     p.add_argument("--build", default=os.path.join(ROOT, "build"), help="a configured build (for version.hpp)")
     p.add_argument("--match", default="", help="only kernels whose name contains this")
+    p.add_argument("--loops", action="store_true",
+                   help="also draw each kernel's loops, nested: a trial's cost is each loop's own instructions "
+                        "times its trips (the grid-stride loop: once a trial)")
     a = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         ptx = os.path.join(tmp, "backend.ptx")
@@ -96,11 +130,13 @@ def main():
         text = open(ptx).read()
     found = list(kernels(text))
     names = demangle([n for n, _ in found])
-    rows = [(short(n), *count(body)) for n, (_, body) in zip(names, found) if a.match in short(n)]
+    rows = [(short(n), *count(body), body) for n, (_, body) in zip(names, found) if a.match in short(n)]
     width = max([len(r[0]) for r in rows] + [6])
     print(f"{'kernel':<{width}} {'PTX':>6} {'in loops':>9} {'div/rem':>8}")
-    for name, total, loops, divisions in sorted(rows):
-        print(f"{name:<{width}} {total:>6} {loops:>9} {divisions:>8}")
+    for name, total, in_loops, divisions, body in sorted(rows, key=lambda r: r[0]):
+        print(f"{name:<{width}} {total:>6} {in_loops:>9} {divisions:>8}")
+        if a.loops:
+            print("\n".join(loop_tree(body)))
     print(f"{len(rows)} kernels, {sum(r[3] for r in rows)} divisions and remainders in all")
 
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The GPU proof, as one command on a machine with an NVIDIA GPU (sm_90):
 # builds melange_device_check with CMake (the same target CI builds and runs
-# the CPU half of), runs it under a watchdog, and samples the SM clock while
+# the CPU half of), or without it from the commands CMake wrote into a
+# folder it configured elsewhere (scripts/device_check_build.py), runs it
+# under a watchdog, and samples the SM clock while
 # it runs. Every section prints as it ends, so a run cut short loses only the
 # section it was in. Exit status: the check's (0 when no check failed; a
 # MISS against a speed target is reported, not failed), 124 past the limit.
@@ -15,19 +17,25 @@ cd "$(dirname "$0")/.."
 build=${MELANGE_DEVICE_BUILD:-build-device}
 jobs=$(nproc 2>/dev/null || echo 2)
 
-if ! command -v cmake >/dev/null; then
-  echo "device-check: CMake is needed (the check is the CMake target melange_device_check); install cmake" >&2
+start=$(date +%s)
+if command -v cmake >/dev/null; then
+  python=()
+  [ -x /usr/bin/python3 ] && python=(-DPython3_EXECUTABLE=/usr/bin/python3)
+  echo "== building melange_device_check for sm_${CUDA_ARCH:-90} in $build"
+  mkdir -p "$build"
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" "${python[@]}" \
+    >"$build/configure.log" 2>&1 || { tail -20 "$build/configure.log"; exit 1; }
+  cmake --build "$build" -j"$jobs" --target melange_device_check >"$build/build.log" 2>&1 ||
+    { tail -30 "$build/build.log"; exit 1; }
+elif [ -f "$build/compile_commands.json" ]; then
+  # No CMake here: CMake's own commands, from a folder it configured elsewhere.
+  echo "== building melange_device_check from the commands CMake wrote in $build"
+  python3 scripts/device_check_build.py "$build" >"$build/build.log" 2>&1 || { tail -30 "$build/build.log"; exit 1; }
+else
+  echo "device-check: no CMake here, and no folder it configured at $build: run" \
+    "'cmake -S . -B $build -DCMAKE_CUDA_ARCHITECTURES=90' where CMake is, and bring $build along" >&2
   exit 2
 fi
-python=()
-[ -x /usr/bin/python3 ] && python=(-DPython3_EXECUTABLE=/usr/bin/python3)
-echo "== building melange_device_check for sm_${CUDA_ARCH:-90} in $build"
-start=$(date +%s)
-mkdir -p "$build"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" "${python[@]}" \
-  >"$build/configure.log" 2>&1 || { tail -20 "$build/configure.log"; exit 1; }
-cmake --build "$build" -j"$jobs" --target melange_device_check >"$build/build.log" 2>&1 ||
-  { tail -30 "$build/build.log"; exit 1; }
 echo "== built in $(( $(date +%s) - start )) s"
 
 check=$build/cuda/melange_device_check

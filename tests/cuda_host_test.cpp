@@ -138,6 +138,64 @@ TEST(CudaThreadCode, TableTrialsEqualTheReferenceLoop) {
   EXPECT_GE(compared, 12);
 }
 
+// The table kernels are compiled per index kind (FixedTableIndex): the
+// same trials as the kind read from the view.
+TEST(CudaThreadCode, TableTrialsOfAFixedKindEqualTheReferenceLoop) {
+  int compared = 0;
+  for (Algorithm a : device_algorithms())
+    for (int n : {3, 5, 7})
+      for (BoundedSpec spec : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 32}}) {
+        const Job job = host_job(a, n, spec, 0xf1ed + n, 12345, 2000, true);
+        if (!DecisionTable::fits(job)) continue;
+        const DecisionTable table(job);
+        const TrialJob tj = trial_job(job);
+        if (table.view().kind == TableIndex::coins)
+          expect_reference(job, [&](std::uint64_t t, HostCounter& c) {
+            count_table_trial<FixedTableIndex<TableIndex::coins>>(tj, table.view(), t, c);
+          });
+        else
+          expect_reference(job, [&](std::uint64_t t, HostCounter& c) {
+            count_table_trial<FixedTableIndex<TableIndex::batch>>(tj, table.view(), t, c);
+          });
+        ++compared;
+      }
+  EXPECT_GE(compared, 12);
+}
+
+// Position-only jobs of the algorithms that fix a slot a draw are counted as
+// each slot becomes final (count_positions_in_turn): the reference's tallies,
+// words and draws, on a byte an item and on the kernels' interleaved items,
+// with the batch plan read as the device reads it.
+TEST(CudaThreadCode, PositionsCountedInTurnEqualTheReference) {
+  int compared = 0;
+  for (Algorithm a : {Algorithm::fisher_yates, Algorithm::sattolo, Algorithm::partial})
+    for (int n : {2, 3, 9, 13, 52, 128})
+      for (BoundedSpec spec : {BoundedSpec{}, BoundedSpec{Method::modulo, 16}, BoundedSpec{Method::rejection, 9},
+                               BoundedSpec{Method::batched, 32}}) {
+        if (max_draw_range(a, Shape{n, n}) > (1u << spec.bits)) continue;
+        Job job = host_job(a, n, spec, 0x7e11 + n, (std::uint64_t{1} << 32) - 700, 1500, false);
+        job.hand_histogram = job.poker_categories = false;
+        const TrialJob tj = trial_job(job);
+        std::uint8_t bytes[kMaxDeviceItems];
+        std::vector<std::uint8_t> block(InterleavedItems::bytes(n, 32));
+        const std::vector<PlannedBatch> plan = planned_batches(a, shape_of(job));
+        expect_reference(job, [&](std::uint64_t t, HostCounter& c) {
+          with_algorithm(a, [&](auto algo) {
+            constexpr Algorithm A = decltype(algo)::value;
+            if constexpr (kFixesSlotsInTurn<A>) {
+              if (spec.method == Method::batched && t % 2)
+                count_positions_in_turn<A, MethodSet::batched>(tj, t, InterleavedItems{block.data() + 4 * 5, 32}, c,
+                                                               BatchesAt{plan.data()});
+              else
+                count_positions_in_turn<A>(tj, t, bytes, c);
+            }
+          });
+        });
+        ++compared;
+      }
+  EXPECT_GE(compared, 36);
+}
+
 TEST(CudaThreadCode, SampleTrialEqualsTheScalarPermutation) {
   Job job;
   job.algorithm = Algorithm::sort_v8_timsort;
@@ -153,6 +211,13 @@ TEST(CudaThreadCode, SampleTrialEqualsTheScalarPermutation) {
     run_trial<Algorithm::sort_v8_timsort>(tj, job.first + i, items, sink);
   }
   EXPECT_EQ(got, ref);
+  // The byte records a GPU writes where every item is below 256.
+  std::vector<std::uint8_t> bytes(job.trials * job.n);
+  for (std::uint64_t i = 0; i < job.trials; ++i) {
+    SampleSink sink{&bytes[i * job.n]};
+    run_trial<Algorithm::sort_v8_timsort>(tj, job.first + i, items, sink);
+  }
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), ref.begin()));
 }
 
 TEST(CudaMerge, PartialsAddUpPastThirtyTwoBits) {

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <span>
 #include <memory>
 #include <string>
 #include <thread>
@@ -55,6 +56,8 @@ class Gpu {
   virtual ~Gpu() = default;
   virtual RunResult run(const Job& job) = 0;
   virtual std::vector<std::uint16_t> sample(const Job& job) = 0;
+  // Byte records (fill_records into std::uint8_t), which the kernels write as bytes.
+  virtual std::vector<std::uint8_t> sample_bytes(const Job& job) = 0;
   virtual std::vector<std::uint16_t> fill_device(const Job& job) = 0;
   virtual std::vector<std::uint32_t> stream_words(std::uint64_t seed, std::uint64_t stream, std::uint64_t count) = 0;
   virtual std::vector<std::uint32_t> curand_words(std::uint64_t seed, std::uint64_t stream, std::uint64_t count) = 0;
@@ -74,6 +77,11 @@ class CudaGpu final : public Gpu {
  public:
   RunResult run(const Job& job) override { return melange::run(job, on("cuda")); }
   std::vector<std::uint16_t> sample(const Job& job) override { return melange::sample(job, on("cuda")).permutations; }
+  std::vector<std::uint8_t> sample_bytes(const Job& job) override {
+    std::vector<std::uint8_t> out(job.trials * static_cast<std::size_t>(record_items(job)));
+    fill_records(job, std::span<std::uint8_t>(out), on("cuda"));
+    return out;
+  }
   std::vector<std::uint16_t> fill_device(const Job& job) override {
     const std::size_t items = job.trials * static_cast<std::size_t>(record_items(job));
     std::uint16_t* device = nullptr;
@@ -109,6 +117,7 @@ class NoDevice final : public Gpu {
  public:
   RunResult run(const Job&) override { throw NoGpu{}; }
   std::vector<std::uint16_t> sample(const Job&) override { throw NoGpu{}; }
+  std::vector<std::uint8_t> sample_bytes(const Job&) override { throw NoGpu{}; }
   std::vector<std::uint16_t> fill_device(const Job&) override { throw NoGpu{}; }
   std::vector<std::uint32_t> stream_words(std::uint64_t, std::uint64_t, std::uint64_t) override { throw NoGpu{}; }
   std::vector<std::uint32_t> curand_words(std::uint64_t, std::uint64_t, std::uint64_t) override { throw NoGpu{}; }
@@ -312,6 +321,9 @@ class DeviceCheck {
         if (cpu.size() != job.trials * static_cast<std::size_t>(record_items(job)))
           return report(false, "CPU samples of " + describe(job) + ": wrong size");
         report(gpu_.sample(job) == cpu, "sampled records = CPU: " + describe(job));
+        const std::vector<std::uint8_t> bytes = gpu_.sample_bytes(job);
+        report(std::equal(bytes.begin(), bytes.end(), cpu.begin(), cpu.end()),
+               "byte records = CPU: " + describe(job));
         report(gpu_.fill_device(job) == cpu, "fill_device into the caller's device memory = CPU: " + describe(job));
       });
     }

@@ -41,6 +41,20 @@ constexpr bool shared_ranks(RankCounters r) {
   return r == RankCounters::lane_shared || r == RankCounters::warp_shared || r == RankCounters::block_shared;
 }
 
+// Where `bins` order counters go: the first layout whose copies fit half the
+// shared budget. A constant expression, so that a kernel compiled for one n
+// knows its layout (FixedRanks) and layout_for gives the same at run time.
+constexpr RankCounters rank_counters_for(std::uint64_t bins) {
+  if (bins <= tuning::kLaneCounterBins && bins * 32 * 4 <= tuning::kSharedBudget / 2) return RankCounters::lane_shared;
+  if (bins * tuning::kWarpsPerBlock * 4 <= tuning::kSharedBudget / 2) return RankCounters::warp_shared;
+  if (bins * 4 <= tuning::kSharedBudget / 2) return RankCounters::block_shared;
+  return RankCounters::global;
+}
+
+constexpr std::uint64_t rank_copies(RankCounters r) {
+  return r == RankCounters::lane_shared ? 32 : r == RankCounters::warp_shared ? tuning::kWarpsPerBlock : 1;
+}
+
 struct Layout {
   RankCounters ranks = RankCounters::none;
   bool shared_positions = false;
@@ -61,18 +75,8 @@ Layout layout_for(const Job& job) {
   std::uint64_t used = 0;
   if (job.rank_histogram) {
     l.bins = s.whole() ? factorial(s.n) : deal_count(s.n, s.k);
-    if (l.bins <= tuning::kLaneCounterBins && l.bins * 32 * 4 <= tuning::kSharedBudget / 2) {
-      l.ranks = RankCounters::lane_shared;
-      used = l.bins * 32;
-    } else if (l.bins * tuning::kWarpsPerBlock * 4 <= tuning::kSharedBudget / 2) {
-      l.ranks = RankCounters::warp_shared;
-      used = l.bins * tuning::kWarpsPerBlock;
-    } else if (l.bins * 4 <= tuning::kSharedBudget / 2) {
-      l.ranks = RankCounters::block_shared;
-      used = l.bins;
-    } else {
-      l.ranks = RankCounters::global;
-    }
+    l.ranks = rank_counters_for(l.bins);
+    if (shared_ranks(l.ranks)) used = l.bins * rank_copies(l.ranks);
   }
   l.position_offset = used;
   l.position_stride = s.k | 1;
@@ -95,7 +99,21 @@ struct Outputs {
   unsigned long long* usage;  // [0] stream words, [1] draws and coins
 };
 
-// Reports of one thread, counted in the block's shared memory.
+// The order counters' layout as a kernel knows it: read from the Layout at
+// run time, or fixed at compile time (a kernel per layout), which takes the
+// switch out of every trial's rank.
+struct RanksOfLayout {
+  __device__ static RankCounters of(const Layout& l) { return l.ranks; }
+};
+template <RankCounters R>
+struct FixedRanks {
+  static constexpr RankCounters kRanks = R;
+  __device__ static constexpr RankCounters of(const Layout&) { return R; }
+};
+
+// Reports of one thread, counted in the block's shared memory. Ranks: where
+// its order counters are (RanksOfLayout or FixedRanks).
+template <class Ranks>
 struct BlockSink {
   const Layout& layout;
   std::uint32_t* shared;
@@ -104,7 +122,7 @@ struct BlockSink {
   std::uint64_t words_total = 0, draws_total = 0;
 
   __device__ void rank(std::uint64_t r) {
-    switch (layout.ranks) {
+    switch (Ranks::of(layout)) {
       case RankCounters::lane_shared:
         atomicAdd(&shared[r * 32 + (threadIdx.x & 31)], 1u);
         break;
@@ -112,7 +130,7 @@ struct BlockSink {
       case RankCounters::block_shared: {
         // Threads of a warp that share a bin add once, through one leader.
         std::uint32_t* bins = shared;
-        if (layout.ranks == RankCounters::warp_shared) bins += (threadIdx.x / 32) * layout.bins;
+        if (Ranks::of(layout) == RankCounters::warp_shared) bins += (threadIdx.x / 32) * layout.bins;
         const unsigned peers = __match_any_sync(__activemask(), static_cast<unsigned>(r));
         if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1))
           atomicAdd(&bins[r], static_cast<unsigned>(__popc(peers)));
@@ -182,14 +200,20 @@ constexpr bool kReadsBatchPlan = Set == MethodSet::batched && draw_kind(A) == Dr
 //
 // Each trial kind says whether it needs those shared items (kSharedItems);
 // the kernels hand it the thread's first item word.
+//
+// A kernel of known n (no deal, whose bins depend on k) knows where its order
+// counters go (FixedRanks); any n reads it from the layout.
 template <Algorithm A, int N = 0, MethodSet Set = MethodSet::any>
 struct DirectTrial {
   static constexpr bool kSharedItems = N == 0;
+  using Ranks = std::conditional_t<(N > 0 && !can_deal(A)), FixedRanks<rank_counters_for(factorial(N))>,
+                                   RanksOfLayout>;
   __device__ static TrialJob fixed(TrialJob job) {
     if constexpr (N > 0) job.n = N;
     return job;
   }
-  __device__ void count(const TrialJob& job, std::uint64_t t, BlockSink& counter, std::uint8_t* shared) const {
+  template <class Sink>
+  __device__ void count(const TrialJob& job, std::uint64_t t, Sink& counter, std::uint8_t* shared) const {
     const TrialJob j = fixed(job);
     if constexpr (N > 0) {
       std::uint8_t items[N > 0 ? N : 1];
@@ -203,18 +227,30 @@ struct DirectTrial {
         count_trial<false>(j, items, used.words, used.draws, counter);
       }
     } else {
-      CountingSink<BlockSink, can_deal(A)> sink{j, counter};
-      run(j, t, InterleavedItems{shared, static_cast<int>(blockDim.x)}, sink);
+      const InterleavedItems items{shared, static_cast<int>(blockDim.x)};
+      // The n = 52 position audit: each slot counted as it becomes final. Not
+      // for deals: with their hand and category paths beside it the kernel
+      // spills.
+      if constexpr (kFixesSlotsInTurn<A> && !can_deal(A)) {
+        if (j.positions && !j.ranks && !j.hands && !j.categories) {
+          if constexpr (kReadsBatchPlan<A, Set>) count_positions_in_turn<A, Set>(j, t, items, counter, ConstantBatches{});
+          else count_positions_in_turn<A, Set>(j, t, items, counter);
+          return;
+        }
+      }
+      CountingSink<Sink, can_deal(A)> sink{j, counter};
+      run(j, t, items, sink);
     }
   }
-  __device__ void sample(const TrialJob& job, std::uint64_t t, std::uint16_t* out, std::uint8_t* shared) const {
+  template <class Out>
+  __device__ void sample(const TrialJob& job, std::uint64_t t, Out* out, std::uint8_t* shared) const {
     const TrialJob j = fixed(job);
     if constexpr (N > 0) {
       std::uint8_t items[N > 0 ? N : 1];
       const auto used = packed_trial(j, t, items);
-      for (int p = 0; p < j.k; ++p) out[p] = used.packed.item(N - j.k + p);
+      for (int p = 0; p < j.k; ++p) out[p] = static_cast<Out>(used.packed.item(N - j.k + p));
     } else {
-      SampleSink sink{out};
+      SampleSink<Out> sink{out};
       run(j, t, InterleavedItems{shared, static_cast<int>(blockDim.x)}, sink);
     }
   }
@@ -243,14 +279,22 @@ struct DirectTrial {
   }
 };
 
+// A trial through the job's decision table, compiled for the table's index
+// kind and, when it counts, for its order counters' layout: a kernel each
+// (TableIndex x RankCounters), so the n <= 8 audit's trial branches on
+// neither.
+template <TableIndex Kind, class RanksAre = RanksOfLayout>
 struct TableTrial {
   static constexpr bool kSharedItems = false;
+  using Ranks = RanksAre;
   DecisionTableView table;  // device pointers
-  __device__ void count(const TrialJob& job, std::uint64_t t, BlockSink& counter, std::uint8_t*) const {
-    count_table_trial(job, table, t, counter);
+  template <class Sink>
+  __device__ void count(const TrialJob& job, std::uint64_t t, Sink& counter, std::uint8_t*) const {
+    count_table_trial<FixedTableIndex<Kind>>(job, table, t, counter);
   }
-  __device__ void sample(const TrialJob& job, std::uint64_t t, std::uint16_t* out, std::uint8_t*) const {
-    sample_table_trial(job, table, t, out);
+  template <class Out>
+  __device__ void sample(const TrialJob& job, std::uint64_t t, Out* out, std::uint8_t*) const {
+    sample_table_trial<FixedTableIndex<Kind>>(job, table, t, out);
   }
 };
 
@@ -269,7 +313,7 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
   for (std::size_t i = threadIdx.x; i < layout.shared_bytes / 4; i += blockDim.x) shared[i] = 0;
   __syncthreads();
 
-  BlockSink counter{layout, shared, out, job.k};
+  BlockSink<typename Trial::Ranks> counter{layout, shared, out, job.k};
   std::uint8_t* items = reinterpret_cast<std::uint8_t*>(shared) + (layout.shared_bytes + 15) / 16 * 16 + 4 * threadIdx.x;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
@@ -292,7 +336,7 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
     // The block's count of bin b: the sum of its copies ([copy][bin] by
     // warp, [bin][lane] by lane, or the one copy).
     const bool lanes = layout.ranks == RankCounters::lane_shared;
-    const int copies = lanes ? 32 : layout.ranks == RankCounters::warp_shared ? tuning::kWarpsPerBlock : 1;
+    const int copies = static_cast<int>(rank_copies(layout.ranks));
     for (std::uint64_t b = threadIdx.x; b < layout.bins; b += blockDim.x) {
       std::uint32_t sum = 0;
       for (int c = 0; c < copies; ++c) sum += shared[lanes ? b * 32 + c : c * layout.bins + b];
@@ -309,9 +353,10 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
   }
 }
 
-template <class Trial>
+// Out: std::uint16_t records, or bytes where n <= 256.
+template <class Trial, class Out>
 __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
-    sample_kernel(TrialJob job, std::uint64_t first, std::uint64_t count, std::uint16_t* out, Trial trial) {
+    sample_kernel(TrialJob job, std::uint64_t first, std::uint64_t count, Out* out, Trial trial) {
   extern __shared__ std::uint32_t shared[];
   std::uint8_t* items = reinterpret_cast<std::uint8_t*>(shared) + 4 * threadIdx.x;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
@@ -333,11 +378,40 @@ struct DeviceTable {
     view.perms = perms.data();
     view.meta = meta.data();
   }
-  // Calls f(trial) with the job's thread-level trial: the table, else the
-  // algorithm with n fixed at compile time where it is small, else any n.
+  // Calls f(trial) with the job's thread-level trial for an audit laid out
+  // as `layout`: the table, compiled for its kind and the layout's order
+  // counters, else the algorithm (with_direct_trial).
   template <class F>
-  void with_trial(const Job& job, F&& f) const {
-    if (view.perms) return f(TableTrial{view});
+  void with_audit_trial(const Job& job, const Layout& layout, F&& f) const {
+    if (!view.perms) return with_direct_trial(job, f);
+    with_table_kind([&](auto kind) {
+      constexpr TableIndex K = decltype(kind)::value;
+      switch (layout.ranks) {
+        case RankCounters::lane_shared: return f(TableTrial<K, FixedRanks<RankCounters::lane_shared>>{view});
+        case RankCounters::warp_shared: return f(TableTrial<K, FixedRanks<RankCounters::warp_shared>>{view});
+        case RankCounters::block_shared: return f(TableTrial<K, FixedRanks<RankCounters::block_shared>>{view});
+        case RankCounters::global: return f(TableTrial<K, FixedRanks<RankCounters::global>>{view});
+        case RankCounters::none: break;  // no ranks: the rank path is never called
+      }
+      f(TableTrial<K, FixedRanks<RankCounters::none>>{view});
+    });
+  }
+  // The same for records: the table's kind alone.
+  template <class F>
+  void with_sample_trial(const Job& job, F&& f) const {
+    if (!view.perms) return with_direct_trial(job, f);
+    with_table_kind([&](auto kind) { f(TableTrial<decltype(kind)::value>{view}); });
+  }
+
+ private:
+  template <class F>
+  void with_table_kind(F&& f) const {
+    if (view.kind == TableIndex::coins) return f(std::integral_constant<TableIndex, TableIndex::coins>{});
+    f(std::integral_constant<TableIndex, TableIndex::batch>{});
+  }
+  // The algorithm with n fixed at compile time where it is small, else any n.
+  template <class F>
+  void with_direct_trial(const Job& job, F&& f) const {
     with_algorithm(job.algorithm, [&](auto algo) {
       constexpr Algorithm A = decltype(algo)::value;
       static_assert(tuning::kRegisterItems == 8);
@@ -415,21 +489,23 @@ void upload_batch_plan(const Job& job) {
                   "copying the batch plan");
 }
 
-// Records [begin, end) of `job` into device memory at `out`, a launch of at
-// most tuning::kSampleTrials at a time, left on the device.
 // One launch of the sample kernel: records [first, first + count) into
 // device memory at `out`, through the job's table (built once by the caller).
-void launch_samples(const Job& job, const DeviceTable& table, std::uint64_t first, std::uint64_t count,
-                    std::uint16_t* out, int sms) {
+template <class Out>
+void launch_samples(const Job& job, const DeviceTable& table, std::uint64_t first, std::uint64_t count, Out* out,
+                    int sms) {
   const TrialJob dj = trial_job(job);
-  table.with_trial(job, [&](auto trial) {
-    const std::size_t shared_bytes = shared_bytes_for<decltype(trial)>(0, job.n);
-    sample_kernel<<<grid_for(sample_kernel<decltype(trial)>, sms, shared_bytes), tuning::kThreadsPerBlock,
+  table.with_sample_trial(job, [&](auto trial) {
+    using Trial = decltype(trial);
+    const std::size_t shared_bytes = shared_bytes_for<Trial>(0, job.n);
+    sample_kernel<<<grid_for(sample_kernel<Trial, Out>, sms, shared_bytes), tuning::kThreadsPerBlock,
                     shared_bytes>>>(dj, first, count, out, trial);
   });
   internal::check(cudaGetLastError(), "sample kernel launch");
 }
 
+// Records [begin, end) of `job` into device memory at `out`, a launch of at
+// most tuning::kSampleTrials at a time, left on the device.
 void sample_on_device(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out, int sms) {
   const auto n = static_cast<std::size_t>(shape_of(job).k);  // items a row: the permutation, or a deal's k
   const DeviceTable table(job);
@@ -458,20 +534,16 @@ class CudaBackend final : public Backend {
 
   void sample_range(const Job& job, std::uint64_t begin, std::uint64_t end,
                     std::uint16_t* out) const override {
-    guarded("sample", [&] { sample(job, begin, end, out, [](const std::uint16_t*, std::size_t, std::uint64_t) {}); });
+    guarded("sample", [&] { sample(job, begin, end, out); });
   }
 
-  // Bytes (n <= 256) in one call: one table, one device buffer, a launch a
-  // piece of kSampleTrials, the rows narrowed as they come back; not the
-  // default's 4,096-trial pieces, each a table build, an allocation and a
-  // synchronisation.
+  // Bytes (n <= 256) written as bytes by the kernel, in one call: one table,
+  // one device buffer, a launch a piece of kSampleTrials, half the copy-back
+  // of 16-bit records; not the default's 4,096-trial pieces, each a table
+  // build, an allocation and a synchronisation, narrowed on the host.
   void sample_range_bytes(const Job& job, std::uint64_t begin, std::uint64_t end,
                           std::uint8_t* out) const override {
-    guarded("sample", [&] {
-      sample(job, begin, end, nullptr, [&](const std::uint16_t* rows, std::size_t items, std::uint64_t at) {
-        std::copy_n(rows, items, out + at);  // items < 256: exact
-      });
-    });
+    guarded("sample", [&] { sample(job, begin, end, out); });
   }
 
  // [begin, end) of `job` into `tally`; `events`, when given, brackets the
@@ -487,9 +559,15 @@ class CudaBackend final : public Backend {
     upload_batch_plan(job);
     unsigned grid = 0;
     std::size_t shared_bytes = 0;
-    table.with_trial(job, [&](auto trial) {
-      shared_bytes = shared_bytes_for<decltype(trial)>(layout.shared_bytes, job.n);
-      grid = grid_for(audit_kernel<decltype(trial)>, sms_, shared_bytes);
+    table.with_audit_trial(job, layout, [&](auto trial) {
+      using Trial = decltype(trial);
+      // A kernel compiled for its order counters' layout must have the
+      // layout's: the flush after the trials reads the Layout.
+      if constexpr (requires { Trial::Ranks::kRanks; })
+        if (job.rank_histogram && Trial::Ranks::kRanks != layout.ranks)
+          throw Error("internal: a kernel compiled for other order counters than the job's layout");
+      shared_bytes = shared_bytes_for<Trial>(layout.shared_bytes, job.n);
+      grid = grid_for(audit_kernel<Trial>, sms_, shared_bytes);
     });
     DeviceBuffer<unsigned long long> ranks(job.rank_histogram ? layout.bins : 0);
     DeviceBuffer<std::uint32_t> partials(partial ? layout.bins * grid : 0);
@@ -506,7 +584,7 @@ class CudaBackend final : public Backend {
 
     if (events) events->start();
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kLaunchTrials)) {
-      table.with_trial(job, [&](auto trial) {
+      table.with_audit_trial(job, layout, [&](auto trial) {
         audit_kernel<<<grid, tuning::kThreadsPerBlock, shared_bytes>>>(dj, layout, l.first, l.count, out, trial);
       });
       internal::check(cudaGetLastError(), "audit kernel launch");
@@ -550,25 +628,21 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  // Records [begin, end) a launch at a time: copied back into `direct` when
-  // given, else into a staging buffer and handed to deliver(rows, items,
-  // offset) (offset: in items from the first record).
-  template <class Deliver>
-  void sample(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* direct, Deliver&& deliver) const {
+  // Records [begin, end) into host memory at `out`, a launch at a time
+  // through one device buffer. Out: std::uint16_t, or bytes (n <= 256).
+  template <class Out>
+  void sample(const Job& job, std::uint64_t begin, std::uint64_t end, Out* out) const {
     set_device(device_);
     const auto n = static_cast<std::size_t>(shape_of(job).k);  // items a row: the permutation, or a deal's k
     const std::uint64_t piece = std::min(end - begin, tuning::kSampleTrials);
-    internal::DeviceBuffer<std::uint16_t> buffer(piece * n);
-    std::vector<std::uint16_t> rows(direct ? 0 : piece * n);
+    internal::DeviceBuffer<Out> buffer(piece * n);
     const DeviceTable table(job);
     upload_batch_plan(job);
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kSampleTrials)) {
       launch_samples(job, table, l.first, l.count, buffer.data(), sms_);
-      const std::uint64_t at = (l.first - begin) * n;
-      internal::check(cudaMemcpy(direct ? direct + at : rows.data(), buffer.data(), l.count * n * sizeof(std::uint16_t),
+      internal::check(cudaMemcpy(out + (l.first - begin) * n, buffer.data(), l.count * n * sizeof(Out),
                                  cudaMemcpyDeviceToHost),
                       "copying the records back");
-      if (!direct) deliver(rows.data(), l.count * n, at);
     }
   }
 
@@ -607,9 +681,9 @@ KernelShape audit_kernel_shape(const Job& job) {
   if (!job_has_kernel(job)) throw UsageError("this job has no CUDA kernel");
   KernelShape shape;
   const DeviceTable table(job);
-  table.with_trial(job, [&](auto trial) {
+  const Layout layout = layout_for(job);
+  table.with_audit_trial(job, layout, [&](auto trial) {
     using Trial = decltype(trial);
-    const Layout layout = layout_for(job);
     shape.shared_bytes = shared_bytes_for<Trial>(layout.shared_bytes, job.n);
     shape.grid = grid_for(audit_kernel<Trial>, sms, shape.shared_bytes);
     shape.blocks_per_sm = static_cast<int>(shape.grid / static_cast<unsigned>(sms));

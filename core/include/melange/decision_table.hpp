@@ -113,10 +113,21 @@ MELANGE_HD inline std::uint32_t coin_index(Stream& s, int depth, bool batched) {
   return index;
 }
 
+// A table's index kind as its reader knows it: from the view at run time, or
+// fixed at compile time, so that a GPU kernel compiled for one kind has no
+// branch on it (a kernel per kind).
+struct TableIndexOfView {
+  MELANGE_HD static TableIndex of(const DecisionTableView& t) { return t.kind; }
+};
+template <TableIndex K>
+struct FixedTableIndex {
+  MELANGE_HD static constexpr TableIndex of(const DecisionTableView&) { return K; }
+};
+
 // A trial's index into `table`, read from its stream.
-template <class Stream>
+template <class Kind = TableIndexOfView, class Stream>
 MELANGE_HD inline std::uint32_t table_index(Stream& s, const DecisionTableView& table, bool batched) {
-  if (table.kind == TableIndex::coins) return coin_index(s, table.depth, batched);
+  if (Kind::of(table) == TableIndex::coins) return coin_index(s, table.depth, batched);
   for (;;) {
     const std::uint64_t m = static_cast<std::uint64_t>(s.next()) * table.product;
     if (static_cast<std::uint32_t>(m) >= table.threshold) return static_cast<std::uint32_t>(m >> 32);

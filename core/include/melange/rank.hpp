@@ -11,8 +11,7 @@
 
 namespace melange {
 
-
-MELANGE_HD inline std::uint64_t factorial(int n) {
+MELANGE_HD constexpr std::uint64_t factorial(int n) {
   std::uint64_t f = 1;
   for (int i = 2; i <= n; ++i) f *= static_cast<std::uint64_t>(i);
   return f;

@@ -111,25 +111,64 @@ struct CountingSink {
 };
 
 // The sink that keeps the outcome: the permutation, or a deal's k items in
-// slot order, into out[0..k), then out moves on a row.
+// slot order, into out[0..k), then out moves on a row. Out: std::uint16_t,
+// or std::uint8_t where every item is below 256 (a GPU's byte records).
+template <class Out = std::uint16_t>
 struct SampleSink {
-  std::uint16_t* out;
+  Out* out;
   template <class Items, class Source>
   MELANGE_HD void operator()(const Items& items, Shape s, const Source&) {
     const auto dealt = dealt_items(items, s);
-    for (int p = 0; p < s.k; ++p) out[p] = static_cast<std::uint16_t>(dealt[p]);
+    for (int p = 0; p < s.k; ++p) out[p] = static_cast<Out>(dealt[p]);
     out += s.k;
   }
 };
+template <class Out>
+SampleSink(Out*) -> SampleSink<Out>;
+
+// The algorithms whose draw d fixes the item of slot
+// scheduled_draw(A, s, d).position for good: their swaps walk down and never
+// reach back above it (fisher-yates, sattolo, partial).
+template <Algorithm A>
+inline constexpr bool kFixesSlotsInTurn =
+    A == Algorithm::fisher_yates || A == Algorithm::sattolo || A == Algorithm::partial;
+
+// Trial t of a job that tallies positions alone, each slot counted as it
+// becomes final: the slot's item goes from the draw straight to
+// counter.position, and is neither stored back nor read again (at n = 52, 52
+// loads and stores of the items a trial fewer than count_trial over the
+// finished items). The same counts, words and draws as run_trial with a
+// CountingSink.
+template <Algorithm A, MethodSet Set = MethodSet::any, class Items, class Counter, class Batches = NoBatchPlan>
+MELANGE_HD inline void count_positions_in_turn(const TrialJob& job, std::uint64_t t, Items&& a, Counter& counter,
+                                               Batches batches = {}) {
+  static_assert(kFixesSlotsInTurn<A>, "an algorithm that may move an item out of a slot it filled");
+  const Shape s = job.shape();
+  BasicPhiloxSource<Set, Batches> src(job.seed, t, job.spec, A, s, batches);
+  iota_items(a, s.n);
+  const int draws = scheduled_draws(A, s), first = s.first_dealt();
+  for (int d = 0; d < draws; ++d) {
+    const ScheduledDraw sd = scheduled_draw(A, s, d);
+    const std::uint32_t j = src.bounded(sd.range);
+    const auto item = internal::item_value(a[j]);
+    a[j] = internal::item_value(a[sd.position]);
+    counter.position(static_cast<int>(item), static_cast<int>(sd.position) - first);
+  }
+  // The slots no draw reached (slot 0 of fisher-yates and sattolo).
+  for (int p = first; p < s.n - draws; ++p) counter.position(static_cast<int>(internal::item_value(a[p])), p - first);
+  counter.usage(src.words_consumed(), src.draws_made());
+}
 
 // Trial t through the job's decision table (decision_table.hpp): the same
-// tallies, words and draws as run_trial with a CountingSink.
-template <class Counter>
+// tallies, words and draws as run_trial with a CountingSink. Kind: the
+// table's index kind, fixed at compile time (FixedTableIndex, a GPU kernel's)
+// or read from the view.
+template <class Kind = TableIndexOfView, class Counter>
 MELANGE_HD inline void count_table_trial(const TrialJob& job, const DecisionTableView& table, std::uint64_t t,
                                          Counter& counter) {
   const bool batched = job.spec.method == Method::batched;
   PhiloxStream stream(job.seed, t);
-  const std::uint32_t index = table_index(stream, table, batched);
+  const std::uint32_t index = table_index<Kind>(stream, table, batched);
   const std::uint32_t meta = table.meta[index];
   if (job.ranks) counter.rank(table_rank(meta));
   if (job.positions) {
@@ -138,16 +177,17 @@ MELANGE_HD inline void count_table_trial(const TrialJob& job, const DecisionTabl
   }
   const std::uint32_t draws = table_draws(meta);
   // A coin index may read past the coins used: the trial consumed only those.
-  const bool coin_a_word = table.kind == TableIndex::coins && !batched;
+  const bool coin_a_word = Kind::of(table) == TableIndex::coins && !batched;
   counter.usage(coin_a_word ? draws : stream.words_consumed(), draws);
 }
 
 // The permutation of trial t through the table, into out[0..n).
+template <class Kind = TableIndexOfView, class Out>
 MELANGE_HD inline void sample_table_trial(const TrialJob& job, const DecisionTableView& table, std::uint64_t t,
-                                          std::uint16_t* out) {
+                                          Out* out) {
   PhiloxStream stream(job.seed, t);
-  const std::uint32_t perm = table.perms[table_index(stream, table, job.spec.method == Method::batched)];
-  for (int p = 0; p < job.n; ++p) out[p] = static_cast<std::uint16_t>((perm >> (4 * p)) & 15u);
+  const std::uint32_t perm = table.perms[table_index<Kind>(stream, table, job.spec.method == Method::batched)];
+  for (int p = 0; p < job.n; ++p) out[p] = static_cast<Out>((perm >> (4 * p)) & 15u);
 }
 
 // The host's counter: a Tally. Word and draw counts are kept here and added

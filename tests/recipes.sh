@@ -18,17 +18,31 @@ expect() {
   if [ "$got" = "$want" ]; then echo "ok    $name: $got"; else echo "FAIL  $name: $got, expected $want"; failed=1; fi
 }
 
+# expect_sound NAME ARGS...: PASS or WEAK, not FAIL. For the shufflers this
+# script cannot seed (node's Math.random, shuf): a sound one is WEAK in about
+# one run in a hundred (a p below 0.005), and FAIL only at p <= 1e-6.
+expect_sound() {
+  local name=$1; shift
+  local got
+  got=$(verdict_of "$@")
+  case $got in
+    PASS | WEAK) echo "ok    $name: $got" ;;
+    *) echo "FAIL  $name: $got, expected PASS or WEAK"; failed=1 ;;
+  esac
+}
+
 if command -v node >/dev/null; then
   node -e 'const o = [];
     for (let i = 0; i < 200000; i++) { const a = [0, 1, 2, 3]; a.sort(() => Math.random() - 0.5); o.push(a.join(" ")); }
     console.log(o.join("\n"));' >"$scratch/node.txt"
   expect "node a.sort(() => Math.random() - 0.5) vs uniform" FAIL --input "$scratch/node.txt" --n 4
-  expect "node one-liner vs sort-v8-timsort's exact law" PASS --input "$scratch/node.txt" --n 4 --algo sort-v8-timsort --model exact
+  expect_sound "node one-liner vs sort-v8-timsort's exact law" --input "$scratch/node.txt" --n 4 --algo sort-v8-timsort --model exact
 else
   echo "skip  node: not installed"
 fi
 
 "$python" -c 'import random
+random.seed(2024)
 for _ in range(200000):
     a = list(range(4)); random.shuffle(a); print(*a)' >"$scratch/python.txt"
 expect "python random.shuffle" PASS --input "$scratch/python.txt" --n 4
@@ -44,7 +58,7 @@ fi
 
 if command -v shuf >/dev/null; then
   for _ in $(seq 3000); do shuf -i 0-3 | paste -sd' '; done >"$scratch/shuf.txt"
-  expect "shuf -i 0-3" PASS --input "$scratch/shuf.txt" --n 4
+  expect_sound "shuf -i 0-3" --input "$scratch/shuf.txt" --n 4
 else
   echo "skip  shuf: not installed"
 fi

@@ -200,7 +200,6 @@ constexpr bool kReadsBatchPlan = Set == MethodSet::batched && draw_kind(A) == Dr
 //
 // Each trial kind says whether it needs those shared items (kSharedItems);
 // the kernels hand it the thread's first item word.
-//
 // A kernel of known n (no deal, whose bins depend on k) knows where its order
 // counters go (FixedRanks); any n reads it from the layout.
 template <Algorithm A, int N = 0, MethodSet Set = MethodSet::any>

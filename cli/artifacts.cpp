@@ -5,8 +5,10 @@
 #include <numeric>
 #include <sstream>
 
-#include "format.hpp"
-#include "report.hpp"
+#include "melange/report/format.hpp"
+#include "melange/report/audit.hpp"
+#include "melange/report/exact.hpp"
+#include "melange/report/job_text.hpp"
 #include "melange/deal.hpp"
 #include "melange/rank.hpp"
 #include "melange/stream.hpp"

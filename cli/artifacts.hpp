@@ -8,9 +8,13 @@
 #include "melange/audit.hpp"
 #include "melange/engine.hpp"
 #include "melange/exact.hpp"
-#include "report.hpp"
+#include "melange/report/audit.hpp"
+#include "melange/report/exact.hpp"
+#include "melange/report/job_text.hpp"
 
 namespace melange::cli {
+
+using namespace melange::report;
 
 struct AuditView {
   const Job& job;

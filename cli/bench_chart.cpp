@@ -6,10 +6,12 @@
 #include <numeric>
 #include <sstream>
 
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "svg.hpp"
 
 namespace melange::cli {
+
+using namespace melange::report;
 namespace {
 
 constexpr double kWidth = 960, kHeight = 520;

@@ -22,7 +22,7 @@
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
 #include "melange/records.hpp"
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "signals.hpp"
 #include "melange/trial.hpp"
 #include "output.hpp"
@@ -30,7 +30,9 @@
 #include "artifacts.hpp"
 #include "checkpoint_lock.hpp"
 #include "progress.hpp"
-#include "report.hpp"
+#include "melange/report/audit.hpp"
+#include "melange/report/exact.hpp"
+#include "melange/report/job_text.hpp"
 #include "team.hpp"
 
 namespace melange::cli {

@@ -16,7 +16,7 @@
 #include "bench_chart.hpp"
 #include "bench_peer.hpp"
 #include "command.hpp"
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "job_args.hpp"
 #include "melange/backend_table.hpp"
 #include "melange/engine.hpp"

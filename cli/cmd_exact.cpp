@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "command.hpp"
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "job_args.hpp"
 #include "melange/audit.hpp"
 #include "melange/deal.hpp"
@@ -16,7 +16,9 @@
 #include "parse.hpp"
 #include "artifacts.hpp"
 #include "progress.hpp"
-#include "report.hpp"
+#include "melange/report/audit.hpp"
+#include "melange/report/exact.hpp"
+#include "melange/report/job_text.hpp"
 
 namespace melange::cli {
 namespace {

@@ -11,7 +11,7 @@
 #include "audit_files.hpp"
 #include "command.hpp"
 #include "exit_codes.hpp"
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "job_args.hpp"
 #include "melange/audit.hpp"
 #include "melange/checkpoint.hpp"
@@ -21,7 +21,9 @@
 #include "merge_pieces.hpp"
 #include "output.hpp"
 #include "parse.hpp"
-#include "report.hpp"
+#include "melange/report/audit.hpp"
+#include "melange/report/exact.hpp"
+#include "melange/report/job_text.hpp"
 
 namespace melange::cli {
 namespace {

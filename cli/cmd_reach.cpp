@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "command.hpp"
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "melange/error.hpp"
 #include "melange/reach.hpp"
 #include "output.hpp"

@@ -18,7 +18,7 @@
 #include "artifacts.hpp"
 #include "command.hpp"
 #include "exit_codes.hpp"
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "job_args.hpp"
 #include "melange/audit.hpp"
 #include "melange/deal.hpp"

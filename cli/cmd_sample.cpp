@@ -13,14 +13,16 @@
 #include <vector>
 
 #include "command.hpp"
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "job_args.hpp"
 #include "melange/error.hpp"
 #include "melange/records.hpp"
 #include "melange/serve.hpp"
 #include "output.hpp"
 #include "parse.hpp"
-#include "report.hpp"
+#include "melange/report/audit.hpp"
+#include "melange/report/exact.hpp"
+#include "melange/report/job_text.hpp"
 
 namespace melange::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "command.hpp"
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "melange/backend_table.hpp"
 #include "melange/stream.hpp"
 #include "melange/version.hpp"

@@ -156,24 +156,4 @@ std::string flag_for(const std::string& command, Param p) {
   return flag;
 }
 
-std::string weights_text(const std::vector<double>& weights) {
-  std::string text;
-  for (double w : weights) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.10g", w);
-    text += (text.empty() ? "" : ",") + std::string(buf);
-  }
-  return text;
-}
-
-std::string describe(const Job& job) {
-  // The weighted orders read raw words: no bounded method to name.
-  const std::string draws = draw_kind(job.algorithm) == DrawKind::keys
-                                ? "weights " + weights_text(job.weights)
-                                : std::string(method_name(job.spec.method)) + "/" + std::to_string(job.spec.bits) + "-bit";
-  return std::string(algorithm_name(job.algorithm)) + ", n " + std::to_string(job.n) +
-         (is_deal(job) ? ", k " + std::to_string(job.k) : std::string()) + ", " + draws + ", seed " +
-         std::to_string(job.seed);
-}
-
 }  // namespace melange::cli

@@ -52,10 +52,4 @@ std::string backend_arg(const JobArgs& a);
 // trials of `sample`), for the library's error messages.
 std::string flag_for(const std::string& command, Param p);
 
-// "1,2.5,4": weights as a list.
-std::string weights_text(const std::vector<double>& weights);
-
-// "fisher-yates, n 4, lemire/32-bit, seed S" — what every report starts with.
-std::string describe(const Job& job);
-
 }  // namespace melange::cli

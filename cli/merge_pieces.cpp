@@ -5,7 +5,7 @@
 #include <fstream>
 #include <limits>
 
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "melange/checkpoint.hpp"
 #include "melange/deal.hpp"
 #include "melange/error.hpp"

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <iostream>
 
-#include "format.hpp"
 #include "melange/error.hpp"
 #include "melange/stream.hpp"
 #include "melange/version.hpp"
@@ -318,32 +317,6 @@ void check_stdout() {
   struct pollfd p {STDOUT_FILENO, POLLOUT, 0};
   if (why == 0 && ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR)) why = EPIPE;
   throw Error("writing to standard output failed: " + error_text(why));
-}
-
-Json json_header(const std::string& command) {
-  Json j;
-  j["melange_version"] = kVersion;
-  j["stream_version"] = kStreamVersion;
-  j["command"] = command;
-  return j;
-}
-
-void write_json(std::ostream& out, const Json& doc, const std::string& streamed_key,
-                const std::function<void(std::ostream&, const std::string&)>& write_elements) {
-  const std::string text = doc.dump(2);
-  const std::string marker = "\n  \"" + streamed_key + "\": null";
-  const auto at = streamed_key.empty() ? std::string::npos : text.find(marker);
-  if (at == std::string::npos) {
-    out << text << "\n";
-    return;
-  }
-  const auto value = at + marker.size() - 4;  // where "null" starts
-  out.write(text.data(), static_cast<std::streamsize>(value));
-  out << "[\n";
-  write_elements(out, "    ");
-  out << "\n  ]";
-  out.write(text.data() + value + 4, static_cast<std::streamsize>(text.size() - value - 4));
-  out << "\n";
 }
 
 std::string hex32(std::uint32_t w) {

@@ -23,13 +23,17 @@
 #include <fstream>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "melange/report/format.hpp"
+#include "melange/report/json.hpp"
+
 namespace melange::cli {
 
-using Json = nlohmann::ordered_json;
+// The CLI composes the report library's documents and speaks its formats:
+// their names are the CLI's own.
+using namespace melange::report;
 
 // A file written through a buffer that keeps the errno of its first failed
 // write: a stream only knows that it failed, and by the time the failure is
@@ -110,15 +114,6 @@ class Outputs {
 // Flushes standard output; throws Error when something written to it was lost
 // (a full disk, a closed descriptor).
 void check_stdout();
-
-// The fields every JSON result starts with.
-Json json_header(const std::string& command);
-
-// Writes `doc` as dump(2) would, with the array at key `streamed_key` (a
-// top-level key whose value in `doc` is null) written element by element by
-// `write_elements(out, indent)`: nothing of its size is held in memory.
-void write_json(std::ostream& out, const Json& doc, const std::string& streamed_key = "",
-                const std::function<void(std::ostream&, const std::string&)>& write_elements = {});
 
 std::string hex32(std::uint32_t w);
 

@@ -4,10 +4,12 @@
 
 #include <cstdio>
 
-#include "format.hpp"
+#include "melange/report/format.hpp"
 #include "signals.hpp"
 
 namespace melange::cli {
+
+using namespace melange::report;
 
 ProgressLine::ProgressLine(std::string what, bool quiet, std::string unit)
     : what_(std::move(what)), unit_(std::move(unit)), enabled_(!quiet && ::isatty(STDERR_FILENO) == 1),

@@ -14,12 +14,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,7 +34,8 @@
 #include "melange/serve.hpp"
 #include "melange/trial.hpp"
 #include "melange/version.hpp"
-#include "report.hpp"
+#include "melange/report/audit.hpp"
+#include "melange/report/exact.hpp"
 
 namespace py = pybind11;
 using namespace melange;
@@ -241,6 +242,19 @@ Job job_of(const std::string& algo, int n, int k, const std::vector<double>& wei
   return job;
 }
 
+// A document's value as Python has it: JSON's null (a statistic that is not
+// finite among them) is None.
+py::object field_object(const report::FieldValue& v) {
+  return std::visit(
+      [](const auto& x) -> py::object {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::nullptr_t>) return py::none();
+        else if constexpr (std::is_same_v<T, double>) return std::isfinite(x) ? py::object(py::float_(x)) : py::none();
+        else return py::cast(x);
+      },
+      v);
+}
+
 // An audit's result: the tallies as arrays, the tests, the verdict, and the
 // JSON document the CLI writes for the same audit.
 struct AuditResult {
@@ -265,40 +279,35 @@ struct AuditResult {
     return py::array_t<std::uint64_t>(static_cast<py::ssize_t>(h.size()), h.data());
   }
   std::string verdict() const { return report.verdict ? std::string(verdict_name(*report.verdict)) : "none"; }
-  // The tests as dicts: the JSON's fields, each with its name under "test"
+  // The tests as dicts, with the fields the JSON document gives each
   // ("rank", "position"; for deals "deal", "slot", "hand", "category").
   py::list tests() const {
-    const py::dict doc = py::module_::import("json").attr("loads")(json);
-    const py::dict stats = doc["stats"];
     py::list out;
-    if (report.rank) {
-      py::dict t;
-      t["test"] = report.rank->name;
-      for (const char* key : {"chi2", "df", "p_value", "log10_p", "g", "p_holm", "rank_verdict"})
-        if (stats.contains(key)) t[key == std::string("rank_verdict") ? "verdict" : key] = stats[key];
-      out.append(t);
-    }
-    const std::pair<const char*, const std::optional<TestResult>*> others[] = {
-        {"position", &report.position}, {"hand", &report.hand}, {"category", &report.category}};
-    for (const auto& [key, test] : others)
-      if (*test && stats.contains(key)) {
-        py::dict t = py::dict(stats[key]);
-        t["test"] = (*test)->name;
-        out.append(t);
+    for (const report::TestFields& t : report::test_fields(report)) {
+      py::dict d;
+      if (t.key == "rank") {
+        // The rank test's headline figures, as `stats` names them.
+        d["test"] = t.test;
+        for (const report::Field& f : t.fields)
+          for (const char* key : {"chi2", "df", "p_value", "log10_p", "g", "p_holm", "verdict"})
+            if (f.key == key) d[key] = field_object(f.value);
+      } else {
+        for (const report::Field& f : t.fields) d[f.key.c_str()] = field_object(f.value);
+        d["test"] = t.test;
       }
+      out.append(d);
+    }
     return out;
   }
 };
 
 AuditResult finish_audit(const Job& job, RunResult run, const ExactDistribution* model,
-                         const cli::InputInfo* input) {
+                         const report::InputInfo* input) {
   AuditOptions o;
   o.model = model;
   AuditResult r{job, std::move(run), {}, {}};
   r.report = analyze(job, r.run.tally, o);
-  std::ostringstream text;
-  cli::write_audit_json(text, r.job, r.run, r.report, input);
-  r.json = text.str();
+  r.json = report::audit_json_text(r.job, r.run, r.report, input);
   return r;
 }
 
@@ -431,7 +440,7 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
     });
   }, static_cast<std::size_t>(data.size()) <= kShortCallItems);
   run.tally.trials = job.trials = stats.records;
-  const cli::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid};
+  const report::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid};
   return finish_audit(job, std::move(run), law.get(), &input);
 }
 
@@ -591,7 +600,7 @@ PYBIND11_MODULE(melange, m) {
           out["denominators"] = denominators;
           out["labels"] = labels;
           out["mean_words"] = d->mean_words;
-          out["json"] = cli::exact_json(*d, 1e6).dump(2);
+          out["json"] = report::exact_json_text(*d, 1e6);
           return out;
         });
       },

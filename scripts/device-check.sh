@@ -38,7 +38,7 @@ else
 fi
 echo "== built in $(( $(date +%s) - start )) s"
 
-check=$build/cuda/melange_device_check
+check=$build/tests/melange_device_check
 clocks=$(mktemp)
 sampler=""
 if command -v nvidia-smi >/dev/null; then

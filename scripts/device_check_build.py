@@ -82,7 +82,7 @@ class Recipe:
 
     def links(self):
         """The link steps, each library before whatever links it."""
-        check = self.link_of(os.path.join(self.build, "cuda"), CHECK_TARGET)
+        check = self.link_of(os.path.join(self.build, "tests"), CHECK_TARGET)
         steps, seen = [], set()
 
         def visit(archive):
@@ -131,7 +131,7 @@ def main():
     for directory, commands, _, _ in steps:
         for command in commands:
             run(directory, command)
-    print(f"built {os.path.join(recipe.build, 'cuda', CHECK_TARGET)}")
+    print(f"built {os.path.join(recipe.build, 'tests', CHECK_TARGET)}")
     return 0
 
 

@@ -2,6 +2,8 @@
 // word at narrow widths, edge cases at 32 bits, errors and stability.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <vector>
 
@@ -179,6 +181,22 @@ TEST(Bounded, StabilityOfFirstSixteenDrawsAndWordsConsumed) {
 TEST(Bounded, MethodNamesRoundTrip) {
   for (Method m : kAllMethods) EXPECT_EQ(parse_method(method_name(m)), m);
   EXPECT_FALSE(parse_method("lemire2").has_value());
+}
+
+// Every Method the enum names (method_name's switch names each one, or the
+// build fails on -Werror=switch) is in kAllMethods, so with_method reaches
+// its code; a value outside the list throws instead of running another's.
+TEST(Bounded, EveryNamedMethodIsListedAndDispatched) {
+  for (int v = 0; v < 256; ++v) {
+    const auto m = static_cast<Method>(v);
+    const bool listed = std::find(std::begin(kAllMethods), std::end(kAllMethods), m) != std::end(kAllMethods);
+    EXPECT_EQ(method_name(m) != "?", listed) << "method value " << v << " named " << method_name(m);
+    const auto reached = [&] { return with_method(m, [](auto c) { return decltype(c)::value; }); };
+    if (listed)
+      EXPECT_EQ(reached(), m) << "method value " << v;
+    else
+      EXPECT_THROW(reached(), Error) << "method value " << v;
+  }
 }
 
 // ---- batched ----------------------------------------------------------------

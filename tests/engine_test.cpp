@@ -49,6 +49,24 @@ std::string counts(const RankHistogram& h) {
   return s.str();
 }
 
+// Every Algorithm the enum names (algorithm_name's switch names each one, or
+// the build fails on -Werror=switch) is in kAllAlgorithms, so with_algorithm
+// reaches its code; a value outside the list throws instead of running
+// Fisher-Yates.
+TEST(Algorithms, EveryNamedAlgorithmIsListedAndDispatched) {
+  for (int v = 0; v < 256; ++v) {
+    const auto a = static_cast<Algorithm>(v);
+    const bool listed =
+        std::find(std::begin(kAllAlgorithms), std::end(kAllAlgorithms), a) != std::end(kAllAlgorithms);
+    EXPECT_EQ(algorithm_name(a) != "?", listed) << "algorithm value " << v << " named " << algorithm_name(a);
+    const auto reached = [&] { return with_algorithm(a, [](auto c) { return decltype(c)::value; }); };
+    if (listed)
+      EXPECT_EQ(reached(), a) << "algorithm value " << v;
+    else
+      EXPECT_THROW(reached(), Error) << "algorithm value " << v;
+  }
+}
+
 TEST(Engine, IdenticalForOneTwoAndSevenThreads) {
   for (Algorithm a : kAllAlgorithms) {
     Job job = make(a, 5, 700'001, 99, 12345);

@@ -240,7 +240,7 @@ TEST(Records, BinaryAndNpyFaults) {
   EXPECT_NE(error_of(npy(rows, ">u2", 2), o).find("dtype '>u2'"), std::string::npos);
   EXPECT_NE(error_of(npy(rows, "<f8", 8), o).find("dtype '<f8'"), std::string::npos);
   EXPECT_NE(error_of(npy(rows, "<u2", 2, 1, "True"), o).find("Fortran order"), std::string::npos);
-  EXPECT_NE(error_of(npy({{0, 1}, {1, 0}}, "<u2", 2), o).find("have 2 items, but --n is 3"), std::string::npos);
+  EXPECT_NE(error_of(npy({{0, 1}, {1, 0}}, "<u2", 2), o).find("have 2 items, but n is 3"), std::string::npos);
   std::string cut = npy(rows, "<u2", 2);
   cut.resize(cut.size() - 6);
   EXPECT_NE(error_of(cut, o).find("ends after 1 of its 2 records"), std::string::npos) << error_of(cut, o);

@@ -278,8 +278,9 @@ void for_each_binary_block(const ByteSource& source, const RecordOptions& o, con
     std::memmove(buffer.data(), buffer.data() + whole * record_bytes, held);
   }
   if (held)
-    throw UsageError("the input ends inside record " + std::to_string(records.number() + 1) + ": " +
-                     std::to_string(held) + " of its " + std::to_string(record_bytes) + " bytes; is --n right?");
+    throw UsageError(Param::n, "the input ends inside record " + std::to_string(records.number() + 1) + ": " +
+                                   std::to_string(held) + " of its " + std::to_string(record_bytes) +
+                                   " bytes; is {n} right?");
   if (!b.limit) return;
   if (left != 0)
     throw UsageError("the .npy data ends after " + std::to_string(*b.limit - left) + " of its " +
@@ -399,8 +400,9 @@ Binary read_npy_header(const ByteSource& source, const RecordOptions& o) {
   if (dims.size() != 2) throw fault("a " + std::to_string(dims.size()) + "-D array; save records x items");
   const int items = o.k > 0 ? o.k : o.n;
   if (dims[1] != static_cast<std::uint64_t>(items))
-    throw UsageError("the .npy records have " + std::to_string(dims[1]) + " items, but " +
-                     (o.k > 0 ? "--k is " : "--n is ") + std::to_string(items));
+    throw UsageError(o.k > 0 ? Param::k : Param::n, "the .npy records have " + std::to_string(dims[1]) +
+                                                        " items, but " + (o.k > 0 ? "{k} is " : "{n} is ") +
+                                                        std::to_string(items));
   b.limit = dims[0];
   return b;
 }

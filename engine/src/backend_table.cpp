@@ -23,10 +23,11 @@ std::vector<std::string> no_archs() { return {}; }
 std::string no_device() { return ""; }
 std::string runs_anywhere() { return ""; }
 std::string not_built() { return "not built into this melange"; }
+void on_the_cpu(int) {}
 
 const BackendRow kTable[] = {
     {"scalar", 0, true, runs_anywhere, [](std::string_view) { return make_scalar_backend(); }, no_archs,
-     no_archs, no_device},
+     no_archs, no_device, on_the_cpu},
 #if defined(MELANGE_HAVE_SIMD)
     {"simd", 1, true,
      [] {
@@ -35,18 +36,18 @@ const BackendRow kTable[] = {
                                                               [](const std::string& a) { return a; }, ", ");
      },
      [](std::string_view arch) { return simd::make_backend(arch); }, simd::compiled_architectures,
-     simd::available_architectures, no_device},
+     simd::available_architectures, no_device, on_the_cpu},
 #else
     {"simd", 1, false, not_built, [](std::string_view) { return std::unique_ptr<Backend>(); },
-     no_archs, no_archs, no_device},
+     no_archs, no_archs, no_device, on_the_cpu},
 #endif
 #if defined(MELANGE_HAVE_CUDA)
     {"cuda", 2, true, cuda::unavailable_reason,
      [](std::string_view) { return cuda::make_backend(); }, no_archs, no_archs,
-     [] { return cuda::device_name(); }},
+     [] { return cuda::device_name(); }, cuda::use_device},
 #else
     {"cuda", 2, false, not_built, [](std::string_view) { return std::unique_ptr<Backend>(); },
-     no_archs, no_archs, no_device},
+     no_archs, no_archs, no_device, on_the_cpu},
 #endif
 };
 

@@ -7,11 +7,9 @@
 #include <climits>
 #include <vector>
 
+#include "melange/backend_table.hpp"
 #include "melange/error.hpp"
 #include "melange/ranks.hpp"
-#ifdef MELANGE_HAVE_CUDA
-#include "melange/cuda/device.hpp"
-#endif
 
 namespace melange {
 namespace {
@@ -80,10 +78,9 @@ bool built_with_mpi() { return true; }
 std::unique_ptr<Ranks> join_mpi(int& argc, char**& argv) {
   if (!launched_by_mpi()) return nullptr;
   auto ranks = std::make_unique<MpiRanks>(argc, argv);
-#ifdef MELANGE_HAVE_CUDA
-  // Ranks on one node take its GPUs in turn.
-  cuda::use_device(ranks->node_rank());
-#endif
+  // Ranks on one node take its devices in turn.
+  for (const BackendRow& row : backend_table())
+    if (row.compiled) row.bind_node_rank(ranks->node_rank());
   return ranks;
 }
 

@@ -675,25 +675,13 @@ struct Kernel {
 
   static void tally(const Plan& p, std::uint64_t begin, std::uint64_t end, Tally& t) {
     if (p.table.perms) return tally_table_range(p, begin, end, t);
-    switch (p.job.spec.method) {
-      case Method::lemire: return tally_range<Method::lemire>(p, begin, end, t);
-      case Method::modulo: return tally_range<Method::modulo>(p, begin, end, t);
-      case Method::rejection: return tally_range<Method::rejection>(p, begin, end, t);
-      case Method::multiply: return tally_range<Method::multiply>(p, begin, end, t);
-      case Method::batched: return tally_range<Method::batched>(p, begin, end, t);
-    }
+    with_method(p.job.spec.method, [&](auto m) { tally_range<decltype(m)::value>(p, begin, end, t); });
   }
 
   template <class Item>
   static void sample_items(const Plan& p, std::uint64_t begin, std::uint64_t end, Item* out) {
     if (p.table.perms) return sample_table_range(p, begin, end, out);
-    switch (p.job.spec.method) {
-      case Method::lemire: return sample_range<Method::lemire>(p, begin, end, out);
-      case Method::modulo: return sample_range<Method::modulo>(p, begin, end, out);
-      case Method::rejection: return sample_range<Method::rejection>(p, begin, end, out);
-      case Method::multiply: return sample_range<Method::multiply>(p, begin, end, out);
-      case Method::batched: return sample_range<Method::batched>(p, begin, end, out);
-    }
+    with_method(p.job.spec.method, [&](auto m) { sample_range<decltype(m)::value>(p, begin, end, out); });
   }
 
   static void sample(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "melange/config.hpp"
+#include "melange/internal/dispatch.hpp"
 #include "melange/limits.hpp"
 #include "melange/weighted.hpp"
 
@@ -37,6 +38,8 @@ inline constexpr Algorithm kAllAlgorithms[] = {
     Algorithm::fisher_yates, Algorithm::naive_swap, Algorithm::sattolo, Algorithm::partial,
     Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort, Algorithm::weighted,
     Algorithm::weighted_int_power};
+static_assert(internal::lists_every_value_in_order<kAllAlgorithms>(),
+              "kAllAlgorithms lists each Algorithm once, in the enum's order");
 
 std::string_view algorithm_name(Algorithm a);
 std::optional<Algorithm> parse_algorithm(std::string_view name);
@@ -213,23 +216,11 @@ MELANGE_HD inline void shuffle_as(Items&& a, Shape s, Source& src) {
 }
 
 // The one dispatch from a run-time Algorithm to compile-time code: calls
-// f(std::integral_constant<Algorithm, A>{}). Host code: a kernel launch may
-// sit inside f.
+// f(std::integral_constant<Algorithm, A>{}), generated from kAllAlgorithms.
+// Host code: a kernel launch may sit inside f.
 template <class F>
 inline decltype(auto) with_algorithm(Algorithm a, F&& f) {
-  switch (a) {
-    case Algorithm::naive_swap: return f(std::integral_constant<Algorithm, Algorithm::naive_swap>{});
-    case Algorithm::sattolo: return f(std::integral_constant<Algorithm, Algorithm::sattolo>{});
-    case Algorithm::partial: return f(std::integral_constant<Algorithm, Algorithm::partial>{});
-    case Algorithm::sort_binary_insertion:
-      return f(std::integral_constant<Algorithm, Algorithm::sort_binary_insertion>{});
-    case Algorithm::sort_v8_timsort: return f(std::integral_constant<Algorithm, Algorithm::sort_v8_timsort>{});
-    case Algorithm::weighted: return f(std::integral_constant<Algorithm, Algorithm::weighted>{});
-    case Algorithm::weighted_int_power:
-      return f(std::integral_constant<Algorithm, Algorithm::weighted_int_power>{});
-    case Algorithm::fisher_yates: break;
-  }
-  return f(std::integral_constant<Algorithm, Algorithm::fisher_yates>{});
+  return internal::dispatch_over<kAllAlgorithms>(a, std::forward<F>(f));
 }
 
 // Runs `algo` on a[0..s.n), dispatching at run time.

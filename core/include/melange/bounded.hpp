@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "melange/config.hpp"
+#include "melange/internal/dispatch.hpp"
 
 namespace melange {
 
@@ -32,6 +33,15 @@ std::optional<Method> parse_method(std::string_view name);
 std::string method_names(std::string_view sep);
 inline constexpr Method kAllMethods[] = {Method::lemire, Method::modulo, Method::rejection,
                                          Method::multiply, Method::batched};
+static_assert(internal::lists_every_value_in_order<kAllMethods>(),
+              "kAllMethods lists each Method once, in the enum's order");
+
+// The one dispatch from a run-time Method to compile-time code: calls
+// f(std::integral_constant<Method, M>{}), generated from kAllMethods. Host code.
+template <class F>
+inline decltype(auto) with_method(Method m, F&& f) {
+  return internal::dispatch_over<kAllMethods>(m, std::forward<F>(f));
+}
 
 // Throws UsageError unless bits is in 1..32 and 1 <= max_range <= 2^bits, and
 // bits is 32 for `batched`.

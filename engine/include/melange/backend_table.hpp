@@ -27,6 +27,10 @@ struct BackendRow {
   std::vector<std::string> (*available_archs)();
   // The device it runs on, when it is not the CPU ("NVIDIA H200"); else "".
   std::string (*device)();
+  // Under MPI, ranks on one node share its devices: the rank with node-local
+  // index i takes device i modulo their count. Does nothing for a backend
+  // that runs on the CPU.
+  void (*bind_node_rank)(int node_rank);
 };
 
 std::span<const BackendRow> backend_table();

@@ -1,9 +1,9 @@
-#include "format.hpp"
+#include "melange/report/format.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-namespace melange::cli {
+namespace melange::report {
 
 std::string fixed(double v, int decimals) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -48,4 +48,4 @@ std::string backend_text(const std::string& backend, const std::string& arch) {
   return arch.empty() ? backend : backend + " (" + arch + ")";
 }
 
-}  // namespace melange::cli
+}  // namespace melange::report

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace melange::cli {
+namespace melange::report {
 
 std::string fixed(double v, int decimals);     // 125397.21
 std::string general(double v, int digits = 4); // 4.2e-30, 0.3505
@@ -19,4 +19,4 @@ inline std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
 // "simd (avx2)", or the backend's name alone where it has no architecture.
 std::string backend_text(const std::string& backend, const std::string& arch);
 
-}  // namespace melange::cli
+}  // namespace melange::report

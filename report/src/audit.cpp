@@ -1,27 +1,57 @@
-#include "report.hpp"
+#include "melange/report/audit.hpp"
 
 #include <cmath>
 #include <sstream>
 
-#include "format.hpp"
-#include "job_args.hpp"
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
-#include "output.hpp"
+#include "melange/report/format.hpp"
+#include "melange/report/job_text.hpp"
+#include "melange/report/json.hpp"
 
-namespace melange::cli {
+namespace melange::report {
 namespace {
 
-// JSON has no infinity; an infinite statistic is written as null.
-Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+// A goodness-of-fit's statistics, as every test shows them.
+void add_fit_fields(std::vector<Field>& f, const GoodnessOfFit& g) {
+  f.insert(f.end(), {{"chi2", g.statistic},
+                     {"df", g.df},
+                     {"p_value", g.p_value},
+                     {"p_lower", g.p_lower},
+                     {"log10_p", g.log10_p},
+                     {"critical", g.critical},
+                     {"g", g.g_statistic},
+                     {"g_p_value", g.g_p_value},
+                     {"min_expected", g.min_expected},
+                     {"impossible", g.impossible}});
+}
 
-Json fit_json(const GoodnessOfFit& g) {
-  return Json{{"chi2", number(g.statistic)}, {"df", g.df},
-              {"p_value", g.p_value},        {"p_lower", g.p_lower},
-              {"log10_p", number(g.log10_p)}, {"critical", g.critical},
-              {"g", number(g.g_statistic)},  {"g_p_value", number(g.g_p_value)},
-              {"min_expected", number(g.min_expected)}, {"impossible", g.impossible}};
+// A test's statistics after Holm's correction, and its verdict.
+std::vector<Field> test_result_fields(const TestResult& t) {
+  std::vector<Field> f;
+  add_fit_fields(f, t.fit);
+  f.insert(f.end(), {{"p_holm", t.p_holm},
+                     {"log10_p_holm", t.log10_p_holm},
+                     {"p_lower_holm", t.p_lower_holm},
+                     {"too_uniform", t.too_uniform},
+                     {"verdict", std::string(verdict_name(t.verdict))}});
+  return f;
+}
+
+Json field_json(const FieldValue& v) {
+  return std::visit(
+      [](const auto& x) -> Json {
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, double>) return json_number(x);
+        else return Json(x);
+      },
+      v);
+}
+
+Json fields_json(const std::vector<Field>& fields) {
+  Json j = Json::object();
+  for (const Field& f : fields) j[f.key] = field_json(f.value);
+  return j;
 }
 
 std::string line_for(const std::string& title, const TestResult& t, double alpha) {
@@ -38,33 +68,25 @@ std::string line_for(const std::string& title, const TestResult& t, double alpha
   return o.str();
 }
 
-}  // namespace
-
-namespace {
-
-// What defines a shuffle, sampled or exact; k only for deals.
-void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n, int k) {
-  j["algorithm"] = algorithm_name(a);
-  j["method"] = method_name(spec.method);
-  j["bits"] = spec.bits;
-  j["n"] = n;
-  if (k != n) j["k"] = k;
-}
-
-Json test_json(const TestResult& t) {
-  Json j = fit_json(t.fit);
-  j["p_holm"] = t.p_holm;
-  j["log10_p_holm"] = number(t.log10_p_holm);
-  j["p_lower_holm"] = t.p_lower_holm;
-  j["too_uniform"] = t.too_uniform;
-  j["verdict"] = verdict_name(t.verdict);
-  return j;
-}
-
 // Above this many hands the JSON document gives the hand test, not the counts.
 constexpr std::uint64_t kMaxJsonHands = std::uint64_t{1} << 16;
 
 }  // namespace
+
+std::vector<TestFields> test_fields(const AuditReport& report) {
+  std::vector<TestFields> out;
+  if (report.rank) out.push_back({"rank", report.rank->name, test_result_fields(*report.rank)});
+  if (report.position) {
+    std::vector<Field> f = test_result_fields(*report.position);
+    f.insert(f.end(), {{"max_residual", report.position_detail->max_residual},
+                       {"max_residual_item", report.position_detail->max_item},
+                       {"max_residual_position", report.position_detail->max_position}});
+    out.push_back({"position", report.position->name, std::move(f)});
+  }
+  if (report.hand) out.push_back({"hand", report.hand->name, test_result_fields(*report.hand)});
+  if (report.category) out.push_back({"category", report.category->name, test_result_fields(*report.category)});
+  return out;
+}
 
 std::vector<CategoryRow> category_rows(const Tally& tally) {
   std::vector<CategoryRow> rows;
@@ -85,104 +107,6 @@ std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, cons
   if (uses_coins(job.algorithm)) rows.emplace_back("comparator calls per trial", fixed(report.mean_draws, 4));
   rows.emplace_back("stream words per trial", fixed(report.mean_words, 4));
   return rows;
-}
-
-void add_job_fields(Json& j, const Job& job) {
-  j["seed"] = job.seed;
-  add_shuffle_fields(j, job.algorithm, job.spec, job.n, shape_of(job).k);
-  if (!job.weights.empty()) j["weights"] = job.weights;
-  j["trials"] = job.trials;
-  j["first"] = job.first;
-}
-
-Json exact_json(const ExactDistribution& d, double trials) {
-  Json j = json_header("exact");
-  add_shuffle_fields(j, d.algorithm, d.spec, d.n, d.k);
-  j["paths"] = d.paths;
-  j["equally_likely_paths"] = d.equally_likely;
-  j["mean_draws"] = static_cast<double>(d.mean_draws);
-  j["mean_draws_exact"] = d.mean_draws.str();
-  j["mean_words"] = d.mean_words;
-  const std::vector<double> uniform = reference_probabilities(Shape{d.n, d.k}, nullptr);
-  const double delta = noncentrality_per_trial(d.probabilities(), uniform);
-  const double df = static_cast<double>(uniform.size() - 1);
-  j["trials"] = trials;
-  j["noncentrality_per_trial"] = number(delta);
-  j["expected_chi2"] = number(expected_chi2(df, delta, trials));
-  j["trials_to_detect"] = number(trials_to_detect(df, delta));
-  // Power alone can name fewer trials than the rank test needs to run at
-  // all (5 expected per order): the figure to plan by is the larger.
-  const double minimum = std::ceil(kMinExpectedPerBin * static_cast<double>(uniform.size()));
-  const double power = trials_to_detect(df, delta);
-  j["trials_needed"] = number(std::max(power, minimum));
-  j["trials_needed_by"] = std::isinf(power) ? "never (exactly uniform)"
-                          : power >= minimum ? "power" : "the rank test's minimum of 5 expected per order";
-  j["detect_alpha"] = kDetectAlpha;
-  j["detect_power"] = kDetectPower;
-  Json dist = Json::array();
-  for (std::uint64_t r = 0; r < d.probability.size(); ++r) {
-    const Rational& p = d.probability[r];
-    dist.push_back(Json{{"rank", r},
-                        {"label", outcome_label(r, d.n, d.k)},
-                        {"numerator", boost::multiprecision::numerator(p).str()},
-                        {"denominator", boost::multiprecision::denominator(p).str()},
-                        {"probability", static_cast<double>(p)},
-                        {"paths", d.rank_paths[r]}});
-  }
-  j["distribution"] = dist;
-  if (d.k < d.n) {
-    Json hands = Json::array();
-    const std::vector<Rational> h = d.hand_probabilities();
-    for (std::uint64_t r = 0; r < h.size(); ++r) {
-      std::string label;
-      for (int c : hand_unrank(r, d.n, d.k))
-        label += (label.empty() ? "" : " ") + (d.n == 52 ? card_name(c) : std::to_string(c));
-      hands.push_back(Json{{"rank", r},
-                           {"hand", label},
-                           {"numerator", boost::multiprecision::numerator(h[r]).str()},
-                           {"denominator", boost::multiprecision::denominator(h[r]).str()},
-                           {"probability", static_cast<double>(h[r])}});
-    }
-    j["hands"] = hands;
-  }
-  return j;
-}
-
-ExactDistribution exact_from_json(const Json& j) {
-  try {
-    ExactDistribution d{};
-    const auto algo = parse_algorithm(j.at("algorithm").get<std::string>());
-    const auto method = parse_method(j.at("method").get<std::string>());
-    if (!algo || !method) throw UsageError("model names an unknown algorithm or method");
-    d.algorithm = *algo;
-    d.spec = BoundedSpec{*method, j.at("bits").get<int>()};
-    d.n = j.at("n").get<int>();
-    d.k = j.value("k", d.n);
-    if (d.n < 1 || d.n > kMaxPositionItems || d.k < 1 || d.k > d.n || (d.k == d.n && d.n > kMaxRankItems))
-      throw UsageError("model n or k is out of range");
-    const std::uint64_t outcomes = d.k == d.n ? factorial(d.n) : deal_count(d.n, d.k);
-    const auto& dist = j.at("distribution");
-    if (outcomes == 0 || dist.size() != outcomes)
-      throw UsageError("model has " + std::to_string(dist.size()) + " outcomes, but n = " + std::to_string(d.n) +
-                       ", k = " + std::to_string(d.k) + " has " + std::to_string(outcomes));
-    Rational total = 0;
-    for (const auto& e : dist) {
-      const boost::multiprecision::cpp_int num(e.at("numerator").get<std::string>());
-      const boost::multiprecision::cpp_int den(e.at("denominator").get<std::string>());
-      if (den <= 0 || num < 0) throw UsageError("model has a negative or zero-denominator entry");
-      d.probability.emplace_back(num, den);
-      total += d.probability.back();
-      d.rank_paths.push_back(e.value("paths", std::uint64_t{0}));
-    }
-    if (total != 1) throw UsageError("model probabilities do not sum to 1");
-    d.paths = j.value("paths", std::uint64_t{0});
-    return d;
-  } catch (const nlohmann::json::exception& e) {
-    throw UsageError(std::string("model file is not a 'melange exact --json' result: ") + e.what());
-  } catch (const std::runtime_error& e) {
-    if (dynamic_cast<const UsageError*>(&e)) throw;
-    throw UsageError(std::string("model file has a malformed number: ") + e.what());
-  }
 }
 
 std::string audit_subject(const Job& job, const InputInfo* input) {
@@ -237,14 +161,11 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     j["poker_categories"] = categories;
   }
   Json stats = Json::object();
-  if (report.rank) {
-    stats = fit_json(report.rank->fit);
-    stats["p_holm"] = report.rank->p_holm;
-    stats["log10_p_holm"] = number(report.rank->log10_p_holm);
-    stats["p_lower_holm"] = report.rank->p_lower_holm;
-    stats["too_uniform"] = report.rank->too_uniform;
-    stats["rank_verdict"] = verdict_name(report.rank->verdict);
-  } else {
+  const std::vector<TestFields> tests = test_fields(report);
+  for (const TestFields& t : tests)
+    if (t.key == "rank")
+      for (const Field& f : t.fields) stats[f.key == "verdict" ? "rank_verdict" : f.key] = field_json(f.value);
+  if (!report.rank) {
     stats["chi2"] = nullptr;
     stats["df"] = nullptr;
     stats["p_value"] = nullptr;
@@ -252,7 +173,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
   }
   stats["verdict"] = report.verdict ? Json(verdict_name(*report.verdict)) : Json(nullptr);
   if (report.summary) {
-    stats["max_min_ratio"] = number(report.summary->max_min_ratio);
+    stats["max_min_ratio"] = json_number(report.summary->max_min_ratio);
     stats["identity_count"] = report.summary->identity_count;
     Json most = Json::array(), least = Json::array();
     const Shape s = shape_of(job);
@@ -263,20 +184,8 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     stats["most_frequent"] = most;
     stats["least_frequent"] = least;
   }
-  if (report.position) {
-    Json pos = fit_json(report.position->fit);
-    pos["p_holm"] = report.position->p_holm;
-    pos["log10_p_holm"] = number(report.position->log10_p_holm);
-    pos["p_lower_holm"] = report.position->p_lower_holm;
-    pos["too_uniform"] = report.position->too_uniform;
-    pos["verdict"] = verdict_name(report.position->verdict);
-    pos["max_residual"] = number(report.position_detail->max_residual);
-    pos["max_residual_item"] = report.position_detail->max_item;
-    pos["max_residual_position"] = report.position_detail->max_position;
-    stats["position"] = pos;
-  }
-  if (report.hand) stats["hand"] = test_json(*report.hand);
-  if (report.category) stats["category"] = test_json(*report.category);
+  for (const TestFields& t : tests)
+    if (t.key != "rank") stats[t.key] = fields_json(t.fields);
   stats["notes"] = report.notes;
   j["stats"] = stats;
   return j;
@@ -297,6 +206,13 @@ void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, co
     }
     out << text;
   });
+}
+
+std::string audit_json_text(const Job& job, const RunResult& run, const AuditReport& report,
+                            const InputInfo* input) {
+  std::ostringstream text;
+  write_audit_json(text, job, run, report, input);
+  return text.str();
 }
 
 std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
@@ -379,4 +295,4 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
   return o.str();
 }
 
-}  // namespace melange::cli
+}  // namespace melange::report

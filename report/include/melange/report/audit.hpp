@@ -1,0 +1,72 @@
+// The audit document: what an audit found, as the text a person reads and
+// the JSON a program reads (DESIGN.md section 10), and the model both are
+// made of. Every front end composes these; none writes an audit of its own.
+// This header needs no JSON library: json.hpp has the document as a value.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "melange/audit.hpp"
+#include "melange/engine.hpp"
+#include "melange/exact.hpp"
+
+namespace melange::report {
+
+// What the trials read, as (label, value) rows for the reports: comparator
+// calls per trial for the sort one-liners, then stream words per trial.
+std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, const AuditReport& report);
+
+// A deal audit's poker categories beside their fair expectation.
+struct CategoryRow {
+  std::string name;
+  std::uint64_t count = 0;
+  double expected = 0, sigma = 0;  // under a fair deal, for the trials counted
+};
+std::vector<CategoryRow> category_rows(const Tally& tally);
+
+// "order" for permutations, "deal" for deals of k < n items.
+std::string outcome_noun(const Job& job);
+
+// Where an input audit's records came from; the job then says only n and
+// what was tallied, and its trials are the records.
+struct InputInfo {
+  std::string path;    // "-" for standard input
+  std::string format;  // text, u8, u16, npy; "array" for records handed over in memory
+  int base = 0;
+  std::uint64_t invalid = 0;  // records skipped as invalid
+  std::string first_invalid;
+};
+
+// What an audit tested: the algorithm's name, or "records from PATH".
+std::string audit_subject(const Job& job, const InputInfo* input);
+
+// One statistic as the documents give it. A double that is not finite has
+// no JSON spelling and is written as null.
+using FieldValue = std::variant<std::nullptr_t, bool, int, std::uint64_t, double, std::string>;
+struct Field {
+  std::string key;
+  FieldValue value;
+};
+// One test of an audit: its name ("rank", "position"; for deals "deal",
+// "slot", "hand", "category") and its statistics, in document order.
+struct TestFields {
+  std::string key;  // where the JSON's "stats" holds it: "rank" (at the top), "position", "hand", "category"
+  std::string test;
+  std::vector<Field> fields;
+};
+std::vector<TestFields> test_fields(const AuditReport& report);
+
+// The whole JSON document, the n! histogram streamed into it.
+void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, const AuditReport& report,
+                      const InputInfo* input = nullptr);
+std::string audit_json_text(const Job& job, const RunResult& run, const AuditReport& report,
+                            const InputInfo* input = nullptr);
+std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
+                       const ExactDistribution* model, const InputInfo* input = nullptr);
+
+}  // namespace melange::report

@@ -1,0 +1,46 @@
+// The documents as JSON values (nlohmann's ordered_json), for front ends that
+// add fields of their own before writing. Including this header takes
+// nlohmann/json's include path; audit.hpp and exact.hpp give the same
+// documents as text without it.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "melange/engine.hpp"
+#include "melange/exact.hpp"
+#include "melange/report/audit.hpp"
+
+namespace melange::report {
+
+using Json = nlohmann::ordered_json;
+
+// The fields every JSON result starts with.
+Json json_header(const std::string& command);
+
+// Writes `doc` as dump(2) would, with the array at key `streamed_key` (a
+// top-level key whose value in `doc` is null) written element by element by
+// `write_elements(out, indent)`: nothing of its size is held in memory.
+void write_json(std::ostream& out, const Json& doc, const std::string& streamed_key = "",
+                const std::function<void(std::ostream&, const std::string&)>& write_elements = {});
+
+// A number as JSON: null where it is not finite (JSON has no infinity).
+Json json_number(double v);
+
+// What defines a shuffle, sampled or exact: algorithm, method, bits, n, and
+// k for deals.
+void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n, int k);
+
+// The fields that name a job: seed, algorithm, method, bits, n, first, trials.
+void add_job_fields(Json& j, const Job& job);
+
+// The audit's document, with "histogram" null where the n! counts go.
+Json audit_json(const Job& job, const RunResult& run, const AuditReport& report, const InputInfo* input = nullptr);
+
+Json exact_json(const ExactDistribution& d, double trials);
+// Reads a model written by `melange exact --json`; checks it is a distribution.
+ExactDistribution exact_from_json(const Json& j);
+
+}  // namespace melange::report

@@ -16,6 +16,7 @@
 #include "job_args.hpp"
 #include "audit_files.hpp"
 #include "melange/audit.hpp"
+#include "melange/audit_plan.hpp"
 #include "melange/checkpoint.hpp"
 #include "melange/deal.hpp"
 #include "melange/engine.hpp"
@@ -213,6 +214,147 @@ std::string written_files(const AuditArgs& a) {
   return s.empty() ? "the report on standard output" : s;
 }
 
+// The audit the arguments ask for, in the library's words.
+AuditRequest audit_request(const AuditArgs& a, bool from_input, const Team& team) {
+  AuditRequest r;
+  r.job = make_job(a.job);
+  r.records = from_input;
+  r.position = a.position;
+  r.hands = a.hands;
+  r.rank = !a.no_rank;
+  r.law = a.model.empty()             ? ReferenceLaw::uniform
+          : a.model == "exact"        ? ReferenceLaw::exact
+          : a.model == "plackett-luce" ? ReferenceLaw::plackett_luce
+                                      : ReferenceLaw::given;
+  r.memory_cap = parse_count(a.memory_cap, "--memory-cap", ~std::uint64_t{0});
+  r.reserve = output_reserve(r.memory_cap);
+  const bool checkpointed = !a.checkpoint.empty() || !a.resume.empty();
+  r.held_tallies = from_input ? 0 : team.many() ? 2 : checkpointed ? 1 : 0;
+  r.run.threads = from_input ? 1 : thread_count(a.job);
+  r.run.backend = from_input ? "scalar" : backend_arg(a.job);
+  return r;
+}
+
+// --input's reading options.
+RecordOptions record_options(const AuditArgs& a, const Job& job) {
+  RecordOptions records;
+  records.n = job.n;
+  records.k = is_deal(job) ? job.k : 0;
+  records.base = a.base;
+  records.skip_invalid = a.skip_invalid;
+  if (a.format.empty()) {
+    records.format = record_format_for_path(a.input);
+  } else if (const auto f = parse_record_format(a.format)) {
+    records.format = *f;
+  } else {
+    throw UsageError("unknown --format '" + a.format + "': use text, u8, u16 or npy");
+  }
+  if (a.base != 0 && a.base != 1) throw UsageError("--base must be 0 or 1");
+  return records;
+}
+
+// What an audit counted: its job with the trials done, their tallies, where
+// records came from, and how the count ended.
+struct Counted {
+  Job job;
+  RunResult run;
+  InputInfo input;
+  std::optional<int> exit;       // set when the command ends here, with nothing to report
+  int interrupted = 0;           // the signal that ended a read of records
+  std::string final_save_error;  // the last checkpoint's, when it failed
+};
+
+// --input: one pass over the records, memory the tallies. On a stream
+// (standard input, or --progressive) a line per test after 2^10, 2^11, ..
+// records; SIGINT ends the read and what was read is reported.
+Counted count_records(const AuditArgs& a, const Job& job, const AuditOptions& audit, const RecordOptions& records,
+                      InputFile& input_file) {
+  std::ostream& lines = a.job.json == "-" ? std::cerr : std::cout;
+  RecordLooks looks;
+  looks.enabled = a.progressive || a.input == "-";
+  looks.stop_on_fail = a.stop_on_fail;
+  looks.look = [&lines](std::uint64_t counted, const AuditReport& report) {
+    lines << progress_lines(counted, report) << std::flush;
+  };
+  RecordAuditor auditor(job, audit, looks);
+  RecordStats stats;
+  Counted c;
+  signals::defer_interrupt(true);
+  try {
+    stats = auditor.read([&](char* buffer, std::size_t capacity) { return input_file.read(buffer, capacity); },
+                         records);
+  } catch (const Error&) {
+    if (!signals::interrupted()) throw;
+    if (auditor.counted() == 0) {
+      std::cerr << "melange: interrupted before any record was read\n";
+      c.exit = 128 + signals::interrupted();
+      return c;
+    }
+  }
+  signals::defer_interrupt(false);
+  c.interrupted = signals::interrupted();
+  // The records tallied: all that were read, or up to the first FAIL.
+  c.job = auditor.job();
+  c.run = auditor.result();
+  c.input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,
+                      stats.first_invalid};
+  return c;
+}
+
+// The job's own trials: in one go, or in segments that save a checkpoint as
+// they go and share the trials over MPI ranks.
+Counted run_trials(const AuditArgs& a, Team& team, const Job& job, RunOptions options, const std::string& checkpoint,
+                   std::optional<Checkpoint>& resume) {
+  Counted c;
+  c.job = job;
+  team.agree(rank_fingerprint(job, checkpoint, a.checkpoint_every));
+  ProgressLine progress("audit", a.quiet || !team.root());
+  if (progress.enabled())
+    options.progress = [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
+  if (checkpoint.empty() && !team.many()) {
+    c.run = melange::run(job, options);
+  } else {
+    // In segments: saved as it goes, stopped by SIGINT or SIGTERM after a
+    // last checkpoint, and shared over the ranks.
+    SegmentOptions segments;
+    segments.ranks = team.ranks();
+    segments.every_seconds = a.checkpoint_every;
+    if (!checkpoint.empty()) {
+      segments.save = [&](const Tally& done) {
+        if (done.trials < job.trials) return save_checkpoint(checkpoint, job, done);
+        // The last save must not cost the finished result: its failure is
+        // reported once the outputs are written.
+        try {
+          save_checkpoint(checkpoint, job, done);
+        } catch (const std::exception& e) {
+          c.final_save_error = e.what();
+        }
+      };
+      segments.stop = [] { return signals::interrupted() != 0; };
+      signals::defer_interrupt(true);
+    }
+    c.run = run_segments(job, options, segments, resume ? std::optional<Tally>(std::move(resume->tally)) : std::nullopt);
+    signals::defer_interrupt(false);
+  }
+  progress.clear();
+  if (!team.root()) {  // rank 0 reports for every rank
+    c.exit = 0;
+    return c;
+  }
+  c.run.ranks = team.size();
+  if (c.run.tally.trials < job.trials) {
+    const int sig = signals::interrupted() ? signals::interrupted() : SIGTERM;
+    // mpirun hands a Ctrl-C on to the ranks as SIGTERM: say so, since the
+    // user pressed Ctrl-C and mpirun itself then exits 1.
+    std::cerr << "melange: stopped by " << (sig == SIGINT ? "SIGINT" : "SIGTERM")
+              << (team.many() && sig == SIGTERM ? " (mpirun passes Ctrl-C on as SIGTERM)" : "") << " after "
+              << grouped(c.run.tally.trials) << " of " << grouped(job.trials) << " trials; '" << checkpoint
+              << "' holds them: run the same command with --resume " << checkpoint << " to go on\n";
+    c.exit = 128 + sig;
+  }
+  return c;
+}
+
 int run_audit(const AuditArgs& a, Team& team) {
   // Every check comes before any work: the job, the thresholds, the model
   // file, the memory plan and every output.
@@ -225,104 +367,21 @@ int run_audit(const AuditArgs& a, Team& team) {
   if (from_input && !a.job_flags_given.empty())
     throw UsageError(a.job_flags_given.front() + " describes a job melange runs; with --input the records are the "
                      "trials: drop it");
-  Job job = make_job(a.job);
-  if (from_input) {
-    job.trials = 1;  // until the records are counted
-    // Records of k items are deals: the tallies of a partial shuffle's.
-    if (a.job.k > 0 && a.job.k < a.job.n) job.algorithm = Algorithm::partial;
-  }
-  const bool deal = a.job.k > 0 && a.job.k < a.job.n;
-  if (a.hands && !deal)
-    throw UsageError("--hands tallies the hands of deals: add --k below --n (with --algo partial)");
-  // A deal's item x slot matrix is small (n x k) and carries its verdict.
-  job.position_matrix = a.position || deal;
-  job.hand_histogram = a.hands;
-  job.poker_categories = deal && job.n == 52 && a.job.k == 5;
-  const std::uint64_t cap = parse_count(a.memory_cap, "--memory-cap", ~std::uint64_t{0});
-  const std::uint64_t reserve = output_reserve(cap);
-  const std::uint64_t deals = deal ? deal_count(job.n, a.job.k) : 0;
-  job.rank_histogram = !a.no_rank && !(job.position_matrix && (deal ? deals == 0 : job.n > kMaxRankItems));
-  // Why a rank histogram asked for (no --no-rank) was left out, for the report.
-  std::string rank_note = !a.no_rank && !job.rank_histogram
-                              ? std::string(deal ? "deal histogram left out: its ordered deals do not fit 64-bit ranks"
-                                                 : "rank histogram left out: n! orders do not fit 64-bit ranks") +
-                                    "; the position matrix carries the verdict"
-                              : "";
   if (!(a.fail > 0 && a.fail <= a.weak && a.weak < 0.5))
     throw UsageError("thresholds need 0 < --fail <= --weak < 0.5");
   if (!(a.alpha > 0 && a.alpha < 1))
     throw UsageError("--alpha must lie strictly between 0 and 1, such as 0.05");
-  validate(job);
-
-  std::unique_ptr<ExactDistribution> model;
-  const bool keys = draw_kind(job.algorithm) == DrawKind::keys;
-  // The weighted orders' reference law: Plackett-Luce's, given the weights
-  // (`weighted`'s exact law; the law `weighted-int-power` claims).
-  const bool plackett_luce = a.model == "plackett-luce" || (keys && a.model == "exact");
-  if (a.model == "plackett-luce" && !keys)
-    throw UsageError("--model plackett-luce is the weighted orders' law: use it with --algo weighted or "
-                     "weighted-int-power");
-  if (a.model == "exact") check_exact_law(job.algorithm);
-  if (plackett_luce && job.n > max_exact_items(job.algorithm))
-    throw UsageError("--model " + a.model + " gives the Plackett-Luce law up to n = " +
-                     std::to_string(max_exact_items(job.algorithm)) + "; audit against uniform");
-  if (!a.model.empty() && a.model != "exact" && !plackett_luce) model = read_model(a.model);
-  if (model && (model->n != job.n || model->k != shape_of(job).k))
-    throw UsageError("--model is for n = " + std::to_string(model->n) + ", k = " + std::to_string(model->k) +
-                     " but the audit has n = " + std::to_string(job.n) + ", k = " + std::to_string(shape_of(job).k) +
-                     "; make the model with the same --n and --k");
-  if (a.model == "exact" && deal && deals > kMaxExactDeals)
-    throw UsageError("--model exact walks partial only up to " + grouped(kMaxExactDeals) +
-                     " ordered deals (n!/(n-k)!); audit against uniform or a model file");
-  if (a.model == "exact" && !deal && !keys && job.n > max_exact_items(job.algorithm))
-    throw UsageError("--model exact walks " + std::string(algorithm_name(job.algorithm)) +
-                     " only up to n = " + std::to_string(max_exact_items(job.algorithm)) +
-                     "; audit against uniform or a model file");
-
-  RunOptions options;
-  options.threads = from_input ? 1 : thread_count(a.job);
-  options.backend = from_input ? "scalar" : backend_arg(a.job);
-  // A model holds n! exact probabilities: count them, at a generous 256
-  // bytes each, against the cap too.
-  const std::uint64_t model_bytes = a.model.empty() ? 0 : (deal ? deals : factorial(job.n)) * 256;
-  if (model_bytes + reserve >= cap)
-    throw UsageError("the model for n = " + std::to_string(job.n) + " does not fit --memory-cap");
-  options.memory_cap = cap - reserve - model_bytes;
-  // A run in segments (a checkpoint, or MPI ranks) holds its running total
-  // beside the workers' tallies, and under ranks each rank's own sum too:
-  // the workers get what is left of the cap.
-  const std::string checkpoint = !a.checkpoint.empty() ? a.checkpoint : a.resume;
-  const std::uint64_t held_tallies = from_input ? 0 : team.many() ? 2 : checkpoint.empty() ? 0 : 1;
-  const auto workers_cap = [&](const Job& j) {
-    const std::uint64_t held = tally_bytes(j) * held_tallies;  // at most 2 x 2^62: no wrap
-    if (held >= options.memory_cap)
-      throw UsageError(Param::memory_cap, std::string(held_tallies == 1 ? "a checkpointed run holds its running total"
-                                                                        : "MPI ranks each hold a running total and a sum") +
-                                              (held_tallies == 1 ? " (a tally" : " (two tallies") + " of n = " +
-                                              std::to_string(j.n) + ") beside the workers', and they do not fit: "
-                                              "raise {memory_cap}");
-    return options.memory_cap - held;
-  };
-  // With --position, a rank histogram beyond the cap simply skips it.
-  if (job.rank_histogram && job.position_matrix) {
-    try {
-      RunOptions o = options;
-      o.memory_cap = workers_cap(job);
-      plan_workers(job, o);
-    } catch (const UsageError&) {
-      job.rank_histogram = false;
-      rank_note = deal ? "deal histogram left out: its " + grouped(deals) +
-                             " bins do not fit --memory-cap; the slot matrix" +
-                             (job.hand_histogram ? " and the hands carry" : " carries") + " the verdict"
-                       : "rank histogram left out: its " + std::to_string(job.n) +
-                             "! bins do not fit --memory-cap; the position matrix carries the verdict";
-    }
-  }
-  options.memory_cap = workers_cap(job);
-  plan_workers(job, options);  // throws when one tally cannot fit
+  AuditRequest request = audit_request(a, from_input, team);
+  std::unique_ptr<ExactDistribution> given;
+  if (request.law == ReferenceLaw::given) request.given = (given = read_model(a.model)).get();
+  const AuditPlan plan = plan_audit(request);
+  const Job& job = plan.job;
+  const std::uint64_t cap = request.memory_cap;
+  const RunOptions& options = plan.run;
 
   // Rank 0 alone reads the checkpoint and writes files: the other ranks
   // may be on machines that do not see its folders.
+  const std::string checkpoint = !a.checkpoint.empty() ? a.checkpoint : a.resume;
   Outputs outputs;
   DeclaredAuditFiles files;
   check_checkpoint_args(a, checkpoint);
@@ -334,155 +393,30 @@ int run_audit(const AuditArgs& a, Team& team) {
     if (!checkpoint.empty()) lock = CheckpointLock(checkpoint);
     if (!a.resume.empty()) resume = read_resume(a.resume, job, cap);
   }
-
-  RecordOptions records;
-  if (from_input) {
-    records.n = job.n;
-    records.k = deal ? a.job.k : 0;
-    records.base = a.base;
-    records.skip_invalid = a.skip_invalid;
-    if (a.format.empty()) {
-      records.format = record_format_for_path(a.input);
-    } else if (const auto f = parse_record_format(a.format)) {
-      records.format = *f;
-    } else {
-      throw UsageError("unknown --format '" + a.format + "': use text, u8, u16 or npy");
-    }
-    if (a.base != 0 && a.base != 1) throw UsageError("--base must be 0 or 1");
-  }
+  const RecordOptions records = from_input ? record_options(a, job) : RecordOptions{};
   const std::unique_ptr<InputFile> input_file = from_input ? std::make_unique<InputFile>(a.input) : nullptr;
 
-  if (plackett_luce)
-    model = std::make_unique<ExactDistribution>(plackett_luce_distribution(job.algorithm, weight_rationals(a.job)));
-  else if (a.model == "exact")
-    model = std::make_unique<ExactDistribution>(
-        exact_distribution(job.algorithm, shape_of(job), job.spec, options.threads));
-
+  const std::unique_ptr<ExactDistribution> model =
+      reference_law(request, plan, draw_kind(job.algorithm) == DrawKind::keys ? weight_rationals(a.job)
+                                                                              : std::vector<Rational>{});
   AuditOptions audit;
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
   audit.model = model.get();
 
-  RunResult run;
-  InputInfo input;
-  int interrupted = 0;  // the signal that ended the read
-  std::string final_save_error;  // the last checkpoint's, when it failed
-  if (from_input) {
-    // One pass over the records, in blocks: memory is the tallies. On a
-    // stream (standard input, or --progressive) a line per test after 2^10,
-    // 2^11, .. records, as PractRand reports by length; SIGINT ends the read
-    // and what was read is reported.
-    run.tally = Tally::for_job(job);
-    TallyCounter counter{run.tally};
-    const TrialJob tj = trial_job(job);
-    const bool progressive = a.progressive || a.input == "-";
-    std::ostream& lines = a.job.json == "-" ? std::cerr : std::cout;
-    std::uint64_t counted = 0, next_line = 1024;
-    RecordStats stats;
-    signals::defer_interrupt(true);
-    try {
-      const ByteSource source = [&](char* buffer, std::size_t capacity) { return input_file->read(buffer, capacity); };
-      // Counts a batch through one(r), record by record; on a stream it
-      // stops at 2^10, 2^11, ... records for a line per test. False stops
-      // the read (--stop-on-fail).
-      const auto count_batch = [&](std::size_t batch, auto&& one) {
-        for (std::size_t r = 0; r < batch;) {
-          const std::size_t end =
-              progressive ? static_cast<std::size_t>(std::min<std::uint64_t>(batch, r + (next_line - counted))) : batch;
-          for (std::size_t i = r; i < end; ++i) one(i);
-          counted += end - r;
-          r = end;
-          if (!progressive || counted != next_line) continue;
-          next_line *= 2;
-          Job so_far = job;
-          so_far.trials = run.tally.trials = counted;
-          counter.flush();
-          const AuditReport report = analyze(so_far, run.tally, audit);
-          lines << progress_lines(counted, report) << std::flush;
-          if (a.stop_on_fail && report.verdict == Verdict::fail) return false;
-        }
-        return true;
-      };
-      if (job.rank_histogram && !job.position_matrix && !deal) {
-        // Ranks are all this tally needs: the reader's table path gives them.
-        stats = read_record_ranks(source, records, [&](const std::uint64_t* ranks, std::size_t batch) {
-          return count_batch(batch, [&](std::size_t r) { counter.rank(ranks[r]); });
-        });
-      } else {
-        const int width = shape_of(job).k;  // items a record
-        stats = read_records(source, records, [&](const std::uint16_t* items, std::size_t batch) {
-          return count_batch(batch, [&](std::size_t r) { count_dealt(tj, items + r * width, counter); });
-        });
-      }
-    } catch (const Error&) {
-      if (!signals::interrupted()) throw;
-      if (counted == 0) {
-        std::cerr << "melange: interrupted before any record was read\n";
-        return 128 + signals::interrupted();
-      }
-    }
-    signals::defer_interrupt(false);
-    interrupted = signals::interrupted();
-    // The records tallied: all that were read, or up to the first FAIL.
-    run.tally.trials = counted;
-    job.trials = counted;
-    run.backend = "input";
-    run.threads = 1;
-    input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,
-                      stats.first_invalid};
-  } else {
-    team.agree(rank_fingerprint(job, checkpoint, a.checkpoint_every));
-    ProgressLine progress("audit", a.quiet || !team.root());
-    if (progress.enabled())
-      options.progress = [&progress](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
-    if (checkpoint.empty() && !team.many()) {
-      run = melange::run(job, options);
-    } else {
-      // In segments: saved as it goes, stopped by SIGINT or SIGTERM after
-      // a last checkpoint, and shared over the ranks.
-      SegmentOptions segments;
-      segments.ranks = team.ranks();
-      segments.every_seconds = a.checkpoint_every;
-      if (!checkpoint.empty()) {
-        segments.save = [&](const Tally& done) {
-          if (done.trials < job.trials) return save_checkpoint(checkpoint, job, done);
-          // The last save must not cost the finished result: its failure
-          // is reported once the outputs are written.
-          try {
-            save_checkpoint(checkpoint, job, done);
-          } catch (const std::exception& e) {
-            final_save_error = e.what();
-          }
-        };
-        segments.stop = [] { return signals::interrupted() != 0; };
-        signals::defer_interrupt(true);
-      }
-      run = run_segments(job, options, segments,
-                         resume ? std::optional<Tally>(std::move(resume->tally)) : std::nullopt);
-      signals::defer_interrupt(false);
-    }
-    progress.clear();
-    if (!team.root()) return 0;  // rank 0 reports for every rank
-    run.ranks = team.size();
-    if (run.tally.trials < job.trials) {
-      const int sig = signals::interrupted() ? signals::interrupted() : SIGTERM;
-      // mpirun hands a Ctrl-C on to the ranks as SIGTERM: say so, since the
-      // user pressed Ctrl-C and mpirun itself then exits 1.
-      std::cerr << "melange: stopped by " << (sig == SIGINT ? "SIGINT" : "SIGTERM")
-                << (team.many() && sig == SIGTERM ? " (mpirun passes Ctrl-C on as SIGTERM)" : "") << " after "
-                << grouped(run.tally.trials) << " of " << grouped(job.trials) << " trials; '" << checkpoint
-                << "' holds them: run the same command with --resume " << checkpoint << " to go on\n";
-      return 128 + sig;
-    }
-  }
-  const InputInfo* source = from_input ? &input : nullptr;
-  AuditReport report = analyze(job, run.tally, audit);
-  if (!rank_note.empty()) report.notes.insert(report.notes.begin(), rank_note);
+  const Counted counted = from_input ? count_records(a, job, audit, records, *input_file)
+                                    : run_trials(a, team, job, options, checkpoint, resume);
+  if (counted.exit) return *counted.exit;
+  const InputInfo* source = from_input ? &counted.input : nullptr;
+  const Job& done = counted.job;
+  const RunResult& run = counted.run;
+  AuditReport report = analyze(done, run.tally, audit);
+  report.notes.insert(report.notes.begin(), plan.notes.begin(), plan.notes.end());
 
-  const AuditView view{job, run, report, model.get(), a.model, source};
+  const AuditView view{done, run, report, model.get(), a.model, source};
   write_audit_files(outputs, files, view);
-  if (a.job.json != "-") std::cout << audit_text(job, run, report, model.get(), source);
-  if (!final_save_error.empty()) {
+  if (a.job.json != "-") std::cout << audit_text(done, run, report, model.get(), source);
+  if (!counted.final_save_error.empty()) {
     std::string outputs_error;
     try {
       outputs.commit();
@@ -491,12 +425,13 @@ int run_audit(const AuditArgs& a, Team& team) {
     }
     throw Error(outputs_error.empty()
                     ? "the run finished and its results were written (" + written_files(a) +
-                          "), but the last checkpoint could not be saved to '" + checkpoint + "': " + final_save_error
-                    : outputs_error + "; the last checkpoint could not be saved either: " + final_save_error);
+                          "), but the last checkpoint could not be saved to '" + checkpoint +
+                          "': " + counted.final_save_error
+                    : outputs_error + "; the last checkpoint could not be saved either: " + counted.final_save_error);
   }
   outputs.commit();
   if (a.fail_on_bias && report.verdict == Verdict::fail) return kExitBiased;
-  return interrupted ? 128 + interrupted : 0;
+  return counted.interrupted ? 128 + counted.interrupted : 0;
 }
 
 }  // namespace

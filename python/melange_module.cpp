@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "melange/audit.hpp"
+#include "melange/audit_plan.hpp"
 #include "melange/deal.hpp"
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
@@ -301,71 +302,40 @@ struct AuditResult {
   }
 };
 
-AuditResult finish_audit(const Job& job, RunResult run, const ExactDistribution* model,
+AuditResult finish_audit(const AuditPlan& plan, const Job& job, RunResult run, const ExactDistribution* model,
                          const report::InputInfo* input) {
   AuditOptions o;
   o.model = model;
   AuditResult r{job, std::move(run), {}, {}};
   r.report = analyze(job, r.run.tally, o);
+  r.report.notes.insert(r.report.notes.begin(), plan.notes.begin(), plan.notes.end());
   r.json = report::audit_json_text(r.job, r.run, r.report, input);
   return r;
 }
 
-// The tallies an audit of `job` keeps, as `melange audit` picks them.
-void choose_tallies(Job& job, bool position, bool hands) {
-  const bool deal = is_deal(job);
-  job.position_matrix = position || deal;
-  job.hand_histogram = hands;
-  job.poker_categories = deal && job.n == 52 && job.k == 5;
-  job.rank_histogram = !(job.position_matrix && (deal ? deal_count(job.n, job.k) == 0 : job.n > kMaxRankItems));
-  // Beside the matrix, a histogram beyond the memory cap is left out (the
-  // 311,875,200 ordered deals of 52/5 would take 2.5 GB).
-  if (job.rank_histogram && job.position_matrix && tally_bytes(job) > kDefaultMemoryCap) job.rank_histogram = false;
-}
-
-// The reference law an audit names (None: uniform). The walk of an exact
-// law can be stopped by Ctrl-C between its subtrees.
-std::unique_ptr<ExactDistribution> model_of(const std::optional<std::string>& model, const Job& job, int threads) {
-  if (!model) return nullptr;
-  if (*model == "exact") check_exact_law(job.algorithm);
-  if (*model == "exact" && draw_kind(job.algorithm) != DrawKind::keys)
-    return interruptible([&](const std::function<bool()>& stop) {
-      const auto stop_between_subtrees = [&stop](std::uint64_t, std::uint64_t) {
-        if (stop()) throw Cancelled();
-      };
-      return std::make_unique<ExactDistribution>(
-          exact_distribution(job.algorithm, shape_of(job), job.spec, threads, stop_between_subtrees));
-    });
-  if (*model == "exact" || *model == "plackett-luce") {
-    if (draw_kind(job.algorithm) != DrawKind::keys)
-      throw UsageError(Param::model, "{model} 'plackett-luce' is the weighted orders' law: use algo 'weighted'");
-    std::vector<Rational> w;
-    for (double x : job.weights) w.push_back(decimal_rational(py::str(py::float_(x))));
-    return std::make_unique<ExactDistribution>(plackett_luce_distribution(job.algorithm, w));
-  }
+// The law a `model=` names.
+ReferenceLaw law_of(const std::optional<std::string>& model) {
+  if (!model) return ReferenceLaw::uniform;
+  if (*model == "exact") return ReferenceLaw::exact;
+  if (*model == "plackett-luce") return ReferenceLaw::plackett_luce;
   throw UsageError(Param::model, "{model} must be None (uniform), 'exact' or 'plackett-luce'");
 }
 
-// A .npy image of the array, read by the same checks as `audit --input`.
-struct ArraySource {
-  std::string header;
-  const char* data;
-  std::size_t size;
-  std::size_t at = 0;
-  std::size_t operator()(char* to, std::size_t capacity) {
-    std::size_t done = 0;
-    while (done < capacity && at < header.size() + size) {
-      const bool in_header = at < header.size();
-      const char* from = in_header ? header.data() + at : data + (at - header.size());
-      const std::size_t left = in_header ? header.size() - at : header.size() + size - at;
-      const std::size_t take = std::min(left, capacity - done);
-      std::memcpy(to + done, from, take);
-      done += take;
-      at += take;
-    }
-    return done;
-  }
-};
+// The weights as exact rationals, from the decimals Python prints for them.
+std::vector<Rational> weight_rationals(const Job& job) {
+  std::vector<Rational> w;
+  for (double x : job.weights) w.push_back(decimal_rational(py::str(py::float_(x))));
+  return w;
+}
+
+// The reference law of a planned audit; its walk can be stopped by Ctrl-C
+// between its subtrees. (The weights are read here, holding the GIL: the
+// walk runs on another thread.)
+std::unique_ptr<ExactDistribution> law_of_plan(const AuditRequest& request, const AuditPlan& plan) {
+  if (request.law == ReferenceLaw::uniform) return nullptr;
+  const std::vector<Rational> weights = weight_rationals(plan.job);
+  return interruptible([&](const std::function<bool()>& stop) { return reference_law(request, plan, weights, stop); });
+}
 
 // Records as an array of integers, any width, signed or unsigned: uint8 and
 // uint16 as they lie, the others as int64. Anything else (floats, strings,
@@ -397,51 +367,33 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
                           const std::optional<std::string>& model, const std::string& algo, const std::string& method,
                           int bits) {
   const py::array data = integer_records(given);
-  const int width = static_cast<int>(data.shape(1));
-  const char* descr = data.dtype().is(py::dtype::of<std::uint8_t>()) ? "|u1"
-                      : data.dtype().is(py::dtype::of<std::uint16_t>()) ? "<u2"
-                                                                        : "<i8";
-  const py::ssize_t rows = data.shape(0);
-  Job job;
-  job.n = n;
-  job.k = k ? *k : 0;
-  if (job.k > 0 && job.k < n) job.algorithm = Algorithm::partial;
-  if (width != (job.k > 0 ? job.k : n))
-    throw UsageError("records have " + std::to_string(width) + " items a row, but " +
-                     (job.k > 0 ? "k is " + std::to_string(job.k) : "n is " + std::to_string(n)));
-  job.trials = 1;
-  choose_tallies(job, position, hands);
+  AuditRequest request;
+  request.job.n = n;
+  request.job.k = k ? *k : 0;
   if (model) {
-    job.algorithm = algorithm_of(algo);
-    job.spec = spec_of(method, bits);
+    request.job.algorithm = algorithm_of(algo);
+    request.job.spec = spec_of(method, bits);
   }
-  validate(job);
-  const std::unique_ptr<ExactDistribution> law = model_of(model, job, 1);
+  request.records = true;
+  request.position = position;
+  request.hands = hands;
+  request.law = law_of(model);
+  request.run.threads = 1;
+  const AuditPlan plan = plan_audit(request);
+  const std::unique_ptr<ExactDistribution> law = law_of_plan(request, plan);
   RecordOptions o;
   o.n = n;
-  o.k = job.k;
-  o.format = RecordFormat::npy;
-  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
-                       std::to_string(rows) + ", " + std::to_string(width) + "), }\n";
-  std::string magic("\x93NUMPY\x01\x00", 8);
-  magic.push_back(static_cast<char>(header.size() & 0xff));
-  magic.push_back(static_cast<char>(header.size() >> 8));
-  ArraySource source{magic + header, static_cast<const char*>(data.data()), static_cast<std::size_t>(data.nbytes())};
-  RunResult run;
-  run.tally = Tally::for_job(job);
-  run.backend = "input";
+  o.k = is_deal(plan.job) ? plan.job.k : 0;
+  const RecordArray array{data.data(), static_cast<std::uint64_t>(data.shape(0)), static_cast<int>(data.shape(1)),
+                          static_cast<int>(data.itemsize()), data.dtype().kind() == 'i'};
+  AuditOptions audit;
+  audit.model = law.get();
+  RecordAuditor auditor(plan.job, audit, RecordLooks{});
   const RecordStats stats = interruptible([&](const std::function<bool()>& stop) {
-    TallyCounter counter{run.tally};
-    const TrialJob tj = trial_job(job);
-    const ByteSource bytes = std::ref(source);
-    return read_records(bytes, o, [&](const std::uint16_t* items, std::size_t batch) {
-      for (std::size_t r = 0; r < batch; ++r) count_dealt(tj, items + r * static_cast<std::size_t>(width), counter);
-      return !stop();
-    });
+    return auditor.read(array, o, stop);
   }, static_cast<std::size_t>(data.size()) <= kShortCallItems);
-  run.tally.trials = job.trials = stats.records;
   const report::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid};
-  return finish_audit(job, std::move(run), law.get(), &input);
+  return finish_audit(plan, auditor.job(), auditor.result(), law.get(), &input);
 }
 
 }  // namespace
@@ -543,19 +495,23 @@ PYBIND11_MODULE(melange, m) {
          const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
          bool position, bool hands, const std::optional<std::string>& model) {
         return guarded("trials", [&] {
-          Job job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights, seed,
-                           first, method, bits);
-          job.trials = count_of(trials_arg, "trials").value_or(0);
-          choose_tallies(job, position, hands);
-          validate(job);
-          const RunOptions options = options_of(threads, backend);
-          const std::unique_ptr<ExactDistribution> law = model_of(model, job, options.threads);
+          AuditRequest request;
+          request.job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
+                               seed, first, method, bits);
+          request.job.trials = count_of(trials_arg, "trials").value_or(0);
+          request.position = position;
+          request.hands = hands;
+          request.law = law_of(model);
+          request.run = options_of(threads, backend);
+          const AuditPlan plan = plan_audit(request);
+          const Job& job = plan.job;
+          const std::unique_ptr<ExactDistribution> law = law_of_plan(request, plan);
           RunResult run = interruptible([&](const std::function<bool()>& stop) {
-            RunOptions o = options;
+            RunOptions o = plan.run;
             o.cancelled = stop;
             return melange::run(job, o);
           }, job.trials <= kShortCallItems / static_cast<std::uint64_t>(job.n));
-          return finish_audit(job, std::move(run), law.get(), nullptr);
+          return finish_audit(plan, job, std::move(run), law.get(), nullptr);
         });
       },
       py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("trials") = 1'000'000,
@@ -585,7 +541,13 @@ PYBIND11_MODULE(melange, m) {
                            std::nullopt, 0, method, bits);
           job.trials = 1;
           validate_draws(job);
-          const std::unique_ptr<ExactDistribution> d = model_of(std::string("exact"), job, threads ? *threads : 1);
+          AuditRequest request;
+          request.job = job;
+          request.law = ReferenceLaw::exact;
+          check_exact_law(job.algorithm);
+          AuditPlan plan{job, {}, {}};
+          plan.run.threads = threads ? *threads : 1;
+          const std::unique_ptr<ExactDistribution> d = law_of_plan(request, plan);
           py::dict out;
           py::list numerators, denominators, labels;
           std::vector<double> p = d->probabilities();

@@ -587,6 +587,32 @@ RecordStats read_record_ranks(const ByteSource& source, const RecordOptions& opt
   return read_all(source, options, rank_each, npy);
 }
 
+RecordStats read_record_array(const RecordArray& array, const RecordOptions& options, const RecordBatch& each) {
+  check_options(options);
+  const int items = options.k > 0 ? options.k : options.n;
+  if (array.items != items)
+    throw UsageError(options.k > 0 ? Param::k : Param::n,
+                     "records have " + std::to_string(array.items) + " items a row, but " +
+                         (options.k > 0 ? "{k} is " : "{n} is ") + std::to_string(items));
+  const int w = array.item_bytes;
+  if (w != 1 && w != 2 && w != 4 && w != 8)
+    throw UsageError("record items are 1, 2, 4 or 8 bytes wide, not " + std::to_string(w));
+  // The array as bytes in order: the binary reader's checks, without a
+  // file's framing.
+  const auto* at = static_cast<const char*>(array.data);
+  std::uint64_t left = array.rows * static_cast<std::uint64_t>(items) * static_cast<std::uint64_t>(w);
+  const ByteSource bytes = [&](char* buffer, std::size_t capacity) {
+    const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, left));
+    std::memcpy(buffer, at, take);
+    at += take;
+    left -= take;
+    return take;
+  };
+  RecordOptions o = options;
+  o.format = RecordFormat::npy;
+  return read_all(bytes, o, each, Binary{w, array.is_signed, array.rows});
+}
+
 ByteSource stream_source(std::istream& in) {
   return [&in](char* buffer, std::size_t capacity) -> std::size_t {
     in.read(buffer, static_cast<std::streamsize>(capacity));

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "melange/internal/grouped_digits.hpp"
+
 namespace melange::report {
 
 std::string fixed(double v, int decimals) {
@@ -19,14 +21,7 @@ std::string general(double v, int digits) {
   return buf;
 }
 
-std::string grouped(std::uint64_t v) {
-  std::string s = std::to_string(v), out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (i && (s.size() - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return out;
-}
+std::string grouped(std::uint64_t v) { return internal::grouped_digits(v); }
 
 std::string p_text(double p, double log10_p) {
   if (p > 0 || std::isinf(log10_p)) return general(p, 4);

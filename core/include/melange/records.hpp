@@ -46,6 +46,16 @@ using ByteSource = std::function<std::size_t(char* buffer, std::size_t capacity)
 // Return false to stop reading.
 using RecordBatch = std::function<bool(const std::uint16_t* items, std::size_t records)>;
 
+// Records that lie in memory: `rows` records of `items` integers each, in C
+// order, `item_bytes` (1, 2, 4 or 8) wide, little-endian, signed or not.
+struct RecordArray {
+  const void* data = nullptr;
+  std::uint64_t rows = 0;
+  int items = 0;
+  int item_bytes = 1;
+  bool is_signed = false;
+};
+
 // Reads `source` to its end and hands every valid record to `each`, a batch
 // at a time. A wrong record (its length,
 // an item out of range or repeated, a token that is not an item) throws
@@ -62,6 +72,11 @@ RecordStats read_records(const ByteSource& source, const RecordOptions& options,
 // stats are those of read_records.
 using RankBatch = std::function<bool(const std::uint64_t* ranks, std::size_t records)>;
 RecordStats read_record_ranks(const ByteSource& source, const RecordOptions& options, const RankBatch& each);
+
+// The records of an array in memory, through the same checks as a file's
+// (options.format is not read); a record must have k items (n for
+// permutations).
+RecordStats read_record_array(const RecordArray& array, const RecordOptions& options, const RecordBatch& each);
 
 // The same from a stream (which fills each block before it returns).
 ByteSource stream_source(std::istream& in);

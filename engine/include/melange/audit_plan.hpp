@@ -1,0 +1,111 @@
+// Planning and running an audit, once for every front end (the CLI's
+// `audit`, Python's `audit` and `audit_records`): which tallies a job keeps,
+// the law it is tested against, the notes a report carries about what was
+// left out, the memory the workers may use; and the audit of a stream of
+// records read from outside (DESIGN.md section 6), looks included.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "melange/audit.hpp"
+#include "melange/engine.hpp"
+#include "melange/exact.hpp"
+#include "melange/job.hpp"
+#include "melange/records.hpp"
+#include "melange/trial.hpp"
+
+namespace melange {
+
+// The law an audit's counts are tested against.
+enum class ReferenceLaw : std::uint8_t {
+  uniform,        // every order alike
+  exact,          // the algorithm's exact law (Plackett-Luce's for the weighted orders)
+  plackett_luce,  // the weighted orders' law, given the weights
+  given,          // a law the caller read (a model file)
+};
+
+struct AuditRequest {
+  // The shuffle: seed, algorithm (+ k, weights), method, bits, n, first,
+  // trials. For records from outside, n and k (0 < k < n: deals) and, with
+  // a law to test against, the algorithm and method that law is of.
+  Job job;
+  bool records = false;   // the trials are records read from outside
+  bool position = false;  // also the item x position matrix (deals always have it)
+  bool hands = false;     // deals: also the hand histogram
+  bool rank = true;       // the rank histogram, wherever it fits
+  ReferenceLaw law = ReferenceLaw::uniform;
+  const ExactDistribution* given = nullptr;  // ReferenceLaw::given
+  // Bytes the audit may hold: the workers' tallies, the running totals held
+  // beside them and the law. `reserve` is kept back for what is not a tally
+  // (the caller's output buffers).
+  std::uint64_t memory_cap = kDefaultMemoryCap;
+  std::uint64_t reserve = 0;
+  // Running totals held beside the workers' tallies: a checkpointed run 1,
+  // MPI ranks 2 (a total and a sum).
+  int held_tallies = 0;
+  RunOptions run;  // threads and backend; the plan sets memory_cap
+};
+
+struct AuditPlan {
+  Job job;                         // with its tallies chosen
+  RunOptions run;                  // memory_cap: what the workers' tallies may use
+  std::vector<std::string> notes;  // what was left out and why, for the report
+};
+
+// Checks the request and chooses the tallies; throws UsageError (with
+// {param} tokens) for a request that cannot be met, before any work.
+AuditPlan plan_audit(const AuditRequest& request);
+
+// The law `plan` is tested against, or nullptr for uniform: the exact walk
+// (stopped by `stop` between its subtrees), Plackett-Luce's for `weights`
+// (the job's weights as exact rationals), or the request's given law.
+std::unique_ptr<ExactDistribution> reference_law(const AuditRequest& request, const AuditPlan& plan,
+                                                 const std::vector<Rational>& weights,
+                                                 const std::function<bool()>& stop = {});
+
+// Looks at the records read so far, after 2^10, 2^11, .. records, as
+// PractRand reports by length.
+struct RecordLooks {
+  bool enabled = false;
+  bool stop_on_fail = false;  // end the read at the first look that FAILs
+  std::function<void(std::uint64_t records, const AuditReport&)> look;
+};
+
+// The audit of records read from outside: every valid record counted into
+// the plan's tallies, in one pass (memory is the tallies). What was counted
+// stays when the read throws, so that a caller stopped by a signal can
+// still report it.
+class RecordAuditor {
+ public:
+  RecordAuditor(const Job& job, const AuditOptions& audit, RecordLooks looks);
+  RecordAuditor(const RecordAuditor&) = delete;  // its counter holds its tally
+  RecordAuditor& operator=(const RecordAuditor&) = delete;
+  // Reads `source` to its end (or a look's stop, or `stop()` between
+  // batches); throws what the reader throws.
+  RecordStats read(const ByteSource& source, const RecordOptions& records, const std::function<bool()>& stop = {});
+  // The same over records in memory (read_record_array).
+  RecordStats read(const RecordArray& array, const RecordOptions& records, const std::function<bool()>& stop = {});
+  std::uint64_t counted() const { return counted_; }
+  // The job with its trials the records counted, and their tallies.
+  Job job() const;
+  RunResult result();
+
+ private:
+  template <class Read>
+  RecordStats read_with(Read&& read, const std::function<bool()>& stop);
+  bool count_batch(std::size_t batch, const std::function<void(std::size_t)>& one);
+
+  Job job_;
+  AuditOptions audit_;
+  RecordLooks looks_;
+  Tally tally_;
+  TallyCounter counter_;
+  TrialJob trial_job_;
+  std::uint64_t counted_ = 0, next_look_ = 1024;
+};
+
+}  // namespace melange

@@ -1,0 +1,226 @@
+#include "melange/audit_plan.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "melange/deal.hpp"
+#include "melange/error.hpp"
+#include "melange/internal/grouped_digits.hpp"
+#include "melange/rank.hpp"
+
+namespace melange {
+namespace {
+
+bool is_deal_request(const AuditRequest& r) { return r.job.k > 0 && r.job.k < r.job.n; }
+
+// The tallies, before memory has its say: a deal's item x slot matrix is
+// small (n x k) and carries its verdict; a histogram whose bins cannot be
+// ranked in 64 bits is left out beside the matrix.
+void choose_tallies(const AuditRequest& r, Job& job, std::vector<std::string>& notes) {
+  const bool deal = is_deal_request(r);
+  if (r.hands && !deal)
+    throw UsageError(Param::hand_histogram,
+                     "{hand_histogram} tallies the hands of deals: add {k} below {n} (with {algorithm} partial)");
+  // Records of k items are deals: the tallies of a partial shuffle's.
+  if (r.records && deal) job.algorithm = Algorithm::partial;
+  job.position_matrix = r.position || deal;
+  job.hand_histogram = r.hands;
+  job.poker_categories = deal && job.n == 52 && job.k == 5;
+  const bool unrankable = deal ? deal_count(job.n, job.k) == 0 : job.n > kMaxRankItems;
+  job.rank_histogram = r.rank && !(job.position_matrix && unrankable);
+  if (r.rank && !job.rank_histogram)
+    notes.push_back(std::string(deal ? "deal histogram left out: its ordered deals do not fit 64-bit ranks"
+                                     : "rank histogram left out: n! orders do not fit 64-bit ranks") +
+                    "; the position matrix carries the verdict");
+}
+
+// The law: refused where it does not exist or cannot be walked.
+void check_law(const AuditRequest& r, const Job& job) {
+  const bool keys = draw_kind(job.algorithm) == DrawKind::keys;
+  const bool deal = is_deal(job);
+  const int k = shape_of(job).k;
+  if (r.law == ReferenceLaw::plackett_luce && !keys)
+    throw UsageError(Param::model, "{model} plackett-luce is the weighted orders' law: use it with {algorithm} "
+                                   "weighted or weighted-int-power");
+  if (r.law == ReferenceLaw::exact) check_exact_law(job.algorithm);
+  const bool plackett_luce = r.law == ReferenceLaw::plackett_luce || (keys && r.law == ReferenceLaw::exact);
+  if (plackett_luce && job.n > max_exact_items(job.algorithm))
+    throw UsageError(Param::model, std::string("{model} ") +
+                                       (r.law == ReferenceLaw::exact ? "exact" : "plackett-luce") +
+                                       " gives the Plackett-Luce law up to n = " +
+                                       std::to_string(max_exact_items(job.algorithm)) + "; audit against uniform");
+  if (r.law == ReferenceLaw::given && !r.given) throw UsageError(Param::model, "{model}: no law was given");
+  if (r.law == ReferenceLaw::given && (r.given->n != job.n || r.given->k != k))
+    throw UsageError(Param::model, "{model} is for n = " + std::to_string(r.given->n) + ", k = " +
+                                       std::to_string(r.given->k) + " but the audit has n = " + std::to_string(job.n) +
+                                       ", k = " + std::to_string(k) + "; make the model with the same {n} and {k}");
+  if (r.law == ReferenceLaw::exact && deal && deal_count(job.n, k) > kMaxExactDeals)
+    throw UsageError(Param::model, "{model} exact walks partial only up to " + internal::grouped_digits(kMaxExactDeals) +
+                                       " ordered deals (n!/(n-k)!); audit against uniform or a model file");
+  if (r.law == ReferenceLaw::exact && !deal && !keys && job.n > max_exact_items(job.algorithm))
+    throw UsageError(Param::model, "{model} exact walks " + std::string(algorithm_name(job.algorithm)) +
+                                       " only up to n = " + std::to_string(max_exact_items(job.algorithm)) +
+                                       "; audit against uniform or a model file");
+}
+
+// What the workers' tallies may use once the running totals are held.
+std::uint64_t workers_cap(const Job& job, std::uint64_t cap, int held_tallies) {
+  const std::uint64_t held = tally_bytes(job) * static_cast<std::uint64_t>(held_tallies);  // <= 2 x 2^62
+  if (held >= cap)
+    throw UsageError(Param::memory_cap,
+                     std::string(held_tallies == 1 ? "a checkpointed run holds its running total"
+                                                   : "MPI ranks each hold a running total and a sum") +
+                         (held_tallies == 1 ? " (a tally" : " (two tallies") + " of n = " + std::to_string(job.n) +
+                         ") beside the workers', and they do not fit: raise {memory_cap}");
+  return cap - held;
+}
+
+}  // namespace
+
+AuditPlan plan_audit(const AuditRequest& r) {
+  AuditPlan plan{r.job, r.run, {}};
+  Job& job = plan.job;
+  if (r.records) job.trials = 1;  // until the records are counted
+  choose_tallies(r, job, plan.notes);
+  validate(job);
+  check_law(r, job);
+  // A law holds its exact probabilities: count them, at a generous 256
+  // bytes each, against the cap too.
+  const bool deal = is_deal(job);
+  const std::uint64_t law_bytes =
+      r.law == ReferenceLaw::uniform ? 0 : (deal ? deal_count(job.n, job.k) : factorial(job.n)) * 256;
+  if (law_bytes + r.reserve >= r.memory_cap)
+    throw UsageError(Param::memory_cap, "the model for n = " + std::to_string(job.n) + " does not fit {memory_cap}");
+  const std::uint64_t cap = r.memory_cap - r.reserve - law_bytes;
+  // Beside the matrix, a histogram beyond the cap is left out.
+  if (job.rank_histogram && job.position_matrix) {
+    try {
+      RunOptions o = plan.run;
+      o.memory_cap = workers_cap(job, cap, r.held_tallies);
+      plan_workers(job, o);
+    } catch (const UsageError&) {
+      job.rank_histogram = false;
+      plan.notes.push_back(
+          deal ? "deal histogram left out: its " + internal::grouped_digits(deal_count(job.n, job.k)) +
+                     " bins do not fit the memory cap; the slot matrix" +
+                     (job.hand_histogram ? " and the hands carry" : " carries") + " the verdict"
+               : "rank histogram left out: its " + std::to_string(job.n) +
+                     "! bins do not fit the memory cap; the position matrix carries the verdict");
+    }
+  }
+  plan.run.memory_cap = workers_cap(job, cap, r.held_tallies);
+  plan_workers(job, plan.run);  // throws when one tally cannot fit
+  return plan;
+}
+
+std::unique_ptr<ExactDistribution> reference_law(const AuditRequest& r, const AuditPlan& plan,
+                                                 const std::vector<Rational>& weights,
+                                                 const std::function<bool()>& stop) {
+  const Job& job = plan.job;
+  const bool keys = draw_kind(job.algorithm) == DrawKind::keys;
+  switch (r.law) {
+    case ReferenceLaw::uniform: return nullptr;
+    case ReferenceLaw::given: return std::make_unique<ExactDistribution>(*r.given);
+    case ReferenceLaw::plackett_luce: return std::make_unique<ExactDistribution>(
+        plackett_luce_distribution(job.algorithm, weights));
+    case ReferenceLaw::exact: break;
+  }
+  if (keys) return std::make_unique<ExactDistribution>(plackett_luce_distribution(job.algorithm, weights));
+  const auto stop_between_subtrees = [&stop](std::uint64_t, std::uint64_t) {
+    if (stop && stop()) throw Cancelled();
+  };
+  return std::make_unique<ExactDistribution>(
+      exact_distribution(job.algorithm, shape_of(job), job.spec, plan.run.threads, stop_between_subtrees));
+}
+
+RecordAuditor::RecordAuditor(const Job& job, const AuditOptions& audit, RecordLooks looks)
+    : job_(job), audit_(audit), looks_(std::move(looks)), tally_(Tally::for_job(job)), counter_(tally_),
+      trial_job_(trial_job(job)) {}
+
+// Counts a batch through one(r), record by record; with looks it stops at
+// 2^10, 2^11, ... records for one. False ends the read (a look that FAILs).
+bool RecordAuditor::count_batch(std::size_t batch, const std::function<void(std::size_t)>& one) {
+  for (std::size_t r = 0; r < batch;) {
+    const std::size_t end = looks_.enabled
+                                ? static_cast<std::size_t>(std::min<std::uint64_t>(batch, r + (next_look_ - counted_)))
+                                : batch;
+    for (std::size_t i = r; i < end; ++i) one(i);
+    counted_ += end - r;
+    r = end;
+    if (!looks_.enabled || counted_ != next_look_) continue;
+    next_look_ *= 2;
+    counter_.flush();
+    tally_.trials = counted_;
+    const AuditReport report = analyze(job(), tally_, audit_);
+    if (looks_.look) looks_.look(counted_, report);
+    if (looks_.stop_on_fail && report.verdict == Verdict::fail) return false;
+  }
+  return true;
+}
+
+template <class Read>
+RecordStats RecordAuditor::read_with(Read&& read, const std::function<bool()>& stop) {
+  const auto go_on = [&](bool more) { return more && !(stop && stop()); };
+  const bool deal = is_deal(job_);
+  if (job_.rank_histogram && !job_.position_matrix && !deal) {
+    // Ranks are all this tally needs: the reader's table path gives them.
+    return read(RankBatch([&](const std::uint64_t* ranks, std::size_t batch) {
+      return go_on(count_batch(batch, [&](std::size_t r) { counter_.rank(ranks[r]); }));
+    }));
+  }
+  const std::size_t width = static_cast<std::size_t>(shape_of(job_).k);  // items a record
+  return read(RecordBatch([&](const std::uint16_t* items, std::size_t batch) {
+    return go_on(count_batch(batch, [&](std::size_t r) { count_dealt(trial_job_, items + r * width, counter_); }));
+  }));
+}
+
+RecordStats RecordAuditor::read(const ByteSource& source, const RecordOptions& records,
+                                const std::function<bool()>& stop) {
+  return read_with(
+      [&](auto each) {
+        if constexpr (std::is_same_v<decltype(each), RankBatch>)
+          return read_record_ranks(source, records, each);
+        else
+          return read_records(source, records, each);
+      },
+      stop);
+}
+
+RecordStats RecordAuditor::read(const RecordArray& array, const RecordOptions& records,
+                                const std::function<bool()>& stop) {
+  return read_with(
+      [&](auto each) {
+        if constexpr (std::is_same_v<decltype(each), RankBatch>) {
+          // The array's records through the item checks, then ranked.
+          std::vector<std::uint64_t> ranks;
+          const int n = records.n;
+          return read_record_array(array, records, [&](const std::uint16_t* items, std::size_t batch) {
+            ranks.resize(batch);
+            for (std::size_t r = 0; r < batch; ++r)
+              ranks[r] = lehmer_rank(items + r * static_cast<std::size_t>(n), n);
+            return each(ranks.data(), batch);
+          });
+        } else {
+          return read_record_array(array, records, each);
+        }
+      },
+      stop);
+}
+
+Job RecordAuditor::job() const {
+  Job j = job_;
+  j.trials = counted_;
+  return j;
+}
+
+RunResult RecordAuditor::result() {
+  counter_.flush();
+  tally_.trials = counted_;
+  RunResult run;
+  run.tally = tally_;
+  run.backend = "input";
+  run.threads = 1;
+  return run;
+}
+
+}  // namespace melange

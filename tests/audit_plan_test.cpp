@@ -1,0 +1,168 @@
+// Audit planning and the record-stream audit (engine/include/melange/audit_plan.hpp):
+// the tallies and notes every front end gets from one place, and records
+// read from memory counted exactly as the same job's own trials.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "melange/audit_plan.hpp"
+#include "melange/error.hpp"
+#include "melange/serve.hpp"
+
+namespace melange {
+namespace {
+
+AuditRequest request_for(Algorithm a, int n, int k = 0, std::uint64_t trials = 10000) {
+  AuditRequest r;
+  r.job.algorithm = a;
+  r.job.n = n;
+  r.job.k = k;
+  r.job.trials = trials;
+  r.run.threads = 1;
+  return r;
+}
+
+TEST(AuditPlan, ChoosesTheTalliesOfAJob) {
+  const AuditPlan plain = plan_audit(request_for(Algorithm::fisher_yates, 4));
+  EXPECT_TRUE(plain.job.rank_histogram);
+  EXPECT_FALSE(plain.job.position_matrix);
+  EXPECT_TRUE(plain.notes.empty());
+
+  AuditRequest with_position = request_for(Algorithm::fisher_yates, 4);
+  with_position.position = true;
+  const AuditPlan both = plan_audit(with_position);
+  EXPECT_TRUE(both.job.rank_histogram && both.job.position_matrix);
+
+  // Five cards of 52: the slot matrix and the poker categories; the
+  // 311,875,200 ordered deals do not fit the default cap and are left out
+  // with a note that says so.
+  const AuditPlan poker = plan_audit(request_for(Algorithm::partial, 52, 5));
+  EXPECT_TRUE(poker.job.position_matrix);
+  EXPECT_TRUE(poker.job.poker_categories);
+  EXPECT_FALSE(poker.job.rank_histogram);
+  ASSERT_EQ(poker.notes.size(), 1u);
+  EXPECT_NE(poker.notes[0].find("deal histogram left out: its 311,875,200 bins do not fit the memory cap"),
+            std::string::npos)
+      << poker.notes[0];
+
+  // 21! orders have no 64-bit rank: the matrix carries the verdict.
+  AuditRequest big = request_for(Algorithm::fisher_yates, 21);
+  big.position = true;
+  const AuditPlan wide = plan_audit(big);
+  EXPECT_FALSE(wide.job.rank_histogram);
+  ASSERT_EQ(wide.notes.size(), 1u);
+  EXPECT_NE(wide.notes[0].find("n! orders do not fit 64-bit ranks"), std::string::npos) << wide.notes[0];
+}
+
+TEST(AuditPlan, RefusesWhatCannotBeMetInTheLibrarysWords) {
+  AuditRequest hands = request_for(Algorithm::fisher_yates, 5);
+  hands.hands = true;
+  try {
+    plan_audit(hands);
+    FAIL() << "hands of a whole permutation were planned";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.param(), Param::hand_histogram);
+    EXPECT_EQ(std::string(e.what()),
+              "hand_histogram tallies the hands of deals: add k below n (with algorithm partial)");
+  }
+  AuditRequest law = request_for(Algorithm::fisher_yates, 4);
+  law.law = ReferenceLaw::plackett_luce;
+  EXPECT_THROW(plan_audit(law), UsageError);
+  // A checkpointed run's running total beside a tally that fills the cap.
+  AuditRequest held = request_for(Algorithm::fisher_yates, 10);
+  held.memory_cap = tally_bytes(plan_audit(held).job) + 1024;
+  held.held_tallies = 1;
+  try {
+    plan_audit(held);
+    FAIL() << "a running total beside a full cap was planned";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.param(), Param::memory_cap);
+    EXPECT_NE(std::string(e.what()).find("raise memory_cap"), std::string::npos) << e.what();
+  }
+}
+
+// Records of a job, served into memory and audited as records, give the
+// tallies the job's own run gives: the rank-only path and the items path.
+TEST(RecordAuditor, RecordsInMemoryCountAsTheJobsOwnTrials) {
+  for (const bool position : {false, true}) {
+    AuditRequest r = request_for(Algorithm::naive_swap, 5, 0, 30000);
+    r.position = position;
+    const AuditPlan plan = plan_audit(r);
+    std::vector<std::uint8_t> records(static_cast<std::size_t>(plan.job.trials) * 5);
+    fill_records(plan.job, std::span<std::uint8_t>(records), plan.run);
+
+    AuditRequest from_records = r;
+    from_records.records = true;
+    const AuditPlan record_plan = plan_audit(from_records);
+    RecordAuditor auditor(record_plan.job, AuditOptions{}, RecordLooks{});
+    RecordOptions o;
+    o.n = 5;
+    const RecordStats stats = auditor.read(RecordArray{records.data(), plan.job.trials, 5, 1, false}, o);
+    EXPECT_EQ(stats.records, plan.job.trials);
+    const RunResult counted = auditor.result();
+    const RunResult ran = run(plan.job, plan.run);
+    EXPECT_EQ(counted.tally.trials, ran.tally.trials);
+    EXPECT_TRUE(counted.tally.ranks == ran.tally.ranks) << "position " << position;
+    EXPECT_TRUE(counted.tally.positions == ran.tally.positions) << "position " << position;
+  }
+}
+
+TEST(RecordAuditor, LooksComeAtPowersOfTwoAndAStopOnFailEndsTheRead) {
+  // 5,000 records of the identity: every look FAILs.
+  const int n = 4;
+  std::vector<std::uint16_t> same(5000 * n);
+  for (std::size_t i = 0; i < same.size(); ++i) same[i] = static_cast<std::uint16_t>(i % n);
+  AuditRequest r = request_for(Algorithm::fisher_yates, n);
+  r.records = true;
+  const AuditPlan plan = plan_audit(r);
+  RecordOptions o;
+  o.n = n;
+  for (const bool stop_on_fail : {false, true}) {
+    std::vector<std::uint64_t> looked;
+    RecordLooks looks;
+    looks.enabled = true;
+    looks.stop_on_fail = stop_on_fail;
+    looks.look = [&](std::uint64_t records, const AuditReport& report) {
+      looked.push_back(records);
+      EXPECT_EQ(report.verdict, Verdict::fail) << records << " records";
+    };
+    RecordAuditor auditor(plan.job, AuditOptions{}, looks);
+    auditor.read(RecordArray{same.data(), 5000, n, 2, false}, o);
+    if (stop_on_fail) {
+      EXPECT_EQ(looked, (std::vector<std::uint64_t>{1024}));
+      EXPECT_EQ(auditor.counted(), 1024u);
+    } else {
+      EXPECT_EQ(looked, (std::vector<std::uint64_t>{1024, 2048, 4096}));
+      EXPECT_EQ(auditor.counted(), 5000u);
+      EXPECT_EQ(auditor.result().tally.ranks.counts()[0], 5000u);
+    }
+  }
+}
+
+TEST(RecordAuditor, ArrayRecordsGetTheChecksOfAFile) {
+  const std::vector<std::int64_t> rows = {0, 1, 2, 2, 1, 0, 1, 0, 2};
+  const std::vector<std::int64_t> bad = {0, 1, 2, 1, 1, 0};  // record 2 repeats item 1
+  RecordOptions o;
+  o.n = 3;
+  int seen = 0;
+  EXPECT_EQ(read_record_array(RecordArray{rows.data(), 3, 3, 8, true}, o,
+                              [&](const std::uint16_t*, std::size_t batch) {
+                                seen += static_cast<int>(batch);
+                                return true;
+                              })
+                .records,
+            3u);
+  EXPECT_EQ(seen, 3);
+  try {
+    read_record_array(RecordArray{bad.data(), 2, 3, 8, true}, o, [](const std::uint16_t*, std::size_t) { return true; });
+    FAIL() << "a repeated item was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("record 2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_record_array(RecordArray{rows.data(), 3, 4, 8, true}, o,
+                                 [](const std::uint16_t*, std::size_t) { return true; }),
+               UsageError);
+}
+
+}  // namespace
+}  // namespace melange

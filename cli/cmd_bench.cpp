@@ -212,7 +212,7 @@ int run_bench(const BenchArgs& a) {
   std::vector<Row> rows;
   for (const std::string& algo : split_list(a.algos, "--algo", "fisher-yates,naive-swap")) {
     const Algorithm alg = parse_algorithm_arg(algo);
-    if (alg == Algorithm::partial || alg == Algorithm::weighted || alg == Algorithm::weighted_int_power)
+    if (can_deal(alg) || draw_kind(alg) == DrawKind::keys)
       throw UsageError("--algo " + algo + " takes parameters (--k or --weights) that bench does not set: "
                        "time it with 'melange audit'");
     for (int n : ns)

@@ -39,14 +39,14 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
   check_exact_law(algo);
   if (draw_kind(algo) != DrawKind::keys && !a.weights.empty())
     throw UsageError("--weights are for --algo weighted (and weighted-int-power); " + a.algo + " takes none");
-  if (algo != Algorithm::partial && a.k != 0 && a.k != a.n)
+  if (!can_deal(algo) && a.k != 0 && a.k != a.n)
     throw UsageError("--k (a deal of k of the n items) is for --algo partial; " + a.algo + " shuffles all n items");
-  if (algo == Algorithm::partial && (a.k < 1 || a.k > a.n))
+  if (can_deal(algo) && (a.k < 1 || a.k > a.n))
     throw UsageError("--algo partial deals --k of the --n items: give 1 <= k <= n, such as --n 52 --k 5");
-  const Shape shape{a.n, algo == Algorithm::partial ? a.k : a.n};
+  const Shape shape{a.n, can_deal(algo) ? a.k : a.n};
   // Five cards of 52: the deals are too many to walk one by one, but the
   // poker categories have their own exact walk (deal.hpp).
-  if (algo == Algorithm::partial && a.n == 52 && a.k == 5) {
+  if (can_deal(algo) && a.n == 52 && a.k == 5) {
     if (!svg.empty()) throw UsageError("--svg draws a distribution by deal; for 5 of 52 use --json");
     validate_bounded(spec, 52);
     const PokerLaw law = exact_poker_law(spec, threads);

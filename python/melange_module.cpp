@@ -396,6 +396,62 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
   return finish_audit(plan, auditor.job(), auditor.result(), law.get(), &input);
 }
 
+// An audit of a built-in shuffle, planned as `melange audit` plans it.
+AuditResult audit_builtin(const std::string& algo, int n, const py::object& trials_arg, std::optional<int> k,
+                          const std::vector<double>& weights, std::optional<std::uint64_t> seed, std::uint64_t first,
+                          const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
+                          bool position, bool hands, const std::optional<std::string>& model) {
+  AuditRequest request;
+  request.job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
+                       seed, first, method, bits);
+  request.job.trials = count_of(trials_arg, "trials").value_or(0);
+  request.position = position;
+  request.hands = hands;
+  request.law = law_of(model);
+  request.run = options_of(threads, backend);
+  const AuditPlan plan = plan_audit(request);
+  const Job& job = plan.job;
+  const std::unique_ptr<ExactDistribution> law = law_of_plan(request, plan);
+  RunResult run = interruptible([&](const std::function<bool()>& stop) {
+    RunOptions o = plan.run;
+    o.cancelled = stop;
+    return melange::run(job, o);
+  }, job.trials <= kShortCallItems / static_cast<std::uint64_t>(job.n));
+  return finish_audit(plan, job, std::move(run), law.get(), nullptr);
+}
+
+// A shuffle's exact law, as `melange exact` gives it.
+py::dict exact_law(const std::string& algo, int n, std::optional<int> k, const std::vector<double>& weights,
+                   const std::string& method, int bits, std::optional<int> threads) {
+  Job job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
+                   std::nullopt, 0, method, bits);
+  job.trials = 1;
+  validate_draws(job);
+  AuditRequest request;
+  request.job = job;
+  request.law = ReferenceLaw::exact;
+  check_exact_law(job.algorithm);
+  AuditPlan plan{job, {}, {}};
+  plan.run.threads = threads ? *threads : 1;
+  const std::unique_ptr<ExactDistribution> d = law_of_plan(request, plan);
+  py::dict out;
+  py::list numerators, denominators, labels;
+  std::vector<double> p = d->probabilities();
+  const Shape s = shape_of(job);
+  for (std::size_t r = 0; r < d->probability.size(); ++r) {
+    numerators.append(py::int_(py::str(numerator(d->probability[r]).str())));
+    denominators.append(py::int_(py::str(denominator(d->probability[r]).str())));
+    labels.append(outcome_label(r, s.n, s.k));
+  }
+  out["probabilities"] = py::array_t<double>(static_cast<py::ssize_t>(p.size()), p.data());
+  out["numerators"] = numerators;
+  out["denominators"] = denominators;
+  out["labels"] = labels;
+  out["mean_words"] = d->mean_words;
+  out["json"] = report::exact_json_text(*d, 1e6);
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(melange, m) {
@@ -495,23 +551,8 @@ PYBIND11_MODULE(melange, m) {
          const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
          bool position, bool hands, const std::optional<std::string>& model) {
         return guarded("trials", [&] {
-          AuditRequest request;
-          request.job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
-                               seed, first, method, bits);
-          request.job.trials = count_of(trials_arg, "trials").value_or(0);
-          request.position = position;
-          request.hands = hands;
-          request.law = law_of(model);
-          request.run = options_of(threads, backend);
-          const AuditPlan plan = plan_audit(request);
-          const Job& job = plan.job;
-          const std::unique_ptr<ExactDistribution> law = law_of_plan(request, plan);
-          RunResult run = interruptible([&](const std::function<bool()>& stop) {
-            RunOptions o = plan.run;
-            o.cancelled = stop;
-            return melange::run(job, o);
-          }, job.trials <= kShortCallItems / static_cast<std::uint64_t>(job.n));
-          return finish_audit(plan, job, std::move(run), law.get(), nullptr);
+          return audit_builtin(algo, n, trials_arg, k, weights, seed, first, method, bits, threads, backend, position,
+                               hands, model);
         });
       },
       py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("trials") = 1'000'000,
@@ -536,35 +577,7 @@ PYBIND11_MODULE(melange, m) {
       "exact",
       [](const std::string& algo, int n, std::optional<int> k, const std::vector<double>& weights,
          const std::string& method, int bits, std::optional<int> threads) {
-        return guarded("trials", [&] {
-          Job job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
-                           std::nullopt, 0, method, bits);
-          job.trials = 1;
-          validate_draws(job);
-          AuditRequest request;
-          request.job = job;
-          request.law = ReferenceLaw::exact;
-          check_exact_law(job.algorithm);
-          AuditPlan plan{job, {}, {}};
-          plan.run.threads = threads ? *threads : 1;
-          const std::unique_ptr<ExactDistribution> d = law_of_plan(request, plan);
-          py::dict out;
-          py::list numerators, denominators, labels;
-          std::vector<double> p = d->probabilities();
-          const Shape s = shape_of(job);
-          for (std::size_t r = 0; r < d->probability.size(); ++r) {
-            numerators.append(py::int_(py::str(numerator(d->probability[r]).str())));
-            denominators.append(py::int_(py::str(denominator(d->probability[r]).str())));
-            labels.append(outcome_label(r, s.n, s.k));
-          }
-          out["probabilities"] = py::array_t<double>(static_cast<py::ssize_t>(p.size()), p.data());
-          out["numerators"] = numerators;
-          out["denominators"] = denominators;
-          out["labels"] = labels;
-          out["mean_words"] = d->mean_words;
-          out["json"] = report::exact_json_text(*d, 1e6);
-          return out;
-        });
+        return guarded("trials", [&] { return exact_law(algo, n, k, weights, method, bits, threads); });
       },
       py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("k") = py::none(),
       py::arg("weights") = std::vector<double>{}, py::arg("method") = "batched", py::arg("bits") = 32,

@@ -125,7 +125,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
                              " expected per bin, below " + std::to_string(int(kMinExpectedPerBin)) +
                              " (needs about " + std::to_string(static_cast<long long>(needed)) +
                              " trials); " +
-                             (tally.positions.empty() ? "add --position for a verdict"
+                             (tally.positions.empty() ? "add the position matrix for a verdict"
                                                       : "the position matrix carries the verdict"));
     }
   }

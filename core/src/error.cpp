@@ -59,6 +59,7 @@ std::string_view param_name(Param p) {
     case Param::poker_categories: return "poker_categories";
     case Param::weights: return "weights";
     case Param::algorithm: return "algorithm";
+    case Param::base: return "base";
   }
   return "";
 }

@@ -334,7 +334,7 @@ ExactDistribution exact_distribution(
     const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   const int n = shape.n;
   if (n < 1) throw UsageError(Param::n, "{n} must be at least 1, got " + std::to_string(n));
-  const bool deal = a == Algorithm::partial;
+  const bool deal = can_deal(a);
   if (deal && (shape.k < 1 || shape.k > n))
     throw UsageError(Param::k, "partial deals {k} of the {n} items: 1 <= k <= n, got k = " +
                                    std::to_string(shape.k));

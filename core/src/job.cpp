@@ -49,7 +49,7 @@ void validate_draws(const Job& job) {
   // The last trial, first + trials - 1, may be 2^64 - 1 itself.
   if (job.trials - 1 > ~std::uint64_t{0} - job.first)
     throw UsageError(Param::trials, "{first} + {trials} - 1 is past the last trial index, 2^64 - 1");
-  if (job.algorithm == Algorithm::partial) {
+  if (can_deal(job.algorithm)) {
     if (job.k < 1 || job.k > job.n)
       throw UsageError(Param::k, "partial deals {k} of the {n} items: 1 <= k <= n, got k = " +
                                      std::to_string(job.k) + " with n = " + std::to_string(job.n));

@@ -409,7 +409,7 @@ Binary read_npy_header(const ByteSource& source, const RecordOptions& o) {
 
 void check_options(const RecordOptions& options) {
   if (options.n < 1 || options.n > 65536) throw UsageError(Param::n, "{n} must be between 1 and 65536");
-  if (options.base != 0 && options.base != 1) throw UsageError("--base must be 0 or 1");
+  if (options.base != 0 && options.base != 1) throw UsageError(Param::base, "{base} must be 0 or 1");
   if (options.k < 0 || options.k > options.n)
     throw UsageError(Param::k, "deals of {k} of the {n} items need 1 <= k <= n, got k = " + std::to_string(options.k));
   if (options.format == RecordFormat::u8 && options.n > 256)

@@ -3,13 +3,16 @@
 
 #include <cstdint>
 
+#include "melange/packed_items.hpp"
+
 namespace melange::cuda::tuning {
 
 inline constexpr int kThreadsPerBlock = 256;
 inline constexpr int kWarpsPerBlock = kThreadsPerBlock / 32;
 // Up to this many items a thread's kernel is compiled for its n, items in
-// registers; the sort one-liners there run through their decision tables.
-inline constexpr int kRegisterItems = 8;
+// registers (as many as one word packs); the sort one-liners there run
+// through their decision tables.
+inline constexpr int kRegisterItems = kPackedItems;
 // The grid is as many resident blocks as fit (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
 // Shared memory one block may use for its counters (bytes).
 inline constexpr std::uint64_t kSharedBudget = 40 * 1024;

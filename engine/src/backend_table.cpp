@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "melange/error.hpp"
-#include "melange/internal/backend_choice.hpp"
+#include "backend_choice.hpp"
 #include "melange/internal/join_names.hpp"
 
 #if defined(MELANGE_HAVE_SIMD)

@@ -5,7 +5,7 @@
 
 #include "melange/error.hpp"
 #include "melange/serve.hpp"
-#include "melange/internal/backend_choice.hpp"
+#include "backend_choice.hpp"
 #include "parallel_chunks.hpp"
 #include "tally_workers.hpp"
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "melange/error.hpp"
-#include "melange/internal/backend_choice.hpp"
+#include "backend_choice.hpp"
 #include "parallel_chunks.hpp"
 
 namespace melange {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "melange/engine.hpp"
-#include "melange/internal/backend_choice.hpp"
+#include "backend_choice.hpp"
 
 namespace melange::internal {
 

@@ -3,10 +3,10 @@
 
 #include <cstdint>
 
+#include "melange/packed_items.hpp"  // kPackedItems: up to so many items a permutation lives in one lane
+
 namespace melange::simd::internal {
 
-// Up to this many items a permutation lives in one 32-bit lane, four bits an item.
-inline constexpr int kPackedItems = 8;
 // The most 32-bit lanes any architecture runs (AVX-512: 16); memory
 // estimates count this many lane-private counters.
 inline constexpr int kMaxLanes = 16;

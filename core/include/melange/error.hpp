@@ -31,6 +31,7 @@ class Cancelled : public Error {
 enum class Param : std::uint8_t {
   none, n, trials, first, seed, threads, bits, method, range, backend, memory_cap,
   position_matrix, state_bits, deal, model, k, hand_histogram, poker_categories, weights, algorithm,
+  base,
 };
 // The field's name, as written in messages: "trials", "memory_cap".
 std::string_view param_name(Param p);

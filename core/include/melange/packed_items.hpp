@@ -15,8 +15,12 @@
 
 namespace melange {
 
+// Items one 32-bit word holds, four bits an item: the one limit of every
+// packed permutation (a GPU thread's register, a SIMD lane).
+inline constexpr int kPackedItems = 8;
+
 struct PackedItems {
-  static constexpr int kMaxItems = 8;
+  static constexpr int kMaxItems = kPackedItems;
   std::uint32_t bits = 0;
 
   struct Ref {

@@ -372,8 +372,7 @@ int run_audit(const AuditArgs& a, Team& team) {
   if (!(a.alpha > 0 && a.alpha < 1))
     throw UsageError("--alpha must lie strictly between 0 and 1, such as 0.05");
   AuditRequest request = audit_request(a, from_input, team);
-  std::unique_ptr<ExactDistribution> given;
-  if (request.law == ReferenceLaw::given) request.given = (given = read_model(a.model)).get();
+  if (request.law == ReferenceLaw::given) request.given = read_model(a.model);
   const AuditPlan plan = plan_audit(request);
   const Job& job = plan.job;
   const std::uint64_t cap = request.memory_cap;
@@ -396,7 +395,7 @@ int run_audit(const AuditArgs& a, Team& team) {
   const RecordOptions records = from_input ? record_options(a, job) : RecordOptions{};
   const std::unique_ptr<InputFile> input_file = from_input ? std::make_unique<InputFile>(a.input) : nullptr;
 
-  const std::unique_ptr<ExactDistribution> model =
+  const std::shared_ptr<const ExactDistribution> model =
       reference_law(request, plan, draw_kind(job.algorithm) == DrawKind::keys ? weight_rationals(a.job)
                                                                               : std::vector<Rational>{});
   AuditOptions audit;

@@ -331,7 +331,7 @@ std::vector<Rational> weight_rationals(const Job& job) {
 // The reference law of a planned audit; its walk can be stopped by Ctrl-C
 // between its subtrees. (The weights are read here, holding the GIL: the
 // walk runs on another thread.)
-std::unique_ptr<ExactDistribution> law_of_plan(const AuditRequest& request, const AuditPlan& plan) {
+std::shared_ptr<const ExactDistribution> law_of_plan(const AuditRequest& request, const AuditPlan& plan) {
   if (request.law == ReferenceLaw::uniform) return nullptr;
   const std::vector<Rational> weights = weight_rationals(plan.job);
   return interruptible([&](const std::function<bool()>& stop) { return reference_law(request, plan, weights, stop); });
@@ -380,7 +380,7 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
   request.law = law_of(model);
   request.run.threads = 1;
   const AuditPlan plan = plan_audit(request);
-  const std::unique_ptr<ExactDistribution> law = law_of_plan(request, plan);
+  const std::shared_ptr<const ExactDistribution> law = law_of_plan(request, plan);
   RecordOptions o;
   o.n = n;
   o.k = is_deal(plan.job) ? plan.job.k : 0;
@@ -411,7 +411,7 @@ AuditResult audit_builtin(const std::string& algo, int n, const py::object& tria
   request.run = options_of(threads, backend);
   const AuditPlan plan = plan_audit(request);
   const Job& job = plan.job;
-  const std::unique_ptr<ExactDistribution> law = law_of_plan(request, plan);
+  const std::shared_ptr<const ExactDistribution> law = law_of_plan(request, plan);
   RunResult run = interruptible([&](const std::function<bool()>& stop) {
     RunOptions o = plan.run;
     o.cancelled = stop;
@@ -433,7 +433,7 @@ py::dict exact_law(const std::string& algo, int n, std::optional<int> k, const s
   check_exact_law(job.algorithm);
   AuditPlan plan{job, {}, {}};
   plan.run.threads = threads ? *threads : 1;
-  const std::unique_ptr<ExactDistribution> d = law_of_plan(request, plan);
+  const std::shared_ptr<const ExactDistribution> d = law_of_plan(request, plan);
   py::dict out;
   py::list numerators, denominators, labels;
   std::vector<double> p = d->probabilities();

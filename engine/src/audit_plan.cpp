@@ -113,14 +113,14 @@ AuditPlan plan_audit(const AuditRequest& r) {
   return plan;
 }
 
-std::unique_ptr<ExactDistribution> reference_law(const AuditRequest& r, const AuditPlan& plan,
-                                                 const std::vector<Rational>& weights,
-                                                 const std::function<bool()>& stop) {
+std::shared_ptr<const ExactDistribution> reference_law(const AuditRequest& r, const AuditPlan& plan,
+                                                       const std::vector<Rational>& weights,
+                                                       const std::function<bool()>& stop) {
   const Job& job = plan.job;
   const bool keys = draw_kind(job.algorithm) == DrawKind::keys;
   switch (r.law) {
     case ReferenceLaw::uniform: return nullptr;
-    case ReferenceLaw::given: return std::make_unique<ExactDistribution>(*r.given);
+    case ReferenceLaw::given: return r.given;
     case ReferenceLaw::plackett_luce: return std::make_unique<ExactDistribution>(
         plackett_luce_distribution(job.algorithm, weights));
     case ReferenceLaw::exact: break;

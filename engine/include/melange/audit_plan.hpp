@@ -38,7 +38,7 @@ struct AuditRequest {
   bool hands = false;     // deals: also the hand histogram
   bool rank = true;       // the rank histogram, wherever it fits
   ReferenceLaw law = ReferenceLaw::uniform;
-  const ExactDistribution* given = nullptr;  // ReferenceLaw::given
+  std::shared_ptr<const ExactDistribution> given;  // ReferenceLaw::given
   // Bytes the audit may hold: the workers' tallies, the running totals held
   // beside them and the law. `reserve` is kept back for what is not a tally
   // (the caller's output buffers).
@@ -62,10 +62,11 @@ AuditPlan plan_audit(const AuditRequest& request);
 
 // The law `plan` is tested against, or nullptr for uniform: the exact walk
 // (stopped by `stop` between its subtrees), Plackett-Luce's for `weights`
-// (the job's weights as exact rationals), or the request's given law.
-std::unique_ptr<ExactDistribution> reference_law(const AuditRequest& request, const AuditPlan& plan,
-                                                 const std::vector<Rational>& weights,
-                                                 const std::function<bool()>& stop = {});
+// (the job's weights as exact rationals), or the request's given law itself
+// (not a copy: a law holds n! rationals).
+std::shared_ptr<const ExactDistribution> reference_law(const AuditRequest& request, const AuditPlan& plan,
+                                                       const std::vector<Rational>& weights,
+                                                       const std::function<bool()>& stop = {});
 
 // Looks at the records read so far, after 2^10, 2^11, .. records, as
 // PractRand reports by length.

@@ -247,7 +247,7 @@ RecordOptions record_options(const AuditArgs& a, const Job& job) {
   } else if (const auto f = parse_record_format(a.format)) {
     records.format = *f;
   } else {
-    throw UsageError("unknown --format '" + a.format + "': use text, u8, u16 or npy");
+    throw UsageError("unknown --format '" + a.format + "': use " + record_format_names(", "));
   }
   if (a.base != 0 && a.base != 1) throw UsageError("--base must be 0 or 1");
   return records;

@@ -207,7 +207,7 @@ int run_sample(const SampleArgs& a) {
     throw UsageError("--first + --count - 1 is past the last trial index, 2^64 - 1");
   validate_draws(job);
   const auto format = parse_record_format(a.format);
-  if (!format) throw UsageError("unknown --format '" + a.format + "': use text, u8, u16 or npy");
+  if (!format) throw UsageError("unknown --format '" + a.format + "': use " + record_format_names(", "));
   if (*format == RecordFormat::u8 && !items_fit_u8(job))
     throw UsageError("--format u8 holds items up to 255, and --n is " + std::to_string(job.n) + ": use u16 or npy");
   RunOptions options;

@@ -325,6 +325,19 @@ TEST(Records, FormatsByNameAndPath) {
   EXPECT_EQ(record_format_for_path("/x/y.u8"), RecordFormat::u8);
   EXPECT_EQ(record_format_for_path("log.txt"), RecordFormat::text);
   EXPECT_EQ(record_format_for_path("-"), RecordFormat::text);
+  EXPECT_EQ(record_format_for_path("counts.u16"), RecordFormat::u16);
+  // Every row: its name parses back, its ending implies it, and a record of
+  // a fixed-width format is its items at that width.
+  for (const RecordFormatRow& row : kRecordFormats) {
+    EXPECT_EQ(parse_record_format(row.name), row.format) << row.name;
+    if (!row.ending.empty()) EXPECT_EQ(record_format_for_path("r" + std::string(row.ending)), row.format) << row.name;
+  }
+  EXPECT_EQ(record_format_names(", "), "text, u8, u16, npy");
+  RecordOptions o = text(3);
+  o.format = RecordFormat::u16;
+  EXPECT_EQ(read_all(std::string("\x02\x00\x00\x00\x01\x00", 6), o), (Rows{{2, 0, 1}}));
+  o.format = RecordFormat::u8;
+  EXPECT_EQ(read_all(std::string("\x02\x00\x01", 3), o), (Rows{{2, 0, 1}}));
 }
 
 }  // namespace

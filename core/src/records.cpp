@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "melange/error.hpp"
+#include "melange/internal/join_names.hpp"
 #include "melange/rank.hpp"
 
 namespace melange {
@@ -432,8 +433,10 @@ RecordStats read_all(const ByteSource& source, const RecordOptions& options, con
   RecordStats stats;
   switch (options.format) {
     case RecordFormat::text: stats = read_text(source, options, records); break;
-    case RecordFormat::u8: stats = read_binary(source, options, Binary{1, false}, records); break;
-    case RecordFormat::u16: stats = read_binary(source, options, Binary{2, false}, records); break;
+    case RecordFormat::u8:
+    case RecordFormat::u16:
+      stats = read_binary(source, options, Binary{record_format_row(options.format).item_bytes, false}, records);
+      break;
     case RecordFormat::npy:
       stats = read_binary(source, options, npy ? *npy : read_npy_header(source, options), records);
       break;
@@ -532,29 +535,23 @@ RecordStats read_ranked_table(const ByteSource& source, const RecordOptions& o, 
 
 }  // namespace
 
-std::string_view record_format_name(RecordFormat f) {
-  switch (f) {
-    case RecordFormat::text: return "text";
-    case RecordFormat::u8: return "u8";
-    case RecordFormat::u16: return "u16";
-    case RecordFormat::npy: return "npy";
-  }
-  return "text";
-}
+std::string_view record_format_name(RecordFormat f) { return record_format_row(f).name; }
 
 std::optional<RecordFormat> parse_record_format(std::string_view name) {
-  for (RecordFormat f : {RecordFormat::text, RecordFormat::u8, RecordFormat::u16, RecordFormat::npy})
-    if (record_format_name(f) == name) return f;
+  for (const RecordFormatRow& row : kRecordFormats)
+    if (row.name == name) return row.format;
   return std::nullopt;
 }
 
+std::string record_format_names(std::string_view sep) {
+  return internal::join_names(kRecordFormats, [](const RecordFormatRow& row) { return std::string(row.name); }, sep);
+}
+
 RecordFormat record_format_for_path(std::string_view path) {
-  auto ends = [&](std::string_view tail) {
-    return path.size() >= tail.size() && path.substr(path.size() - tail.size()) == tail;
-  };
-  if (ends(".npy")) return RecordFormat::npy;
-  if (ends(".u8")) return RecordFormat::u8;
-  if (ends(".u16")) return RecordFormat::u16;
+  for (const RecordFormatRow& row : kRecordFormats)
+    if (!row.ending.empty() && path.size() >= row.ending.size() &&
+        path.substr(path.size() - row.ending.size()) == row.ending)
+      return row.format;
   return RecordFormat::text;
 }
 
@@ -573,7 +570,7 @@ RecordStats read_record_ranks(const ByteSource& source, const RecordOptions& opt
   std::optional<Binary> npy;
   if (options.format == RecordFormat::npy) npy = read_npy_header(source, options);
   if (options.n <= kMaxTableItems && options.format != RecordFormat::text) {
-    const Binary b = npy ? *npy : Binary{options.format == RecordFormat::u8 ? 1 : 2, false};
+    const Binary b = npy ? *npy : Binary{record_format_row(options.format).item_bytes, false};
     if (!b.is_signed) return checked_stats(read_ranked_table(source, options, b, each));
   }
   // Anything else: checked as read_records does, then ranked one at a time.

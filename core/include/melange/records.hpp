@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <istream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,9 +16,32 @@ namespace melange {
 
 enum class RecordFormat : std::uint8_t { text, u8, u16, npy };
 
+// Each format once: its name, the file ending that implies it, and the
+// width of its items where the format fixes it (0: text, or a .npy header's).
+struct RecordFormatRow {
+  RecordFormat format;
+  std::string_view name;
+  std::string_view ending;  // "" for text, the default
+  int item_bytes;
+};
+inline constexpr RecordFormatRow kRecordFormats[] = {
+    {RecordFormat::text, "text", "", 0},
+    {RecordFormat::u8, "u8", ".u8", 1},
+    {RecordFormat::u16, "u16", ".u16", 2},
+    {RecordFormat::npy, "npy", ".npy", 0},
+};
+constexpr const RecordFormatRow& record_format_row(RecordFormat f) { return kRecordFormats[static_cast<int>(f)]; }
+static_assert([] {
+  for (std::size_t i = 0; i < std::size(kRecordFormats); ++i)
+    if (static_cast<std::size_t>(kRecordFormats[i].format) != i) return false;
+  return true;
+}(), "kRecordFormats holds each RecordFormat once, in the enum's order");
+
 std::string_view record_format_name(RecordFormat f);
 std::optional<RecordFormat> parse_record_format(std::string_view name);
-// The format a file's name implies: .npy, .u8, .u16, else text.
+// "text, u8, u16, npy", joined by `sep`.
+std::string record_format_names(std::string_view sep);
+// The format a file's name implies by its ending (.npy, .u8, .u16), else text.
 RecordFormat record_format_for_path(std::string_view path);
 
 struct RecordOptions {

@@ -330,7 +330,9 @@ TEST(Records, FormatsByNameAndPath) {
   // a fixed-width format is its items at that width.
   for (const RecordFormatRow& row : kRecordFormats) {
     EXPECT_EQ(parse_record_format(row.name), row.format) << row.name;
-    if (!row.ending.empty()) EXPECT_EQ(record_format_for_path("r" + std::string(row.ending)), row.format) << row.name;
+    if (!row.ending.empty()) {
+      EXPECT_EQ(record_format_for_path("r" + std::string(row.ending)), row.format) << row.name;
+    }
   }
   EXPECT_EQ(record_format_names(", "), "text, u8, u16, npy");
   RecordOptions o = text(3);

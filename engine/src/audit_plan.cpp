@@ -1,7 +1,6 @@
 #include "melange/audit_plan.hpp"
 
 #include <algorithm>
-#include <type_traits>
 
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
@@ -158,53 +157,29 @@ bool RecordAuditor::count_batch(std::size_t batch, const std::function<void(std:
   return true;
 }
 
-template <class Read>
-RecordStats RecordAuditor::read_with(Read&& read, const std::function<bool()>& stop) {
-  const auto go_on = [&](bool more) { return more && !(stop && stop()); };
-  const bool deal = is_deal(job_);
-  if (job_.rank_histogram && !job_.position_matrix && !deal) {
-    // Ranks are all this tally needs: the reader's table path gives them.
-    return read(RankBatch([&](const std::uint64_t* ranks, std::size_t batch) {
-      return go_on(count_batch(batch, [&](std::size_t r) { counter_.rank(ranks[r]); }));
-    }));
-  }
+RecordBatch RecordAuditor::count_items(const std::function<bool()>& stop) {
   const std::size_t width = static_cast<std::size_t>(shape_of(job_).k);  // items a record
-  return read(RecordBatch([&](const std::uint16_t* items, std::size_t batch) {
-    return go_on(count_batch(batch, [&](std::size_t r) { count_dealt(trial_job_, items + r * width, counter_); }));
-  }));
+  return [this, width, &stop](const std::uint16_t* items, std::size_t batch) {
+    const bool more = count_batch(batch, [&](std::size_t r) { count_dealt(trial_job_, items + r * width, counter_); });
+    return more && !(stop && stop());
+  };
 }
 
 RecordStats RecordAuditor::read(const ByteSource& source, const RecordOptions& records,
                                 const std::function<bool()>& stop) {
-  return read_with(
-      [&](auto each) {
-        if constexpr (std::is_same_v<decltype(each), RankBatch>)
-          return read_record_ranks(source, records, each);
-        else
-          return read_records(source, records, each);
-      },
-      stop);
+  if (job_.rank_histogram && !job_.position_matrix && !is_deal(job_)) {
+    // Ranks are all this tally needs: the reader's table path gives them.
+    return read_record_ranks(source, records, [&](const std::uint64_t* ranks, std::size_t batch) {
+      const bool more = count_batch(batch, [&](std::size_t r) { counter_.rank(ranks[r]); });
+      return more && !(stop && stop());
+    });
+  }
+  return read_records(source, records, count_items(stop));
 }
 
 RecordStats RecordAuditor::read(const RecordArray& array, const RecordOptions& records,
                                 const std::function<bool()>& stop) {
-  return read_with(
-      [&](auto each) {
-        if constexpr (std::is_same_v<decltype(each), RankBatch>) {
-          // The array's records through the item checks, then ranked.
-          std::vector<std::uint64_t> ranks;
-          const int n = records.n;
-          return read_record_array(array, records, [&](const std::uint16_t* items, std::size_t batch) {
-            ranks.resize(batch);
-            for (std::size_t r = 0; r < batch; ++r)
-              ranks[r] = lehmer_rank(items + r * static_cast<std::size_t>(n), n);
-            return each(ranks.data(), batch);
-          });
-        } else {
-          return read_record_array(array, records, each);
-        }
-      },
-      stop);
+  return read_record_array(array, records, count_items(stop));
 }
 
 Job RecordAuditor::job() const {

@@ -96,8 +96,8 @@ class RecordAuditor {
   RunResult result();
 
  private:
-  template <class Read>
-  RecordStats read_with(Read&& read, const std::function<bool()>& stop);
+  // Each record's items through count_dealt; false stops the read.
+  RecordBatch count_items(const std::function<bool()>& stop);
   bool count_batch(std::size_t batch, const std::function<void(std::size_t)>& one);
 
   Job job_;

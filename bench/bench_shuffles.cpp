@@ -11,8 +11,8 @@ void BM_Audit(benchmark::State& state) {
   melange::Job job;
   job.algorithm = static_cast<melange::Algorithm>(state.range(0));
   job.n = static_cast<int>(state.range(1));
-  job.rank_histogram = job.n <= 8;
-  job.position_matrix = job.n > 8;
+  job.tallies.set(melange::TallyKind::ranks, job.n <= 8);
+  job.tallies.set(melange::TallyKind::positions, job.n > 8);
   job.trials = job.n <= 8 ? 1u << 22 : 1u << 18;
   melange::RunOptions options;
   options.backend = state.range(2) == 0 ? "scalar" : "simd";

@@ -161,9 +161,9 @@ std::string audit_command(const AuditView& v) {
     if (v.input->base) o << " --base " << v.input->base;
     if (v.input->invalid) o << " --skip-invalid";
     if (is_deal(v.job)) o << " --k " << v.job.k;
-    if (v.job.hand_histogram) o << " --hands";
-    if (v.job.position_matrix && !is_deal(v.job)) o << " --position";
-    if (!v.job.rank_histogram) o << " --no-rank";
+    if (v.job.tallies.has(TallyKind::hands)) o << " --hands";
+    if (v.job.tallies.has(TallyKind::positions) && !is_deal(v.job)) o << " --position";
+    if (!v.job.tallies.has(TallyKind::ranks)) o << " --no-rank";
     if (!v.model_arg.empty())
       o << (v.model_arg == "exact" ? " --algo " + std::string(algorithm_name(v.job.algorithm)) : std::string())
         << " --model " << v.model_arg;
@@ -173,16 +173,16 @@ std::string audit_command(const AuditView& v) {
   if (is_deal(v.job)) o << " --k " << v.job.k;
   o << " --trials " << v.job.trials << " --seed " << v.job.seed << " --first " << v.job.first
     << " --method " << method_name(v.job.spec.method) << " --bits " << v.job.spec.bits;
-  if (v.job.hand_histogram) o << " --hands";
-  if (v.job.position_matrix && !is_deal(v.job)) o << " --position";
-  if (!v.job.rank_histogram) o << " --no-rank";
+  if (v.job.tallies.has(TallyKind::hands)) o << " --hands";
+  if (v.job.tallies.has(TallyKind::positions) && !is_deal(v.job)) o << " --position";
+  if (!v.job.tallies.has(TallyKind::ranks)) o << " --no-rank";
   if (!v.model_arg.empty()) o << " --model " << v.model_arg;
   return o.str();
 }
 
 std::string audit_svg(const AuditView& v) {
   std::vector<std::string> charts;
-  const auto& h = v.run.tally.ranks;
+  const auto& h = v.run.tally[TallyKind::ranks];
   const Shape shape = shape_of(v.job);
   const std::string title = audit_subject(v.job, v.input) + (shape.whole() ? ": orders" : ": ordered deals");
   if (!h.empty()) {
@@ -195,20 +195,20 @@ std::string audit_svg(const AuditView& v) {
     c.y_label = "count";
     charts.push_back(rank_chart_svg(c));
   }
-  if (!v.run.tally.positions.empty()) {
+  if (!v.run.tally[TallyKind::positions].empty()) {
     Heatmap m;
     m.column_name = shape.whole() ? "position" : "slot";
     m.title = audit_subject(v.job, v.input) + ": item x " + m.column_name + " residuals";
     m.subtitle = subtitle(v);
     m.n = v.job.n;
     m.columns = shape.k;
-    m.residuals = position_residuals(v.run.tally.positions, position_expected(v));
+    m.residuals = position_residuals(v.run.tally[TallyKind::positions], position_expected(v));
     m.item_labels = item_labels(v.job.n);
     if (v.job.n == 52)
       for (int c = 0; c < 52; ++c) m.item_labels[c] = card_name(c);
     charts.push_back(heatmap_svg(m));
   }
-  if (!v.run.tally.categories.empty()) {
+  if (!v.run.tally[TallyKind::poker].empty()) {
     CategoryChart c;
     c.title = audit_subject(v.job, v.input) + ": poker categories";
     c.subtitle = subtitle(v);
@@ -225,7 +225,7 @@ std::string audit_svg(const AuditView& v) {
 
 void audit_rank_csv(const AuditView& v, std::ostream& to) {
   to << "rank,label,count,expected,residual\n";
-  const auto& h = v.run.tally.ranks;
+  const auto& h = v.run.tally[TallyKind::ranks];
   std::string out;
   const Shape shape = shape_of(v.job);
   for (std::uint64_t r = 0; r < h.bins(); ++r) {
@@ -244,7 +244,7 @@ void audit_rank_csv(const AuditView& v, std::ostream& to) {
 
 void audit_position_csv(const AuditView& v, std::ostream& to) {
   std::ostringstream o;
-  const auto& m = v.run.tally.positions;
+  const auto& m = v.run.tally[TallyKind::positions];
   o << "item," << (m.k() == m.n() ? "position" : "slot") << ",count,expected,residual\n";
   const std::vector<double> expected = position_expected(v);
   const std::vector<double> z = position_residuals(m, expected);
@@ -321,15 +321,17 @@ std::string audit_html(const AuditView& v) {
        "<th>verdict</th></tr>\n";
   const std::string noun = outcome_noun(v.job);
   if (v.report.rank)
-    o << fit_row(std::string(is_deal(v.job) ? "deal" : "rank") + " (" + grouped(v.run.tally.ranks.bins()) + " " + noun +
+    o << fit_row(std::string(is_deal(v.job) ? "deal" : "rank") + " (" +
+                     grouped(v.run.tally[TallyKind::ranks].bins()) + " " + noun +
                      "s)",
                  *v.report.rank);
   if (v.report.position)
     o << fit_row(is_deal(v.job) ? "item \u00d7 slot" : "item \u00d7 position", *v.report.position);
-  if (v.report.hand) o << fit_row("hand (" + grouped(v.run.tally.hands.size()) + " hands)", *v.report.hand);
-  if (v.report.category) o << fit_row("poker category (fair law)", *v.report.category);
+  for (const TallyKindRow& row : kTallyKindRows)
+    if (const std::optional<TestResult>& t = v.report.test(row.kind); row.histogram_test && t)
+      o << fit_row(std::string(row.test_title) + " (" + histogram_test_scope(row, v.run.tally) + ")", *t);
   o << "</table>\n";
-  if (!v.run.tally.categories.empty()) {
+  if (!v.run.tally[TallyKind::poker].empty()) {
     o << "<h2>Poker categories</h2>\n<table><tr><th>category</th><th>count</th><th>expected</th><th>ratio</th>"
          "<th>z</th></tr>\n";
     for (const CategoryRow& c : category_rows(v.run.tally))

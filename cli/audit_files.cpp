@@ -21,16 +21,17 @@ DeclaredAuditFiles declare_audit_files(Outputs& outputs, const AuditFiles& files
   outputs.declare("--json", files.json);
   outputs.declare("--svg", files.svg);
   if (!files.csv.empty()) {
-    if (!job.rank_histogram && !job.position_matrix)
+    if (!job.tallies.has(TallyKind::ranks) && !job.tallies.has(TallyKind::positions))
       throw UsageError("--csv writes the rank histogram or the position matrix, and this audit has neither: drop --csv");
     // With both tallies, the rank table goes to FILE and the matrix to
     // FILE-position.csv; poker categories to FILE-categories.csv.
-    if (job.rank_histogram) d.rank_csv = files.csv;
-    if (job.position_matrix) d.position_csv = job.rank_histogram ? csv_part_path(files.csv, "position") : files.csv;
-    if (job.poker_categories) d.category_csv = csv_part_path(files.csv, "categories");
+    if (job.tallies.has(TallyKind::ranks)) d.rank_csv = files.csv;
+    if (job.tallies.has(TallyKind::positions))
+      d.position_csv = job.tallies.has(TallyKind::ranks) ? csv_part_path(files.csv, "position") : files.csv;
+    if (job.tallies.has(TallyKind::poker)) d.category_csv = csv_part_path(files.csv, "categories");
   }
   outputs.declare("--csv", d.rank_csv);
-  outputs.declare(job.rank_histogram ? "--csv (position matrix)" : "--csv", d.position_csv);
+  outputs.declare(job.tallies.has(TallyKind::ranks) ? "--csv (position matrix)" : "--csv", d.position_csv);
   outputs.declare("--csv (poker categories)", d.category_csv);
   d.page = outputs.declare_report("--report", files.report_dir);
   return d;

@@ -71,15 +71,12 @@ std::string progress_lines(std::uint64_t records, const AuditReport& r) {
   while ((std::uint64_t{1} << (log2 + 1)) <= records) ++log2;
   const std::string head = "  records 2^" + std::to_string(log2) + " (" + grouped(records) + "): ";
   std::string lines;
-  auto test = [&](const char* name, const std::optional<TestResult>& t) {
-    if (!t) return;
+  for (const TestResult* t : r.tests()) {
     // p as the test gives it (log10 where it underflows); the grade is Holm's.
     const std::string p = t->fit.p_value > 0 ? general(t->fit.p_value, 3) : "1e" + fixed(t->fit.log10_p, 1);
-    lines += head + name + " chi2 " + fixed(t->fit.statistic, 1) + " df " + fixed(t->fit.df, 0) + " p " + p +
+    lines += head + t->name + " chi2 " + fixed(t->fit.statistic, 1) + " df " + fixed(t->fit.df, 0) + " p " + p +
              " -> " + std::string(verdict_name(t->verdict)) + "\n";
-  };
-  for (const std::optional<TestResult>* t : {&r.rank, &r.position, &r.hand, &r.category})
-    if (*t) test((*t)->name.c_str(), *t);
+  }
   return lines.empty() ? head + "no test yet\n" : lines;
 }
 
@@ -189,21 +186,19 @@ void check_checkpoint_args(const AuditArgs& a, const std::string& checkpoint) {
 Team::Fingerprint rank_fingerprint(const Job& job, const std::string& checkpoint, double every_seconds) {
   std::uint64_t weights = 0xcbf29ce484222325u;  // FNV-1a of the weights' bits
   for (double w : job.weights) weights = (weights ^ std::bit_cast<std::uint64_t>(w)) * 0x100000001b3u;
-  return {{"seed", job.seed},
-          {"algorithm", static_cast<std::uint64_t>(job.algorithm)},
-          {"n", static_cast<std::uint64_t>(job.n)},
-          {"k", static_cast<std::uint64_t>(shape_of(job).k)},
-          {"weights (hash)", weights},
-          {"method", static_cast<std::uint64_t>(job.spec.method)},
-          {"bits", static_cast<std::uint64_t>(job.spec.bits)},
-          {"first", job.first},
-          {"trials", job.trials},
-          {"rank histogram", job.rank_histogram},
-          {"position matrix", job.position_matrix},
-          {"hand histogram", job.hand_histogram},
-          {"poker categories", job.poker_categories},
-          {"checkpoint", !checkpoint.empty()},
-          {"checkpoint-every (bits)", std::bit_cast<std::uint64_t>(every_seconds)}};
+  Team::Fingerprint f{{"seed", job.seed},
+                      {"algorithm", static_cast<std::uint64_t>(job.algorithm)},
+                      {"n", static_cast<std::uint64_t>(job.n)},
+                      {"k", static_cast<std::uint64_t>(shape_of(job).k)},
+                      {"weights (hash)", weights},
+                      {"method", static_cast<std::uint64_t>(job.spec.method)},
+                      {"bits", static_cast<std::uint64_t>(job.spec.bits)},
+                      {"first", job.first},
+                      {"trials", job.trials},
+                      {"checkpoint", !checkpoint.empty()},
+                      {"checkpoint-every (bits)", std::bit_cast<std::uint64_t>(every_seconds)}};
+  for (const TallyKindRow& row : kTallyKindRows) f.emplace_back(std::string(row.title), job.tallies.has(row.kind));
+  return f;
 }
 
 // The files an audit writes, for a message that says they were.

@@ -228,8 +228,8 @@ int run_bench(const BenchArgs& a) {
           row.backend = backend;
           row.threads = threads;
           row.job = make_job(ja);
-          row.job.rank_histogram = !sample_mode && n <= kBenchRankItems;
-          row.job.position_matrix = !sample_mode && n > kBenchRankItems;
+          row.job.tallies.set(TallyKind::ranks, !sample_mode && n <= kBenchRankItems);
+          row.job.tallies.set(TallyKind::positions, !sample_mode && n > kBenchRankItems);
           // The library's own checks, as the row will call it: the job, the
           // threads, the backend or architecture, the memory plan.
           const RunOptions options{backend, threads, kDefaultMemoryCap, {}, {}};
@@ -257,7 +257,8 @@ int run_bench(const BenchArgs& a) {
   // threads. Its run size is found once, and it is timed beside every row.
   const auto peer_kind = [&](const Row& r) {
     return sample_mode ? PeerTallies::Kind::rows
-                       : (r.job.rank_histogram ? PeerTallies::Kind::rank_histogram : PeerTallies::Kind::position_matrix);
+                       : (r.job.tallies.has(TallyKind::ranks) ? PeerTallies::Kind::rank_histogram
+                                                              : PeerTallies::Kind::position_matrix);
   };
   std::map<std::tuple<int, PeerTallies::Kind, int>, std::optional<RunSize>> peer_sizes;
   for (const Row& r : rows) peer_sizes[{r.n, peer_kind(r), r.threads}] = std::nullopt;
@@ -301,8 +302,8 @@ int run_bench(const BenchArgs& a) {
     if (words_per_trial == 0) {
       Job probe = r.job;
       probe.trials = 4096;
-      probe.rank_histogram = false;
-      probe.position_matrix = true;  // the cheapest tally; it does not change the words read
+      probe.tallies.set(TallyKind::ranks, false);
+      probe.tallies.set(TallyKind::positions, true);  // the cheapest tally; it does not change the words read
       const RunResult words = run(probe, RunOptions{"scalar", 1, kDefaultMemoryCap, {}, {}});
       words_per_trial = static_cast<double>(words.tally.words) / static_cast<double>(probe.trials);
     }
@@ -388,7 +389,7 @@ int run_bench(const BenchArgs& a) {
       j["ran_on"] = r.ran_on;
       j["threads"] = r.threads;
       j["tallies"] = sample_mode ? "none (permutations written to a reused buffer)"
-                                 : (r.job.rank_histogram ? "rank histogram" : "position matrix");
+                                 : (r.job.tallies.has(TallyKind::ranks) ? "rank histogram" : "position matrix");
       j["shuffles_per_second"] = {{"median", r.median}, {"min", r.low}, {"max", r.high}};
       j["trials_per_run"] = r.trials_per_run;
       j["steady"] = r.steady;

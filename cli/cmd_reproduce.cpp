@@ -176,7 +176,7 @@ class Reproduction {
     for (std::uint64_t r = 0; r < 24; ++r) {
       const double p = model.probability_of(r);
       const auto [e, sd] = count_law(p, n);
-      const double c = static_cast<double>(s.run.tally.ranks.counts()[r]);
+      const double c = static_cast<double>(s.run.tally[TallyKind::ranks].counts()[r]);
       clusters = clusters && std::fabs(c - e) <= sigmas_for(24) * sd;
       (p > 0.05 ? heavy_sum : light_sum) += c;
       (p > 0.05 ? heavy : light) += 1;
@@ -188,9 +188,9 @@ class Reproduction {
         "every one of the 24 counts within " + fixed(sigmas_for(24), 2) +
             " sd of its exact expectation (5 sd for the 24 together)");
     const auto [abcd, abcd_sd] = count_law(model.probability_of(0), n);
-    const double abcd_count = static_cast<double>(s.run.tally.ranks.counts()[0]);
+    const double abcd_count = static_cast<double>(s.run.tally[TallyKind::ranks].counts()[0]);
     add("ABCD appears", "about 62,485", fixed(abcd, 0) + " \u00b1 " + fixed(abcd_sd, 0),
-        grouped(s.run.tally.ranks.counts()[0]), std::fabs(abcd_count - abcd) <= kSigmas * abcd_sd);
+        grouped(s.run.tally[TallyKind::ranks].counts()[0]), std::fabs(abcd_count - abcd) <= kSigmas * abcd_sd);
     const double calls = static_cast<double>(s.run.tally.draws) / n;
     add("comparator calls per shuffle", "4.5", model.mean_draws.str() + " (exact)",
         fixed(calls, 4), std::fabs(calls - 4.5) <= kSigmas * 0.5 / std::sqrt(n),
@@ -388,10 +388,10 @@ class Reproduction {
   Sampled deal_audit(int n, int k, std::uint64_t trials, bool hands, bool categories) {
     return audit(Algorithm::partial, n, trials, nullptr, [&](Job& job) {
       job.k = k;
-      job.rank_histogram = false;
-      job.position_matrix = true;
-      job.hand_histogram = hands;
-      job.poker_categories = categories;
+      job.tallies.set(TallyKind::ranks, false);
+      job.tallies.set(TallyKind::positions, true);
+      job.tallies.set(TallyKind::hands, hands);
+      job.tallies.set(TallyKind::poker, categories);
     });
   }
 
@@ -426,14 +426,15 @@ class Reproduction {
     const Sampled poker = deal_audit(52, 5, poker_trials, hands, true);
     // A fair deal fails a test at 1e-6 once in a million seeds; WEAK (p below
     // 0.005) is one seed in a hundred, and agrees.
-    const bool poker_pass = (poker.uniform.hand || !hands) && poker.uniform.category && poker.uniform.position &&
+    const bool poker_pass = (poker.uniform.test(TallyKind::hands) || !hands) &&
+                            poker.uniform.test(TallyKind::poker) && poker.uniform.position &&
                             poker.uniform.verdict != Verdict::fail;
     add(hands ? "a fair partial deal of 5 of 52 passes its hand and category tests"
               : "a fair partial deal of 5 of 52 passes its category test (hands: full run)",
         "311,875,200 equally likely deals", std::string("no FAIL (") + (hands ? "hand, " : "") +
                                                 "category and slot tests, Holm, 1e-6)",
-        (hands ? "hand " + p_of(poker.uniform.hand) + "; " : std::string()) + "category " +
-            p_of(poker.uniform.category) + "; slot " + p_of(poker.uniform.position) + "; " + grouped(poker_trials) +
+        (hands ? "hand " + p_of(poker.uniform.test(TallyKind::hands)) + "; " : std::string()) + "category " +
+            p_of(poker.uniform.test(TallyKind::poker)) + "; slot " + p_of(poker.uniform.position) + "; " + grouped(poker_trials) +
             " deals",
         poker_pass);
     // "Draw 5 winners out of 10,000": every item as likely in every slot.
@@ -451,21 +452,21 @@ class Reproduction {
     auto weighted_audit = [&](Algorithm a) {
       return audit(a, 4, runs_, &law, [](Job& job) {
         job.weights = {1, 2, 3, 4};
-        job.position_matrix = true;
+        job.tallies.set(TallyKind::positions, true);
       });
     };
     const Sampled fair = weighted_audit(Algorithm::weighted);
     add("weighted (Efraimidis-Spirakis), weights 1..4, follows its exact law", "heavier items come first in proportion",
         "Plackett-Luce, exact: P(DCBA) = 4/10 x 3/6 x 2/3 = 2/15", "rank " + p_of(fair.uniform.rank) +
-            " against it; DCBA " + grouped(fair.run.tally.ranks.counts()[23]) + " of " + grouped(runs_),
+            " against it; DCBA " + grouped(fair.run.tally[TallyKind::ranks].counts()[23]) + " of " + grouped(runs_),
         fair.uniform.rank && fair.uniform.rank->verdict != Verdict::fail);
     const Sampled demo = weighted_audit(Algorithm::weighted_int_power);
-    const std::uint64_t heaviest_first = demo.run.tally.positions.at(3, 0);
-    const std::uint64_t lightest_first = demo.run.tally.positions.at(0, 0);
+    const std::uint64_t heaviest_first = demo.run.tally[TallyKind::positions].at(3, 0);
+    const std::uint64_t lightest_first = demo.run.tally[TallyKind::positions].at(0, 0);
     add("the demo formula U^(1/w): which item comes first", "heavier items come first",
         "the lightest, always: the heaviest never (not 4 in 10, as Plackett-Luce)",
         "heaviest first " + grouped(heaviest_first) + " times, lightest first " + grouped(lightest_first) + " of " +
-            grouped(runs_) + "; order ABCD " + grouped(demo.run.tally.ranks.counts()[0]),
+            grouped(runs_) + "; order ABCD " + grouped(demo.run.tally[TallyKind::ranks].counts()[0]),
         heaviest_first == 0 && demo.uniform.verdict == Verdict::fail,
         "the claim does not hold, as melange expects: on a 63-bit U the keys U, U^(1/2), U^(1/3), U^(1/4) are "
         "astronomically apart, so descending order lists the items lightest first, nearly always as ABCD");

@@ -265,17 +265,17 @@ struct AuditResult {
   std::string json;
 
   py::object histogram() const {
-    const auto& c = run.tally.ranks.counts();
+    const auto& c = run.tally[TallyKind::ranks].counts();
     if (c.empty()) return py::none();
     return py::array_t<std::uint64_t>(static_cast<py::ssize_t>(c.size()), c.data());
   }
   py::object positions() const {
-    const auto& p = run.tally.positions;
+    const auto& p = run.tally[TallyKind::positions];
     if (p.empty()) return py::none();
     return py::array_t<std::uint64_t>(std::vector<py::ssize_t>{p.n(), p.k()}, p.counts().data());
   }
   py::object hands() const {
-    const auto& h = run.tally.hands;
+    const auto& h = run.tally[TallyKind::hands].counts();
     if (h.empty()) return py::none();
     return py::array_t<std::uint64_t>(static_cast<py::ssize_t>(h.size()), h.data());
   }

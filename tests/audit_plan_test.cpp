@@ -24,22 +24,22 @@ AuditRequest request_for(Algorithm a, int n, int k = 0, std::uint64_t trials = 1
 
 TEST(AuditPlan, ChoosesTheTalliesOfAJob) {
   const AuditPlan plain = plan_audit(request_for(Algorithm::fisher_yates, 4));
-  EXPECT_TRUE(plain.job.rank_histogram);
-  EXPECT_FALSE(plain.job.position_matrix);
+  EXPECT_TRUE(plain.job.tallies.has(TallyKind::ranks));
+  EXPECT_FALSE(plain.job.tallies.has(TallyKind::positions));
   EXPECT_TRUE(plain.notes.empty());
 
   AuditRequest with_position = request_for(Algorithm::fisher_yates, 4);
   with_position.position = true;
   const AuditPlan both = plan_audit(with_position);
-  EXPECT_TRUE(both.job.rank_histogram && both.job.position_matrix);
+  EXPECT_TRUE(both.job.tallies.has(TallyKind::ranks) && both.job.tallies.has(TallyKind::positions));
 
   // Five cards of 52: the slot matrix and the poker categories; the
   // 311,875,200 ordered deals do not fit the default cap and are left out
   // with a note that says so.
   const AuditPlan poker = plan_audit(request_for(Algorithm::partial, 52, 5));
-  EXPECT_TRUE(poker.job.position_matrix);
-  EXPECT_TRUE(poker.job.poker_categories);
-  EXPECT_FALSE(poker.job.rank_histogram);
+  EXPECT_TRUE(poker.job.tallies.has(TallyKind::positions));
+  EXPECT_TRUE(poker.job.tallies.has(TallyKind::poker));
+  EXPECT_FALSE(poker.job.tallies.has(TallyKind::ranks));
   ASSERT_EQ(poker.notes.size(), 1u);
   EXPECT_NE(poker.notes[0].find("deal histogram left out: its 311,875,200 bins do not fit the memory cap"),
             std::string::npos)
@@ -49,7 +49,7 @@ TEST(AuditPlan, ChoosesTheTalliesOfAJob) {
   AuditRequest big = request_for(Algorithm::fisher_yates, 21);
   big.position = true;
   const AuditPlan wide = plan_audit(big);
-  EXPECT_FALSE(wide.job.rank_histogram);
+  EXPECT_FALSE(wide.job.tallies.has(TallyKind::ranks));
   ASSERT_EQ(wide.notes.size(), 1u);
   EXPECT_NE(wide.notes[0].find("n! orders do not fit 64-bit ranks"), std::string::npos) << wide.notes[0];
 }
@@ -102,8 +102,8 @@ TEST(RecordAuditor, RecordsInMemoryCountAsTheJobsOwnTrials) {
     const RunResult counted = auditor.result();
     const RunResult ran = run(plan.job, plan.run);
     EXPECT_EQ(counted.tally.trials, ran.tally.trials);
-    EXPECT_TRUE(counted.tally.ranks == ran.tally.ranks) << "position " << position;
-    EXPECT_TRUE(counted.tally.positions == ran.tally.positions) << "position " << position;
+    EXPECT_TRUE(counted.tally[TallyKind::ranks] == ran.tally[TallyKind::ranks]) << "position " << position;
+    EXPECT_TRUE(counted.tally[TallyKind::positions] == ran.tally[TallyKind::positions]) << "position " << position;
   }
 }
 
@@ -134,7 +134,7 @@ TEST(RecordAuditor, LooksComeAtPowersOfTwoAndAStopOnFailEndsTheRead) {
     } else {
       EXPECT_EQ(looked, (std::vector<std::uint64_t>{1024, 2048, 4096}));
       EXPECT_EQ(auditor.counted(), 5000u);
-      EXPECT_EQ(auditor.result().tally.ranks.counts()[0], 5000u);
+      EXPECT_EQ(auditor.result().tally[TallyKind::ranks].counts()[0], 5000u);
     }
   }
 }

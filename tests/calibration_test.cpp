@@ -85,8 +85,8 @@ Job audit_job(Algorithm a, int n, std::uint64_t trials, bool ranks, bool positio
   job.algorithm = a;
   job.n = n;
   job.trials = trials;
-  job.rank_histogram = ranks;
-  job.position_matrix = positions;
+  job.tallies.set(TallyKind::ranks, ranks);
+  job.tallies.set(TallyKind::positions, positions);
   return job;
 }
 
@@ -134,10 +134,10 @@ void check_position_uniform(int n, std::uint64_t trials) {
   for (int seed = 1; seed <= kAudits; ++seed) {
     j.seed = static_cast<std::uint64_t>(seed);
     const Tally t = run(j, options).tally;
-    const PositionTest test = position_test(t.positions);
+    const PositionTest test = position_test(t[TallyKind::positions]);
     now.push_back(test.fit.p_value);
     g.push_back(test.fit.g_p_value);
-    old.push_back(old_position_p(t.positions, {}));
+    old.push_back(old_position_p(t[TallyKind::positions], {}));
   }
   const std::string label = "position, uniform, n " + std::to_string(n);
   EXPECT_TRUE(calibrated(calibrate(now))) << show(label.c_str(), calibrate(now));
@@ -166,10 +166,10 @@ TEST(Calibration, PositionTestAgainstAnExactModel) {
   for (int seed = 1; seed <= kAudits; ++seed) {
     j.seed = static_cast<std::uint64_t>(seed);
     const Tally t = run(j, options).tally;
-    const PositionTest test = position_test(t.positions, &law);
+    const PositionTest test = position_test(t[TallyKind::positions], &law);
 
     now.push_back(test.fit.p_value);
-    old.push_back(old_position_p(t.positions, expected));
+    old.push_back(old_position_p(t[TallyKind::positions], expected));
   }
   EXPECT_TRUE(calibrated(calibrate(now))) << show("position, sattolo's law, n 4", calibrate(now));
   EXPECT_FALSE(calibrated(calibrate(old))) << show("position, sattolo's law, old formula", calibrate(old));
@@ -206,16 +206,16 @@ TEST(Calibration, SmallSamplesAreNotCalledTooUniform) {
   Job job = audit_job(Algorithm::fisher_yates, 3, 30, true, true);
   Tally t = Tally::for_job(job);
   t.trials = 30;
-  t.ranks.counts() = {5, 5, 5, 5, 5, 5};  // chi2 = 0: P = 4e-4 for a fair shuffle
+  t[TallyKind::ranks].counts() = {5, 5, 5, 5, 5, 5};  // chi2 = 0: P = 4e-4 for a fair shuffle
   for (int item = 0; item < 3; ++item)
-    for (int pos = 0; pos < 3; ++pos) t.positions.counts()[item * 3 + pos] = 10;
+    for (int pos = 0; pos < 3; ++pos) t[TallyKind::positions].counts()[item * 3 + pos] = 10;
   const AuditReport r = analyze(job, t);
   ASSERT_TRUE(r.rank);
   EXPECT_NE(r.rank->verdict, Verdict::fail) << "a 4e-4 event is not a FAIL";
   Job tiny = audit_job(Algorithm::fisher_yates, 3, 3, false, true);
   Tally three = Tally::for_job(tiny);
   three.trials = 3;
-  for (int i = 0; i < 3; ++i) three.positions.counts()[i * 3 + i] = 3;
+  for (int i = 0; i < 3; ++i) three[TallyKind::positions].counts()[i * 3 + i] = 3;
   const AuditReport small = analyze(tiny, three);
   EXPECT_FALSE(small.position) << "1 expected per cell: skipped";
   EXPECT_FALSE(small.verdict);

@@ -20,14 +20,13 @@ namespace melange {
 namespace {
 
 // What the block level does on the GPU, done plainly: the same counter
-// interface (rank, position, usage) as the kernel's shared-memory sink.
+// interface (rank, position, add, usage) as the kernel's shared-memory sink.
 struct HostCounter {
   Tally& tally;
   int k;  // columns of the position matrix
-  void rank(std::uint64_t r) { tally.ranks.add(r); }
-  void position(int item, int p) { ++tally.positions.counts()[static_cast<std::size_t>(item) * k + p]; }
-  void hand(std::uint64_t r) { ++tally.hands[r]; }
-  void category(int c) { ++tally.categories[static_cast<std::size_t>(c)]; }
+  void rank(std::uint64_t r) { tally[TallyKind::ranks].add(r); }
+  void position(int item, int p) { ++tally[TallyKind::positions].counts()[static_cast<std::size_t>(item) * k + p]; }
+  void add(TallyKind kind, std::uint64_t bin) { ++tally[kind].counts()[bin]; }
   void usage(std::uint64_t words, std::uint64_t draws) {
     tally.words += words;
     tally.draws += draws;
@@ -66,13 +65,13 @@ Job host_job(Algorithm a, int n, BoundedSpec spec, std::uint64_t seed, std::uint
   job.seed = seed;
   job.first = first;
   job.trials = trials;
-  job.rank_histogram = ranks;
-  job.position_matrix = true;
+  job.tallies.set(TallyKind::ranks, ranks);
+  job.tallies.set(TallyKind::positions, true);
   if (a == Algorithm::partial) {
     // A deal of up to five: hands, and poker categories at 5 of 52.
     job.k = std::min(n, 5);
-    job.hand_histogram = job.k < n;
-    job.poker_categories = n == 52;
+    job.tallies.set(TallyKind::hands, job.k < n);
+    job.tallies.set(TallyKind::poker, n == 52);
   }
   return job;
 }
@@ -104,13 +103,13 @@ TEST(CudaThreadCode, EqualsTheScalarReference) {
         job.seed = 0x5eed0000 + n;
         job.first = (std::uint64_t{1} << 32) - 1000;  // crosses 2^32
         job.trials = 3001;
-        job.rank_histogram = n <= 8;
-        job.position_matrix = true;
+        job.tallies.set(TallyKind::ranks, n <= 8);
+        job.tallies.set(TallyKind::positions, true);
         if (a == Algorithm::partial) {  // a deal: 3 of 4 .. 5 of 52, poker's with hands and categories
           job.k = std::min(n - 1, 5);
-          job.rank_histogram = n <= 8;
-          job.hand_histogram = true;
-          job.poker_categories = n == 52;
+          job.tallies.set(TallyKind::ranks, n <= 8);
+          job.tallies.set(TallyKind::hands, true);
+          job.tallies.set(TallyKind::poker, n == 52);
         }
         RunOptions scalar;
         scalar.backend = "scalar";
@@ -174,7 +173,8 @@ TEST(CudaThreadCode, PositionsCountedInTurnEqualTheReference) {
                                BoundedSpec{Method::batched, 32}}) {
         if (max_draw_range(a, Shape{n, n}) > (1u << spec.bits)) continue;
         Job job = host_job(a, n, spec, 0x7e11 + n, (std::uint64_t{1} << 32) - 700, 1500, false);
-        job.hand_histogram = job.poker_categories = false;
+        job.tallies.set(TallyKind::hands, false);
+        job.tallies.set(TallyKind::poker, false);
         const TrialJob tj = trial_job(job);
         std::uint8_t bytes[kMaxDeviceItems];
         std::vector<std::uint8_t> block(InterleavedItems::bytes(n, 32));

@@ -63,8 +63,8 @@ TEST(CudaBackend, TalliesEqualTheCpu) {
       job.seed = 1234;
       job.first = (std::uint64_t{1} << 32) - 500'000;
       job.trials = trials;
-      job.rank_histogram = c.n <= 8;
-      job.position_matrix = true;
+      job.tallies.set(TallyKind::ranks, c.n <= 8);
+      job.tallies.set(TallyKind::positions, true);
       const RunResult gpu = run(job, on("cuda"));
       ASSERT_EQ(gpu.backend, "cuda");
       EXPECT_TRUE(gpu.tally == run(job, on("scalar")).tally)

@@ -23,7 +23,7 @@ Job job_for(Algorithm a, int n, BoundedSpec spec, std::uint64_t first, std::uint
   j.seed = 2024;
   j.first = first;
   j.trials = trials;
-  j.position_matrix = true;
+  j.tallies.set(TallyKind::positions, true);
   return j;
 }
 

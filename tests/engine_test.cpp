@@ -70,10 +70,10 @@ TEST(Algorithms, EveryNamedAlgorithmIsListedAndDispatched) {
 TEST(Engine, IdenticalForOneTwoAndSevenThreads) {
   for (Algorithm a : kAllAlgorithms) {
     Job job = make(a, 5, 700'001, 99, 12345);
-    job.position_matrix = true;
+    job.tallies.set(TallyKind::positions, true);
     const Tally one = run(job, threads(1)).tally;
     EXPECT_EQ(one.trials, job.trials);
-    EXPECT_EQ(one.ranks.total(), job.trials);
+    EXPECT_EQ(one[TallyKind::ranks].total(), job.trials);
     for (int k : {2, 7}) EXPECT_TRUE(run(job, threads(k)).tally == one) << algorithm_name(a) << " " << k;
   }
 }
@@ -92,7 +92,7 @@ TEST(Engine, ShortRunsAreSharedByEveryThread) {
   // And the split never shows in the result, on any backend.
   for (const char* backend : {"scalar", "simd"}) {
     Job job = make(Algorithm::fisher_yates, 7, 5'003, 3, 77);
-    job.position_matrix = true;
+    job.tallies.set(TallyKind::positions, true);
     RunOptions o = threads(1);
     o.backend = backend;
     const Tally one = run(job, o).tally;
@@ -108,7 +108,7 @@ TEST(Engine, ShortJobsWithoutADecisionTableGiveTheSameTrials) {
   for (Algorithm a : {Algorithm::fisher_yates, Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort})
     for (std::uint64_t trials : {std::uint64_t{64}, kTableMinTrials - 1, kTableMinTrials}) {
       Job job = make(a, 8, trials, 5, 977);
-      job.position_matrix = true;
+      job.tallies.set(TallyKind::positions, true);
       Tally want = Tally::for_job(job);
       tally_trials(job, job.first, job.first + job.trials, want);
       std::vector<std::uint16_t> rows(job.trials * 8), got_rows(job.trials * 8);
@@ -125,7 +125,7 @@ TEST(Engine, ShortJobsWithoutADecisionTableGiveTheSameTrials) {
 
 TEST(Engine, AnySplitOfTheTrialRangeMergesToTheSameTally) {
   Job whole = make(Algorithm::naive_swap, 6, 300'000, 7, 1'000'000);
-  whole.position_matrix = true;
+  whole.tallies.set(TallyKind::positions, true);
   Job left = whole, right = whole;
   left.trials = 123'457;
   right.first = whole.first + left.trials;
@@ -151,9 +151,9 @@ TEST(Engine, SampleGivesTheReferencePermutationOfEachTrial) {
 TEST(Engine, SampleAndAuditAgree) {
   Job job = make(Algorithm::fisher_yates, 5, 20'000, 3, 77);
   const auto perms = sample(job).permutations;
-  RankHistogram h(5);
+  RankHistogram h = rank_histogram(5);
   for (std::uint64_t t = 0; t < job.trials; ++t) h.add(lehmer_rank(&perms[t * 5], 5));
-  EXPECT_EQ(h, run(job).tally.ranks);
+  EXPECT_EQ(h, run(job).tally[TallyKind::ranks]);
 }
 
 // Stream version 1 golden tallies: 1000 trials, n = 4, seed 1, under lemire
@@ -172,7 +172,7 @@ TEST(Engine, GoldenTalliesAndWordsConsumed) {
   ASSERT_EQ(golden.size(), 11u);
   for (const Golden& g : golden) {
     const Tally t = run(make(g.a, 4, 1000, 1, 0, g.spec)).tally;
-    EXPECT_EQ(t.ranks.counts(), g.counts) << algorithm_name(g.a) << ": " << counts(t.ranks);
+    EXPECT_EQ(t[TallyKind::ranks].counts(), g.counts) << algorithm_name(g.a) << ": " << counts(t[TallyKind::ranks]);
     EXPECT_EQ(t.words, g.words) << algorithm_name(g.a);
   }
 }
@@ -203,14 +203,14 @@ TEST(Engine, GoldenBatchedTalliesAtTheTopOfTheIndexSpace) {
   std::ostringstream now;
   for (const Golden& g : golden) {
     Job job = make(g.a, g.n, 1000, 7, ~std::uint64_t{0} - 999);
-    job.rank_histogram = false;
-    job.position_matrix = true;
+    job.tallies.set(TallyKind::ranks, false);
+    job.tallies.set(TallyKind::positions, true);
     const Tally t = run(job, threads(1)).tally;
     std::string name(algorithm_name(g.a));
     std::replace(name.begin(), name.end(), '-', '_');
     now << "    {Algorithm::" << name << ", " << g.n << ", 0x" << std::hex
-        << fingerprint(t.positions) << "ull, " << std::dec << t.words << ", " << t.draws << "},\n";
-    EXPECT_EQ(fingerprint(t.positions), g.fingerprint) << algorithm_name(g.a) << " n " << g.n;
+        << fingerprint(t[TallyKind::positions]) << "ull, " << std::dec << t.words << ", " << t.draws << "},\n";
+    EXPECT_EQ(fingerprint(t[TallyKind::positions]), g.fingerprint) << algorithm_name(g.a) << " n " << g.n;
     EXPECT_EQ(t.words, g.words) << algorithm_name(g.a) << " n " << g.n;
     EXPECT_EQ(t.draws, g.draws) << algorithm_name(g.a) << " n " << g.n;
   }
@@ -239,7 +239,7 @@ TEST(Engine, EveryAlgorithmMatchesItsExactDistribution) {
         ASSERT_TRUE(r.rank.has_value());
         EXPECT_GE(r.rank->fit.p_value, 1e-6)
             << algorithm_name(a) << " n=" << n << " " << method_name(spec.method) << "/" << spec.bits
-            << " chi2 " << r.rank->fit.statistic << "\n" << counts(t.ranks);
+            << " chi2 " << r.rank->fit.statistic << "\n" << counts(t[TallyKind::ranks]);
         const double mean = static_cast<double>(t.words) / job.trials;
         EXPECT_NEAR(mean, model.mean_words, 0.01) << algorithm_name(a);
       }
@@ -254,7 +254,7 @@ TEST(Engine, FairPassesAndTheOneLinerFails) {
   const Tally st = run(sort, threads(2)).tally;
   const AuditReport s = analyze(sort, st);
   EXPECT_EQ(s.verdict, Verdict::fail);
-  EXPECT_GT(s.rank->fit.statistic, 100'000) << counts(st.ranks);
+  EXPECT_GT(s.rank->fit.statistic, 100'000) << counts(st[TallyKind::ranks]);
   EXPECT_NEAR(static_cast<double>(st.draws) / 1e6, 4.5, 0.01) << "comparator calls per trial";
   EXPECT_EQ(st.words, 1'000'000u) << "batched: every trial's coins come from one word";
 }
@@ -262,14 +262,14 @@ TEST(Engine, FairPassesAndTheOneLinerFails) {
 TEST(Engine, ModuloBiasIsDetectedAtEightBits) {
   // Fisher-Yates with 8-bit modulo on 7 items: range 7 does not divide 256.
   Job job = make(Algorithm::fisher_yates, 7, 2'000'000, 5, 0, BoundedSpec{Method::modulo, 8});
-  job.position_matrix = true;
+  job.tallies.set(TallyKind::positions, true);
   const AuditReport r = analyze(job, run(job, threads(2)).tally);
   EXPECT_EQ(r.verdict, Verdict::fail);
 }
 
 TEST(Engine, RankTestNeedsFiveExpectedPerBin) {
   Job job = make(Algorithm::fisher_yates, 8, 100'000);  // 2.5 per bin
-  job.position_matrix = true;
+  job.tallies.set(TallyKind::positions, true);
   const AuditReport r = analyze(job, run(job).tally);
   EXPECT_FALSE(r.rank.has_value());
   ASSERT_EQ(r.notes.size(), 1u);
@@ -280,7 +280,7 @@ TEST(Engine, RankTestNeedsFiveExpectedPerBin) {
 
 TEST(Engine, NothingToTestForASingleItem) {
   Job job = make(Algorithm::fisher_yates, 1, 1000);
-  job.position_matrix = true;
+  job.tallies.set(TallyKind::positions, true);
   const AuditReport r = analyze(job, run(job).tally);
   EXPECT_FALSE(r.verdict.has_value()) << "one order cannot be biased, nor too uniform";
   EXPECT_FALSE(r.rank.has_value());
@@ -297,8 +297,8 @@ TEST(Engine, BadJobsAreUsageErrors) {
   EXPECT_THROW(run(make(Algorithm::fisher_yates, 300, 10, 1, 0, BoundedSpec{Method::modulo, 8})),
                UsageError);
   Job big = make(Algorithm::fisher_yates, 1025, 10);
-  big.rank_histogram = false;
-  big.position_matrix = true;
+  big.tallies.set(TallyKind::ranks, false);
+  big.tallies.set(TallyKind::positions, true);
   EXPECT_THROW(run(big), UsageError);
   Job overflow = make(Algorithm::fisher_yates, 4, 10, 1, ~std::uint64_t{0} - 3);
   EXPECT_THROW(run(overflow), UsageError);
@@ -371,8 +371,8 @@ TEST(Batched, BatchesOfTheScheduleAndWordsPerTrial) {
   EXPECT_EQ(schedule_batches(Algorithm::fisher_yates, Shape{4, 4}).size(), 1u);
   const BoundedSpec batched{Method::batched, 32};
   auto positions_only = [](Job j) {
-    j.rank_histogram = false;
-    j.position_matrix = true;
+    j.tallies.set(TallyKind::ranks, false);
+    j.tallies.set(TallyKind::positions, true);
     return j;
   };
   const Tally t = run(positions_only(make(Algorithm::fisher_yates, 52, 200'000, 5, 0, batched)), threads(2)).tally;

@@ -54,10 +54,9 @@ TEST(Partial, WholeDealIsFisherYates) {
       EXPECT_EQ(sample(whole, on("scalar")).permutations, sample(fy, on("scalar")).permutations)
           << method_name(spec.method) << " n " << n;
       Job fy_tally = fy, whole_tally = whole;
-      fy_tally.rank_histogram = whole_tally.rank_histogram = false;
-      fy_tally.position_matrix = whole_tally.position_matrix = true;
+      fy_tally.tallies = whole_tally.tallies = TallySet{TallyKind::positions};
       const Tally a = run(fy_tally, on("scalar")).tally, b = run(whole_tally, on("scalar")).tally;
-      EXPECT_EQ(a.positions, b.positions);
+      EXPECT_EQ(a[TallyKind::positions], b[TallyKind::positions]);
       EXPECT_EQ(b.words, a.words + (spec.method == Method::lemire ? whole.trials : 0)) << method_name(spec.method);
     }
 }
@@ -85,16 +84,16 @@ TEST(Partial, DealIsTheTailOfFisherYatesUnderAWordADraw) {
 // and tallies (the SIMD and CUDA thread suites compare theirs too).
 TEST(Partial, BackendsAndThreadsAgree) {
   Job job = deal_job(52, 5, 40'013, BoundedSpec{}, 99);
-  job.rank_histogram = false;
-  job.position_matrix = job.hand_histogram = job.poker_categories = true;
+  job.tallies.set(TallyKind::ranks, false);
+  job.tallies = TallySet{TallyKind::positions, TallyKind::hands, TallyKind::poker};
   job.first = (std::uint64_t{1} << 32) - 20'000;
   const Tally ref = run(job, on("scalar", 1)).tally;
   EXPECT_EQ(ref.trials, job.trials);
   std::uint64_t categorized = 0;
-  for (std::uint64_t c : ref.categories) categorized += c;
+  for (std::uint64_t c : ref[TallyKind::poker].counts()) categorized += c;
   EXPECT_EQ(categorized, job.trials);
   std::uint64_t handed = 0;  // the counter's delayed hands all arrive
-  for (std::uint64_t h : ref.hands) handed += h;
+  for (std::uint64_t h : ref[TallyKind::hands].counts()) handed += h;
   EXPECT_EQ(handed, job.trials);
   for (const char* backend : {"auto", "simd", "scalar"})
     for (int threads : {1, 2, 5}) EXPECT_TRUE(run(job, on(backend, threads)).tally == ref) << backend << " " << threads;
@@ -140,44 +139,46 @@ TEST(PartialExact, LimitsAreUsageErrors) {
 TEST(PartialAudit, BiasedDealsMatchTheirExactLawAndFailUniform) {
   const BoundedSpec spec{Method::modulo, 3};  // ranges 6, 5, 4 from 8 values
   Job job = deal_job(6, 3, 400'000, spec, 2027);
-  job.position_matrix = job.hand_histogram = true;
+  job.tallies.set(TallyKind::positions);
+  job.tallies.set(TallyKind::hands);
   const Tally t = run(job, on("auto")).tally;
   const ExactDistribution model = exact_distribution(Algorithm::partial, shape_of(job), spec);
   AuditOptions o;
   o.model = &model;
   const AuditReport exact = analyze(job, t, o);
-  for (const std::optional<TestResult>* r : {&exact.rank, &exact.position, &exact.hand}) {
+  for (const std::optional<TestResult>* r : {&exact.rank, &exact.position, &exact.test(TallyKind::hands)}) {
     ASSERT_TRUE(r->has_value());
     EXPECT_GE((*r)->fit.p_value, 1e-6) << (*r)->name << " chi2 " << (*r)->fit.statistic << "\n"
-                                       << counts_text((*r)->name == "hand" ? t.hands : t.ranks.counts());
+                                       << counts_text((*r)->name == "hand" ? t[TallyKind::hands].counts() : t[TallyKind::ranks].counts());
   }
   EXPECT_EQ(exact.rank->name, "deal");
   EXPECT_EQ(exact.position->name, "slot");
   const AuditReport uniform = analyze(job, t);
-  EXPECT_EQ(uniform.verdict, Verdict::fail) << counts_text(t.ranks.counts());
+  EXPECT_EQ(uniform.verdict, Verdict::fail) << counts_text(t[TallyKind::ranks].counts());
   EXPECT_EQ(uniform.rank->verdict, Verdict::fail);
-  EXPECT_EQ(uniform.hand->verdict, Verdict::fail);
+  EXPECT_EQ(uniform.test(TallyKind::hands)->verdict, Verdict::fail);
 }
 
 // A fair deal of 5 of 52 passes its slot, hand and category tests; an 8-bit
 // modulo source (52 does not divide 256) fails the slot test.
 TEST(PartialAudit, PokerDealsFairAndEightBitModulo) {
   Job fair = deal_job(52, 5, 4'000'000, BoundedSpec{}, 52);
-  fair.rank_histogram = false;
-  fair.position_matrix = fair.hand_histogram = fair.poker_categories = true;
+  fair.tallies.set(TallyKind::ranks, false);
+  fair.tallies = TallySet{TallyKind::positions, TallyKind::hands, TallyKind::poker};
   const Tally t = run(fair, on("auto")).tally;
   const AuditReport r = analyze(fair, t);
-  ASSERT_TRUE(r.position && r.category);
-  EXPECT_FALSE(r.hand.has_value()) << "1.5 expected per hand: skipped, with a note";
+  ASSERT_TRUE(r.position && r.test(TallyKind::poker));
+  EXPECT_FALSE(r.test(TallyKind::hands).has_value()) << "1.5 expected per hand: skipped, with a note";
   EXPECT_GE(r.position->fit.p_value, 1e-6) << r.position->fit.statistic;
-  EXPECT_GE(r.category->fit.p_value, 1e-6) << counts_text(t.categories);
+  EXPECT_GE(r.test(TallyKind::poker)->fit.p_value, 1e-6) << counts_text(t[TallyKind::poker].counts());
   EXPECT_EQ(r.position->fit.df, 51 * 5);
-  EXPECT_EQ(r.category->fit.df, 9);
+  EXPECT_EQ(r.test(TallyKind::poker)->fit.df, 9);
 
   Job biased = fair;
   biased.spec = BoundedSpec{Method::modulo, 8};
   biased.trials = 200'000;
-  biased.poker_categories = biased.hand_histogram = false;
+  biased.tallies.set(TallyKind::poker, false);
+  biased.tallies.set(TallyKind::hands, false);
   const AuditReport b = analyze(biased, run(biased, on("auto")).tally);
   EXPECT_EQ(b.position->verdict, Verdict::fail) << b.position->fit.statistic;
   EXPECT_EQ(b.verdict, Verdict::fail);
@@ -192,11 +193,11 @@ TEST(PartialAudit, SlotStatisticIsCalibrated) {
     double sum = 0;
     for (int a = 0; a < kAudits; ++a) {
       Job job = deal_job(n, k, 3'000, BoundedSpec{}, 1000 + a);
-      job.rank_histogram = false;
-      job.position_matrix = true;
+      job.tallies.set(TallyKind::ranks, false);
+      job.tallies.set(TallyKind::positions, true);
       Tally t = Tally::for_job(job);
       tally_trials(job, job.first, job.first + job.trials, t);
-      sum += position_test(t.positions).fit.statistic;
+      sum += position_test(t[TallyKind::positions]).fit.statistic;
     }
     const double df = (n - 1.0) * k, mean = sum / kAudits;
     // The mean of 300 chi2(df) values has standard error sqrt(2 df / 300).
@@ -219,15 +220,15 @@ TEST(Partial, BadDealsAreUsageErrors) {
   fy.algorithm = Algorithm::fisher_yates;
   EXPECT_EQ(param(fy), Param::k);
   fy.k = 0;
-  fy.hand_histogram = true;
+  fy.tallies.set(TallyKind::hands, true);
   EXPECT_EQ(param(fy), Param::hand_histogram);
   Job not_poker = deal_job(51, 5, 10);
-  not_poker.poker_categories = true;
+  not_poker.tallies.set(TallyKind::poker, true);
   EXPECT_EQ(param(not_poker), Param::poker_categories);
   Job huge = deal_job(10'000, 5, 10);  // 9.99e19 ordered deals: no 64-bit rank
   EXPECT_EQ(param(huge), Param::k);
-  huge.rank_histogram = false;
-  huge.position_matrix = true;
+  huge.tallies.set(TallyKind::ranks, false);
+  huge.tallies.set(TallyKind::positions, true);
   EXPECT_EQ(param(huge), Param::none);
 }
 
@@ -235,8 +236,8 @@ TEST(Partial, BadDealsAreUsageErrors) {
 // shuffle is uniform (the PHP page's claim, on every slot).
 TEST(PartialAudit, FiveWinnersOfTenThousandHaveAUniformSlotMatrix) {
   Job job = deal_job(10'000, 5, 1'000'000, BoundedSpec{}, 10'000);
-  job.rank_histogram = false;
-  job.position_matrix = true;
+  job.tallies.set(TallyKind::ranks, false);
+  job.tallies.set(TallyKind::positions, true);
   const AuditReport r = analyze(job, run(job, on("auto")).tally);
   ASSERT_TRUE(r.position.has_value());
   EXPECT_EQ(r.position->fit.df, 9'999 * 5);

@@ -174,7 +174,7 @@ TEST(Records, EveryFormatGivesTheSameTallyAsTheJob) {
   job.algorithm = Algorithm::sort_binary_insertion;
   job.n = 5;
   job.trials = 20'000;
-  job.position_matrix = true;
+  job.tallies.set(TallyKind::positions, true);
   RunOptions scalar;
   scalar.backend = "scalar";
   const Tally want = run(job, scalar).tally;
@@ -217,8 +217,8 @@ TEST(Records, EveryFormatGivesTheSameTallyAsTheJob) {
     });
     got.trials = s.records;
     EXPECT_EQ(s.records, job.trials) << record_format_name(input.format);
-    EXPECT_EQ(got.ranks.counts(), want.ranks.counts()) << record_format_name(input.format);
-    EXPECT_EQ(got.positions.counts(), want.positions.counts()) << record_format_name(input.format);
+    EXPECT_EQ(got[TallyKind::ranks].counts(), want[TallyKind::ranks].counts()) << record_format_name(input.format);
+    EXPECT_EQ(got[TallyKind::positions].counts(), want[TallyKind::positions].counts()) << record_format_name(input.format);
   }
 }
 

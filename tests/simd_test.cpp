@@ -99,13 +99,13 @@ Job job_for(const Case& c, std::uint64_t seed, std::uint64_t first, std::uint64_
   j.seed = seed;
   j.first = first;
   j.trials = trials;
-  j.rank_histogram = c.n <= 8;
-  j.position_matrix = true;
+  j.tallies.set(TallyKind::ranks, c.n <= 8);
+  j.tallies.set(TallyKind::positions, true);
   if (c.algorithm == Algorithm::partial) {
     j.k = c.k;
-    j.rank_histogram = deal_count(c.n, c.k) != 0 && deal_count(c.n, c.k) <= 200'000;
-    j.hand_histogram = c.k < c.n;
-    j.poker_categories = c.n == 52 && c.k == 5;
+    j.tallies.set(TallyKind::ranks, deal_count(c.n, c.k) != 0 && deal_count(c.n, c.k) <= 200'000);
+    j.tallies.set(TallyKind::hands, c.k < c.n);
+    j.tallies.set(TallyKind::poker, c.n == 52 && c.k == 5);
   }
   return j;
 }

@@ -102,7 +102,7 @@ TEST(Stats, PowerAnalysis) {
 }
 
 TEST(Stats, PositionTestFindsTheHotCell) {
-  PositionMatrix m(3);
+  PositionMatrix m = position_matrix(3);
   // 300 trials; item 0 sits at position 0 half the time.
   auto& c = m.counts();
   c = {150, 75, 75, 75, 150, 75, 75, 75, 150};
@@ -116,7 +116,7 @@ TEST(Stats, PositionTestFindsTheHotCell) {
 }
 
 TEST(Stats, SummaryExtremes) {
-  RankHistogram h(3);
+  RankHistogram h = rank_histogram(3);
   h.counts() = {5, 9, 1, 7, 7, 3};
   const RankSummary s = summarize(h, 2);
   EXPECT_DOUBLE_EQ(s.max_min_ratio, 9.0);

@@ -103,7 +103,7 @@ TEST(Weighted, KeysComeFromTheTrialsOwnWords) {
       for (int p = 0; p < 5; ++p) ASSERT_EQ(rows[t * 5 + p], keyed[p].second) << algorithm_name(a) << " trial " << t;
     }
     Job tally = job;
-    tally.position_matrix = true;
+    tally.tallies.set(TallyKind::positions, true);
     const Tally t = run(tally, threads(1)).tally;
     EXPECT_EQ(t.words, job.trials * (a == Algorithm::weighted ? 5 : 10));
     EXPECT_TRUE(run(tally, threads(2)).tally == t);
@@ -121,7 +121,7 @@ TEST(Weighted, SampledOrdersFollowPlackettLuce) {
   o.model = &model;
   const AuditReport exact = analyze(job, t, o);
   ASSERT_TRUE(exact.rank.has_value());
-  EXPECT_GE(exact.rank->fit.p_value, 1e-6) << exact.rank->fit.statistic << "\n" << counts_text(t.ranks);
+  EXPECT_GE(exact.rank->fit.p_value, 1e-6) << exact.rank->fit.statistic << "\n" << counts_text(t[TallyKind::ranks]);
   EXPECT_EQ(analyze(job, t).verdict, Verdict::fail);
 }
 
@@ -132,11 +132,11 @@ TEST(Weighted, SampledOrdersFollowPlackettLuce) {
 // and the heaviest item is never first.
 TEST(WeightedIntPower, PutsLighterItemsFirst) {
   Job job = weighted_job(Algorithm::weighted_int_power, {1, 2, 3, 4}, 200'000, 9);
-  job.position_matrix = true;
+  job.tallies.set(TallyKind::positions, true);
   const Tally t = run(job, threads(2)).tally;
-  EXPECT_GE(t.ranks.counts()[0], job.trials - 20) << counts_text(t.ranks);  // ABCD
-  EXPECT_EQ(t.positions.at(3, 0), 0u) << "the heaviest item first";
-  EXPECT_GE(t.positions.at(0, 0), job.trials - 20) << "the lightest item first";
+  EXPECT_GE(t[TallyKind::ranks].counts()[0], job.trials - 20) << counts_text(t[TallyKind::ranks]);  // ABCD
+  EXPECT_EQ(t[TallyKind::positions].at(3, 0), 0u) << "the heaviest item first";
+  EXPECT_GE(t[TallyKind::positions].at(0, 0), job.trials - 20) << "the lightest item first";
   const ExactDistribution claimed =
       plackett_luce_distribution(Algorithm::weighted_int_power, {Rational(1), Rational(2), Rational(3), Rational(4)});
   AuditOptions o;

@@ -59,11 +59,6 @@ Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thr
   return worst;
 }
 
-std::vector<double> fair_poker_probabilities() {
-  std::vector<double> p;
-  for (std::uint64_t hands : kPokerCategoryHands) p.push_back(static_cast<double>(hands) / 2'598'960.0);
-  return p;
-}
 
 namespace {
 
@@ -85,13 +80,29 @@ std::optional<TestResult> histogram_test(const std::string& name, const std::vec
   return TestResult{name, p.empty() ? chi_square_uniform(counts, alpha) : chi_square(counts, p, alpha)};
 }
 
-std::vector<double> as_doubles(const std::vector<Rational>& r) {
-  std::vector<double> out(r.size());
-  for (std::size_t i = 0; i < r.size(); ++i) out[i] = static_cast<double>(r[i]);
-  return out;
+// A row's fair law; empty (uniform) where it has none.
+std::vector<double> kind_fair_law(const TallyKindRow& row, Shape s) {
+  return row.fair_law ? row.fair_law(s) : std::vector<double>{};
 }
 
 }  // namespace
+
+std::optional<TestResult>& AuditReport::test(TallyKind kind) {
+  if (kind == TallyKind::ranks) return rank;
+  if (kind == TallyKind::positions) return position;
+  return histogram_tests[static_cast<std::size_t>(kind)];
+}
+
+const std::optional<TestResult>& AuditReport::test(TallyKind kind) const {
+  return const_cast<AuditReport&>(*this).test(kind);
+}
+
+std::vector<const TestResult*> AuditReport::tests() const {
+  std::vector<const TestResult*> out;
+  for (TallyKind kind : kAllTallyKinds)
+    if (const std::optional<TestResult>& t = test(kind)) out.push_back(&*t);
+  return out;
+}
 
 AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options) {
   const Shape shape = shape_of(job);
@@ -106,10 +117,12 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
   report.mean_words = tally.trials ? static_cast<double>(tally.words) / tally.trials : 0;
   report.mean_draws = tally.trials ? static_cast<double>(tally.draws) / tally.trials : 0;
 
-  if (!tally.ranks.empty()) {
-    report.summary = summarize(tally.ranks);
+  const TallyCounts& ranks = tally[TallyKind::ranks];
+  const TallyCounts& positions = tally[TallyKind::positions];
+  if (!ranks.empty()) {
+    report.summary = summarize(ranks);
     // Uniform needs no n!-entry reference beside the tally.
-    const double uniform_p = 1.0 / static_cast<double>(tally.ranks.bins());
+    const double uniform_p = 1.0 / static_cast<double>(ranks.bins());
     const std::vector<double> model_p = options.model ? options.model->probabilities() : std::vector<double>{};
     double min_p = options.model ? 1 : uniform_p;
     for (double p : model_p)
@@ -117,21 +130,21 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     const double min_expected = static_cast<double>(tally.trials) * min_p;
     if (min_expected >= kMinExpectedPerBin) {
       report.rank = TestResult{
-          deal ? "deal" : "rank", options.model ? chi_square(tally.ranks.counts(), model_p, options.alpha)
-                                : chi_square_uniform(tally.ranks.counts(), options.alpha)};
+          deal ? "deal" : "rank", options.model ? chi_square(ranks.counts(), model_p, options.alpha)
+                                : chi_square_uniform(ranks.counts(), options.alpha)};
     } else {
       const double needed = std::ceil(kMinExpectedPerBin / min_p);
       report.notes.push_back(std::string(deal ? "deal" : "rank") + " test skipped: " + std::to_string(min_expected).substr(0, 8) +
                              " expected per bin, below " + std::to_string(int(kMinExpectedPerBin)) +
                              " (needs about " + std::to_string(static_cast<long long>(needed)) +
                              " trials); " +
-                             (tally.positions.empty() ? "add the position matrix for a verdict"
+                             (positions.empty() ? "add the position matrix for a verdict"
                                                       : "the position matrix carries the verdict"));
     }
   }
-  if (!tally.positions.empty()) {
+  if (!positions.empty()) {
     const PositionLaw law = options.model ? options.model->position_law() : PositionLaw{};
-    report.position_detail = position_test(tally.positions, options.model ? &law : nullptr, options.alpha);
+    report.position_detail = position_test(positions, options.model ? &law : nullptr, options.alpha);
     if (report.position_detail->fit.min_expected >= kMinExpectedPerBin) {
       report.position = TestResult{deal ? "slot" : "position", report.position_detail->fit};
     } else {
@@ -145,30 +158,29 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     }
   }
 
-  if (!tally.hands.empty())
-    report.hand = histogram_test("hand", tally.hands, tally.trials,
-                                 options.model ? as_doubles(options.model->hand_probabilities()) : std::vector<double>{},
-                                 options.alpha, report.notes);
-  if (!tally.categories.empty()) {
-    // Against the fair law: under a biased method it is the shift from fair
-    // that the test measures (melange exact gives the biased law itself).
-    report.category = histogram_test("category", tally.categories, tally.trials, fair_poker_probabilities(),
-                                     options.alpha, report.notes);
+  for (const TallyKindRow& row : kTallyKindRows) {
+    const TallyCounts& counts = tally[row.kind];
+    if (!row.histogram_test || counts.empty()) continue;
+    // Without a model law (the poker categories) against the fair law:
+    // under a biased method it is the shift from fair that the test
+    // measures (melange exact gives the biased law itself).
+    const std::vector<double> law =
+        options.model && row.model_law ? row.model_law(*options.model) : kind_fair_law(row, shape);
+    report.test(row.kind) =
+        histogram_test(std::string(row.test_name), counts.counts(), tally.trials, law, options.alpha, report.notes);
   }
 
   // With one order (n = 1) or one possible order under the model, there is
   // nothing to test: drop tests with no degrees of freedom.
-  for (std::optional<TestResult>* t : {&report.rank, &report.position, &report.hand, &report.category})
-    if (*t && (*t)->fit.df == 0) {
-      report.notes.push_back((*t)->name + " test skipped: no degrees of freedom (a single possible outcome)");
-      t->reset();
-    }
-
   std::vector<TestResult*> tests;
-  if (report.rank) tests.push_back(&*report.rank);
-  if (report.position) tests.push_back(&*report.position);
-  if (report.hand) tests.push_back(&*report.hand);
-  if (report.category) tests.push_back(&*report.category);
+  for (TallyKind kind : kAllTallyKinds) {
+    std::optional<TestResult>& t = report.test(kind);
+    if (t && t->fit.df == 0) {
+      report.notes.push_back(t->name + " test skipped: no degrees of freedom (a single possible outcome)");
+      t.reset();
+    }
+    if (t) tests.push_back(&*t);
+  }
   if (!tests.empty()) report.verdict = grade_tests(tests, options.thresholds, report.notes);
   return report;
 }

@@ -73,7 +73,7 @@ Layout layout_for(const Job& job) {
   const Shape s = shape_of(job);
   Layout l;
   std::uint64_t used = 0;
-  if (job.rank_histogram) {
+  if (job.tallies.has(TallyKind::ranks)) {
     l.bins = s.whole() ? factorial(s.n) : deal_count(s.n, s.k);
     l.ranks = rank_counters_for(l.bins);
     if (shared_ranks(l.ranks)) used = l.bins * rank_copies(l.ranks);
@@ -82,7 +82,7 @@ Layout layout_for(const Job& job) {
   l.position_stride = s.k | 1;
   l.aggregate_positions = job.n <= tuning::kRegisterItems;
   const std::uint64_t shared_cells = static_cast<std::uint64_t>(job.n) * l.position_stride;
-  if (job.position_matrix && (used + shared_cells) * 4 <= tuning::kSharedBudget) {
+  if (job.tallies.has(TallyKind::positions) && (used + shared_cells) * 4 <= tuning::kSharedBudget) {
     l.shared_positions = true;
     used += shared_cells;
   }
@@ -91,11 +91,11 @@ Layout layout_for(const Job& job) {
 }
 
 struct Outputs {
-  std::uint32_t* partials;            // [bin * grid + block], shared-counter modes
-  unsigned long long* ranks;          // [bin], global mode
-  unsigned long long* positions;      // [item * k + position (slot)]
-  unsigned long long* hands;          // [colex rank of a deal's hand]
-  unsigned long long* categories;     // [poker category]
+  std::uint32_t* partials;  // [bin * grid + block], shared-counter modes
+  // By TallyKind: each kind's bins (the ranks' in global mode; the
+  // positions' [item * k + slot]), null for a kind the job does not tally.
+  unsigned long long* counts[kTallyKinds];
+  std::uint64_t bins[kTallyKinds];
   unsigned long long* usage;  // [0] stream words, [1] draws and coins
 };
 
@@ -136,13 +136,13 @@ struct BlockSink {
           atomicAdd(&bins[r], static_cast<unsigned>(__popc(peers)));
         break;
       }
-      case RankCounters::global: atomicAdd(&out.ranks[r], 1ull); break;
+      case RankCounters::global: atomicAdd(&out.counts[static_cast<int>(TallyKind::ranks)][r], 1ull); break;
       case RankCounters::none: break;
     }
   }
   __device__ void position(int item, int p) {
     if (!layout.shared_positions) {
-      atomicAdd(&out.positions[item * k + p], 1ull);
+      atomicAdd(&out.counts[static_cast<int>(TallyKind::positions)][item * k + p], 1ull);
       return;
     }
     const int cell = layout.position_offset + item * layout.position_stride + p;
@@ -156,14 +156,18 @@ struct BlockSink {
     if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1))
       atomicAdd(&shared[cell], static_cast<unsigned>(__popc(peers)));
   }
-  // Hands are too many bins for shared memory (2,598,960 for poker):
-  // global atomics, which spread over the bins.
-  __device__ void hand(std::uint64_t r) { atomicAdd(&out.hands[r], 1ull); }
-  // Ten categories that most threads share: one atomic per category a warp.
-  __device__ void category(int c) {
-    const unsigned peers = __match_any_sync(__activemask(), static_cast<unsigned>(c));
+  // The other kinds, in global memory. A few bins that most threads share
+  // (the ten poker categories) take one atomic a bin a warp; many bins (the
+  // 2,598,960 hands of poker) spread the atomics by themselves.
+  __device__ void add(TallyKind kind, std::uint64_t bin) {
+    const int i = static_cast<int>(kind);
+    if (out.bins[i] > tuning::kWarpAggregatedBins) {
+      atomicAdd(&out.counts[i][bin], 1ull);
+      return;
+    }
+    const unsigned peers = __match_any_sync(__activemask(), static_cast<unsigned>(bin));
     if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1))
-      atomicAdd(&out.categories[c], static_cast<unsigned long long>(__popc(peers)));
+      atomicAdd(&out.counts[i][bin], static_cast<unsigned long long>(__popc(peers)));
   }
   __device__ void usage(std::uint64_t words, std::uint64_t draws) {
     words_total += words;
@@ -231,7 +235,7 @@ struct DirectTrial {
       // for deals: with their hand and category paths beside it the kernel
       // spills.
       if constexpr (kFixesSlotsInTurn<A> && !can_deal(A)) {
-        if (j.positions && !j.ranks && !j.hands && !j.categories) {
+        if (j.tallies == TallySet{TallyKind::positions}) {
           if constexpr (kReadsBatchPlan<A, Set>) count_positions_in_turn<A, Set>(j, t, items, counter, ConstantBatches{});
           else count_positions_in_turn<A, Set>(j, t, items, counter);
           return;
@@ -347,7 +351,7 @@ __global__ void __launch_bounds__(tuning::kThreadsPerBlock)
     for (int c = threadIdx.x; c < cells; c += blockDim.x) {
       const int item = c / job.k, position = c - item * job.k;
       const std::uint32_t v = shared[layout.position_offset + item * layout.position_stride + position];
-      if (v) atomicAdd(&out.positions[c], static_cast<unsigned long long>(v));
+      if (v) atomicAdd(&out.counts[static_cast<int>(TallyKind::positions)][c], static_cast<unsigned long long>(v));
     }
   }
 }
@@ -563,23 +567,25 @@ class CudaBackend final : public Backend {
       // A kernel compiled for its order counters' layout must have the
       // layout's: the flush after the trials reads the Layout.
       if constexpr (requires { Trial::Ranks::kRanks; })
-        if (job.rank_histogram && Trial::Ranks::kRanks != layout.ranks)
+        if (job.tallies.has(TallyKind::ranks) && Trial::Ranks::kRanks != layout.ranks)
           throw Error("internal: a kernel compiled for other order counters than the job's layout");
       shared_bytes = shared_bytes_for<Trial>(layout.shared_bytes, job.n);
       grid = grid_for(audit_kernel<Trial>, sms_, shared_bytes);
     });
-    DeviceBuffer<unsigned long long> ranks(job.rank_histogram ? layout.bins : 0);
     DeviceBuffer<std::uint32_t> partials(partial ? layout.bins * grid : 0);
-    DeviceBuffer<unsigned long long> positions(job.position_matrix ? static_cast<std::size_t>(dj.n) * dj.k : 0);
-    DeviceBuffer<unsigned long long> hands(job.hand_histogram ? hand_count(dj.n, dj.k) : 0);
-    DeviceBuffer<unsigned long long> categories(job.poker_categories ? kPokerCategories : 0);
+    std::array<DeviceBuffer<unsigned long long>, kTallyKinds> counts;
+    Outputs out{partials.data(), {}, {}, nullptr};
+    for (const TallyKindRow& row : kTallyKindRows) {
+      if (!job.tallies.has(row.kind)) continue;
+      const auto i = static_cast<std::size_t>(row.kind);
+      out.bins[i] = row.bins(dj.shape());
+      counts[i] = DeviceBuffer<unsigned long long>(out.bins[i]);
+      counts[i].zero();
+      out.counts[i] = counts[i].data();
+    }
     DeviceBuffer<unsigned long long> usage(2);
-    ranks.zero();
-    positions.zero();
-    hands.zero();
-    categories.zero();
     usage.zero();
-    const Outputs out{partials.data(), ranks.data(), positions.data(), hands.data(), categories.data(), usage.data()};
+    out.usage = usage.data();
 
     if (events) events->start();
     for (const Launch& l : plan_launches(begin, end - begin, tuning::kLaunchTrials)) {
@@ -596,29 +602,18 @@ class CudaBackend final : public Backend {
                                                               tuning::kThreadsPerBlock,
                                                           static_cast<std::uint64_t>(sms_) * 8));
         add_partials_kernel<<<merge_blocks, tuning::kThreadsPerBlock>>>(partials.data(), layout.bins, grid,
-                                                                        ranks.data());
+                                                                        out.counts[static_cast<int>(TallyKind::ranks)]);
         internal::check(cudaGetLastError(), "merging the blocks' counts");
       }
     }
     if (events) events->stop();
     internal::check(cudaDeviceSynchronize(), "audit kernel");
 
-    if (job.rank_histogram) {
-      const std::vector<unsigned long long> h = ranks.to_host();
-      for (std::uint64_t b = 0; b < layout.bins; ++b)
-        if (h[b]) tally.ranks.add(b, h[b]);
-    }
-    if (job.position_matrix) {
-      const std::vector<unsigned long long> h = positions.to_host();
-      for (std::size_t c = 0; c < h.size(); ++c) tally.positions.counts()[c] += h[c];
-    }
-    if (job.hand_histogram) {
-      const std::vector<unsigned long long> h = hands.to_host();
-      for (std::size_t r = 0; r < h.size(); ++r) tally.hands[r] += h[r];
-    }
-    if (job.poker_categories) {
-      const std::vector<unsigned long long> h = categories.to_host();
-      for (std::size_t c = 0; c < h.size(); ++c) tally.categories[c] += h[c];
+    for (const TallyKindRow& row : kTallyKindRows) {
+      if (!job.tallies.has(row.kind)) continue;
+      const std::vector<unsigned long long> h = counts[static_cast<std::size_t>(row.kind)].to_host();
+      std::vector<std::uint64_t>& to = tally[row.kind].counts();
+      for (std::size_t b = 0; b < h.size(); ++b) to[b] += h[b];
     }
     const std::vector<unsigned long long> used = usage.to_host();
     tally.trials += end - begin;

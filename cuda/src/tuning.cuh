@@ -19,6 +19,9 @@ inline constexpr std::uint64_t kSharedBudget = 40 * 1024;
 // Orders counted a column per lane ([bin][lane]) up to this many bins: n = 5's
 // 120 orders, 15 KB a block.
 inline constexpr std::uint64_t kLaneCounterBins = 120;
+// A tally kind of at most this many bins (not ranks or positions, which have
+// counters of their own) is counted once a bin a warp: its threads share bins.
+inline constexpr std::uint64_t kWarpAggregatedBins = 64;
 // Trials per launch: block counters are 32-bit, and a launch gives each block
 // far fewer than 2^32 trials. Indices inside a launch stay below 2^32.
 inline constexpr std::uint64_t kLaunchTrials = std::uint64_t{1} << 32;

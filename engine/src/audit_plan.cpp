@@ -22,12 +22,12 @@ void choose_tallies(const AuditRequest& r, Job& job, std::vector<std::string>& n
                      "{hand_histogram} tallies the hands of deals: add {k} below {n} (with {algorithm} partial)");
   // Records of k items are deals: the tallies of a partial shuffle's.
   if (r.records && deal) job.algorithm = Algorithm::partial;
-  job.position_matrix = r.position || deal;
-  job.hand_histogram = r.hands;
-  job.poker_categories = deal && job.n == 52 && job.k == 5;
+  job.tallies.set(TallyKind::positions, r.position || deal);
+  job.tallies.set(TallyKind::hands, r.hands);
+  job.tallies.set(TallyKind::poker, deal && job.n == 52 && job.k == 5);
   const bool unrankable = deal ? deal_count(job.n, job.k) == 0 : job.n > kMaxRankItems;
-  job.rank_histogram = r.rank && !(job.position_matrix && unrankable);
-  if (r.rank && !job.rank_histogram)
+  job.tallies.set(TallyKind::ranks, r.rank && !(job.tallies.has(TallyKind::positions) && unrankable));
+  if (r.rank && !job.tallies.has(TallyKind::ranks))
     notes.push_back(std::string(deal ? "deal histogram left out: its ordered deals do not fit 64-bit ranks"
                                      : "rank histogram left out: n! orders do not fit 64-bit ranks") +
                     "; the position matrix carries the verdict");
@@ -92,17 +92,17 @@ AuditPlan plan_audit(const AuditRequest& r) {
     throw UsageError(Param::memory_cap, "the model for n = " + std::to_string(job.n) + " does not fit {memory_cap}");
   const std::uint64_t cap = r.memory_cap - r.reserve - law_bytes;
   // Beside the matrix, a histogram beyond the cap is left out.
-  if (job.rank_histogram && job.position_matrix) {
+  if (job.tallies.has(TallyKind::ranks) && job.tallies.has(TallyKind::positions)) {
     try {
       RunOptions o = plan.run;
       o.memory_cap = workers_cap(job, cap, r.held_tallies);
       plan_workers(job, o);
     } catch (const UsageError&) {
-      job.rank_histogram = false;
+      job.tallies.set(TallyKind::ranks, false);
       plan.notes.push_back(
           deal ? "deal histogram left out: its " + internal::grouped_digits(deal_count(job.n, job.k)) +
                      " bins do not fit the memory cap; the slot matrix" +
-                     (job.hand_histogram ? " and the hands carry" : " carries") + " the verdict"
+                     (job.tallies.has(TallyKind::hands) ? " and the hands carry" : " carries") + " the verdict"
                : "rank histogram left out: its " + std::to_string(job.n) +
                      "! bins do not fit the memory cap; the position matrix carries the verdict");
     }
@@ -167,7 +167,7 @@ RecordBatch RecordAuditor::count_items(const std::function<bool()>& stop) {
 
 RecordStats RecordAuditor::read(const ByteSource& source, const RecordOptions& records,
                                 const std::function<bool()>& stop) {
-  if (job_.rank_histogram && !job_.position_matrix && !is_deal(job_)) {
+  if (job_.tallies.has(TallyKind::ranks) && !job_.tallies.has(TallyKind::positions) && !is_deal(job_)) {
     // Ranks are all this tally needs: the reader's table path gives them.
     return read_record_ranks(source, records, [&](const std::uint64_t* ranks, std::size_t batch) {
       const bool more = count_batch(batch, [&](std::size_t r) { counter_.rank(ranks[r]); });

@@ -30,10 +30,13 @@ static_assert(std::endian::native == std::endian::little, "checkpoints are writt
 constexpr const char* kMagic = "melange checkpoint 2";
 constexpr const char* kOldMagic = "melange checkpoint 1";
 
-// The tally's count arrays, in file order.
+// The tally's count arrays, in file order: the kinds' order (an empty
+// array for a kind the job does not tally).
 template <class T>
 auto count_arrays(T& t) {
-  return std::array{&t.ranks.counts(), &t.positions.counts(), &t.hands, &t.categories};
+  std::array<decltype(&t.by_kind[0].counts()), kTallyKinds> arrays;
+  for (std::size_t i = 0; i < kTallyKinds; ++i) arrays[i] = &t.by_kind[i].counts();
+  return arrays;
 }
 
 // A weight as a hex float: exact, whatever the double.
@@ -52,14 +55,7 @@ std::string job_weights(const Job& job) {
   return s;
 }
 
-std::string tallies_of(const Job& job) {
-  std::string s;
-  if (job.rank_histogram) s += " ranks";
-  if (job.position_matrix) s += " positions";
-  if (job.hand_histogram) s += " hands";
-  if (job.poker_categories) s += " categories";
-  return s.empty() ? "none" : s.substr(1);
-}
+std::string tallies_of(const Job& job) { return tally_names(job.tallies); }
 
 // The checksum of a checkpoint: FNV-1a over the header's bytes, then each
 // count mixed in by xor, a rotation and an odd multiplier. Every step is a
@@ -224,10 +220,9 @@ Header read_header(std::istream& in, const std::string& name) {
   }
   if (!std::getline(in, line) || line.rfind("checksum ", 0) != 0) throw bad("'checksum' is missing");
   h.checksum = line.substr(9);
-  job.rank_histogram = tallies.find("ranks") != std::string::npos;
-  job.position_matrix = tallies.find("positions") != std::string::npos;
-  job.hand_histogram = tallies.find("hands") != std::string::npos;
-  job.poker_categories = tallies.find("categories") != std::string::npos;
+  const std::optional<TallySet> kinds = parse_tally_names(tallies);
+  if (!kinds) throw bad("its 'tallies' line names a tally this melange does not know");
+  job.tallies = *kinds;
   if (job.k == job.n) job.k = 0;
   try {
     validate(job);

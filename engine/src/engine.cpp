@@ -24,7 +24,8 @@ WorkerPlan plan_for(const Job& job, const RunOptions& options, const Backend& ba
     throw UsageError(Param::memory_cap, "the tallies of n = " + std::to_string(job.n) + " take " + bytes_text(per_worker) +
                      ", above the memory cap of " + bytes_text(options.memory_cap) +
                      "; raise {memory_cap}" +
-                     (job.rank_histogram ? ", or tally only the item x position matrix ({position_matrix})" : ""));
+                     (job.tallies.has(TallyKind::ranks) ? ", or tally only the item x position matrix ({position_matrix})"
+                                                        : ""));
   const int wanted = std::min(options.threads, backend.max_workers());
   const std::uint64_t fit = per_worker ? options.memory_cap / per_worker : ~std::uint64_t{0};
   WorkerPlan plan;
@@ -38,10 +39,7 @@ WorkerPlan plan_for(const Job& job, const RunOptions& options, const Backend& ba
 }
 
 void zero(Tally& t) {
-  std::fill(t.ranks.counts().begin(), t.ranks.counts().end(), 0);
-  std::fill(t.positions.counts().begin(), t.positions.counts().end(), 0);
-  std::fill(t.hands.begin(), t.hands.end(), 0);
-  std::fill(t.categories.begin(), t.categories.end(), 0);
+  for (TallyCounts& counts : t.by_kind) std::fill(counts.counts().begin(), counts.counts().end(), 0);
   t.trials = t.words = t.draws = 0;
 }
 

@@ -13,6 +13,10 @@
 namespace melange::report {
 namespace {
 
+// The kind whose counts (n! of them) are streamed into the document, never
+// held as a JSON value.
+constexpr TallyKind kStreamedKind = TallyKind::ranks;
+
 // A goodness-of-fit's statistics, as every test shows them.
 void add_fit_fields(std::vector<Field>& f, const GoodnessOfFit& g) {
   f.insert(f.end(), {{"chi2", g.statistic},
@@ -68,10 +72,13 @@ std::string line_for(const std::string& title, const TestResult& t, double alpha
   return o.str();
 }
 
-// Above this many hands the JSON document gives the hand test, not the counts.
-constexpr std::uint64_t kMaxJsonHands = std::uint64_t{1} << 16;
-
 }  // namespace
+
+std::string histogram_test_scope(const TallyKindRow& row, const Tally& tally) {
+  std::string scope = grouped(tally[row.kind].bins()) + " " + std::string(row.bins_noun);
+  if (!row.model_law) scope += ", fair law";
+  return scope;
+}
 
 std::vector<TestFields> test_fields(const AuditReport& report) {
   std::vector<TestFields> out;
@@ -83,20 +90,65 @@ std::vector<TestFields> test_fields(const AuditReport& report) {
                        {"max_residual_position", report.position_detail->max_position}});
     out.push_back({"position", report.position->name, std::move(f)});
   }
-  if (report.hand) out.push_back({"hand", report.hand->name, test_result_fields(*report.hand)});
-  if (report.category) out.push_back({"category", report.category->name, test_result_fields(*report.category)});
+  for (const TallyKindRow& row : kTallyKindRows)
+    if (const std::optional<TestResult>& t = report.test(row.kind); row.histogram_test && t)
+      out.push_back({std::string(row.test_name), t->name, test_result_fields(*t)});
   return out;
 }
 
-std::vector<CategoryRow> category_rows(const Tally& tally) {
+std::vector<CategoryRow> labelled_rows(const Tally& tally, TallyKind kind) {
+  const TallyKindRow& row = row_of(kind);
+  const TallyCounts& counts = tally[kind];
   std::vector<CategoryRow> rows;
-  const std::vector<double> p = fair_poker_probabilities();
+  if (counts.empty()) return rows;
+  const std::vector<double> p = row.fair_law(Shape{counts.n(), counts.k()});
   const double trials = static_cast<double>(tally.trials);
-  for (std::size_t c = 0; c < tally.categories.size(); ++c)
-    rows.push_back(CategoryRow{std::string(poker_category_name(static_cast<PokerCategory>(c))), tally.categories[c],
-                               trials * p[c], std::sqrt(trials * p[c] * (1 - p[c]))});
+  for (std::uint64_t b = 0; b < counts.bins(); ++b)
+    rows.push_back(CategoryRow{std::string(row.label(b)), counts.counts()[b], trials * p[b],
+                               std::sqrt(trials * p[b] * (1 - p[b]))});
   return rows;
 }
+
+std::vector<CategoryRow> category_rows(const Tally& tally) { return labelled_rows(tally, TallyKind::poker); }
+
+namespace {
+
+// Each kind's counts under its key, in its form (TallyKindRow::json). The
+// streamed kind's key is left null for write_audit_json to fill.
+void add_count_arrays(Json& j, const Tally& tally) {
+  for (const TallyKindRow& row : kTallyKindRows) {
+    const TallyCounts& c = tally[row.kind];
+    if (c.empty()) continue;
+    const std::string key(row.json_key);
+    if (!row.json_bins_key.empty()) j[std::string(row.json_bins_key)] = c.bins();
+    if (row.json_max_bins && c.bins() > row.json_max_bins) continue;
+    switch (row.json) {
+      case JsonCounts::flat:
+        if (row.kind == kStreamedKind) j[key] = nullptr;
+        else j[key] = c.counts();
+        break;
+      case JsonCounts::rows: {
+        Json rows = Json::array();
+        for (int item = 0; item < c.n(); ++item) {
+          std::vector<std::uint64_t> counts(static_cast<std::size_t>(c.k()));
+          for (int slot = 0; slot < c.k(); ++slot) counts[slot] = c.at(item, slot);
+          rows.push_back(counts);
+        }
+        j[key] = rows;
+        break;
+      }
+      case JsonCounts::labelled: {
+        Json rows = Json::array();
+        for (const CategoryRow& r : labelled_rows(tally, row.kind))
+          rows.push_back(Json{{"category", r.name}, {"count", r.count}, {"expected", r.expected}});
+        j[key] = rows;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
 
 std::string outcome_noun(const Job& job) { return is_deal(job) ? "deal" : "order"; }
 
@@ -139,27 +191,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     j["draws"] = run.tally.draws;
     j["mean_draws"] = report.mean_draws;
   }
-  if (!run.tally.ranks.empty()) j["histogram"] = nullptr;  // n! counts: streamed by write_audit_json
-  if (!run.tally.positions.empty()) {
-    Json rows = Json::array();
-    const int n = run.tally.positions.n(), k = run.tally.positions.k();
-    for (int item = 0; item < n; ++item) {
-      std::vector<std::uint64_t> row(k);
-      for (int pos = 0; pos < k; ++pos) row[pos] = run.tally.positions.at(item, pos);
-      rows.push_back(row);
-    }
-    j["position"] = rows;  // a deal's: item x slot
-  }
-  if (!run.tally.hands.empty()) {
-    j["hand_bins"] = run.tally.hands.size();
-    if (run.tally.hands.size() <= kMaxJsonHands) j["hands"] = run.tally.hands;
-  }
-  if (!run.tally.categories.empty()) {
-    Json categories = Json::array();
-    for (const CategoryRow& c : category_rows(run.tally))
-      categories.push_back(Json{{"category", c.name}, {"count", c.count}, {"expected", c.expected}});
-    j["poker_categories"] = categories;
-  }
+  add_count_arrays(j, run.tally);
   Json stats = Json::object();
   const std::vector<TestFields> tests = test_fields(report);
   for (const TestFields& t : tests)
@@ -193,8 +225,9 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
 
 void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, const AuditReport& report,
                       const InputInfo* input) {
-  const auto& counts = run.tally.ranks.counts();
-  write_json(to, audit_json(job, run, report, input), "histogram", [&](std::ostream& out, const std::string& indent) {
+  const auto& counts = run.tally[kStreamedKind].counts();
+  write_json(to, audit_json(job, run, report, input), std::string(row_of(kStreamedKind).json_key),
+             [&](std::ostream& out, const std::string& indent) {
     std::string text;
     for (std::size_t r = 0; r < counts.size(); ++r) {
       text += indent + std::to_string(counts[r]);
@@ -235,7 +268,7 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
   }
   if (!run.note.empty()) o << "  note: " << run.note << "\n";
   if (!run.threads_note.empty()) o << "  note: " << run.threads_note << "\n";
-  const auto& h = run.tally.ranks;
+  const TallyCounts& h = run.tally[TallyKind::ranks];
   const Shape shape = shape_of(job);
   const std::string noun = outcome_noun(job);
   if (!h.empty()) {
@@ -261,7 +294,7 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
       << (shape.whole() ? "identity" : "first deal") << " (" << outcome_label(0, shape.n, shape.k) << ") "
       << grouped(report.summary->identity_count) << "\n";
   }
-  if (!run.tally.categories.empty()) {
+  if (!run.tally[TallyKind::poker].empty()) {
     o << "\n  " << pad("poker category", 18) << pad("count", 14, true) << pad("expected", 16, true)
       << pad("ratio", 9, true) << pad("z", 9, true) << "\n";
     for (const CategoryRow& c : category_rows(run.tally))
@@ -284,11 +317,11 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
       << "\n    largest standardized residual " << fixed(p.max_residual, 2) << " (item "
       << p.max_item << " at " << column << " " << p.max_position << ")\n";
   }
-  if (report.hand)
-    o << "  " << line_for("hand test (" + grouped(run.tally.hands.size()) + " hands)", *report.hand, report.alpha)
-      << "\n";
-  if (report.category)
-    o << "  " << line_for("poker category test (10 categories, fair law)", *report.category, report.alpha) << "\n";
+  for (const TallyKindRow& row : kTallyKindRows)
+    if (const std::optional<TestResult>& t = report.test(row.kind); row.histogram_test && t)
+      o << "  " << line_for(std::string(row.test_title) + " test (" + histogram_test_scope(row, run.tally) + ")", *t,
+                            report.alpha)
+        << "\n";
   for (const auto& n : report.notes) o << "  note: " << n << "\n";
   o << "verdict: " << (report.verdict ? std::string(verdict_name(*report.verdict)) : "none")
     << "\n";

@@ -154,13 +154,13 @@ struct Kernel {
         for (std::uint64_t b = 0; b < bins; ++b) {
           std::uint64_t sum = 0;
           for (int l = 0; l < kLanes; ++l) sum += ranks[l * bins + b];
-          if (sum) tally.ranks.add(b, sum);
+          if (sum) tally[TallyKind::ranks].add(b, sum);
         }
       std::fill(ranks.begin(), ranks.end(), 0u);
       for (std::size_t c = 0; c < positions.size(); ++c) {
         alignas(64) std::uint32_t lane[kLanes];
         positions[c].store_aligned(lane);
-        for (int l = 0; l < kLanes; ++l) tally.positions.counts()[c] += lane[l];
+        for (int l = 0; l < kLanes; ++l) tally[TallyKind::positions].counts()[c] += lane[l];
         positions[c] = u32(0u);
       }
       batches = 0;
@@ -302,7 +302,7 @@ struct Kernel {
       for (int pos = 0; pos < n; ++pos) ++cell[static_cast<std::size_t>(a[pos]) * n + pos];
     }
     void flush(Tally& tally) {
-      std::uint64_t* to = tally.positions.counts().data();
+      std::uint64_t* to = tally[TallyKind::positions].counts().data();
       for (std::size_t c = 0; c < counts.size(); ++c) to[c] += counts[c];
       std::fill(counts.begin(), counts.end(), 0u);
       batches = 0;
@@ -350,7 +350,7 @@ struct Kernel {
   template <Method M, int N>
   static std::uint64_t tally_packed(const Plan& p, std::uint64_t begin, std::uint64_t full,
                                     Tally& tally) {
-    const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
+    const bool want_ranks = !tally[TallyKind::ranks].empty(), want_positions = !tally[TallyKind::positions].empty();
     Counters c(p, want_ranks, want_positions);
     std::uint64_t clean = 0;
     for (std::uint64_t t = begin; t != full; t += kLanes) {
@@ -382,7 +382,8 @@ struct Kernel {
     const bool deal = is_deal(p.job);
     const TrialJob tj = trial_job(p.job);
     TallyCounter counter{tally};
-    const bool want_ranks = !deal && !tally.ranks.empty(), want_positions = !deal && !tally.positions.empty();
+    const bool want_ranks = !deal && !tally[TallyKind::ranks].empty();
+    const bool want_positions = !deal && !tally[TallyKind::positions].empty();
     std::vector<std::uint16_t> items(static_cast<std::size_t>(p.job.n) * kLanes), identity(p.job.n);
     iota_items(identity.data(), p.job.n);
     if (deal)  // identity once; undo_swaps keeps it between batches
@@ -401,7 +402,7 @@ struct Kernel {
         ++clean;
         const std::uint16_t* a = items.data() + l * static_cast<std::size_t>(p.job.n);
         if (deal) count_outcome(tj, a, counter);
-        if (want_ranks) tally.ranks.add(lehmer_rank(a, p.job.n));
+        if (want_ranks) tally[TallyKind::ranks].add(lehmer_rank(a, p.job.n));
         if (want_positions) c.add(a);
       }
       if (deal) undo_swaps(p, items.data(), digits.data());
@@ -466,7 +467,7 @@ struct Kernel {
 
   template <int N, TableIndex K>
   static std::uint64_t tally_table(const Plan& p, std::uint64_t begin, std::uint64_t full, Tally& tally) {
-    const bool want_ranks = !tally.ranks.empty(), want_positions = !tally.positions.empty();
+    const bool want_ranks = !tally[TallyKind::ranks].empty(), want_positions = !tally[TallyKind::positions].empty();
     const bool may_reject = K == TableIndex::batch && p.table.threshold != 0;
     Counters c(p, want_ranks, want_positions);
     u32 draws(0u);

@@ -36,8 +36,9 @@ std::uint64_t scratch_bytes(const Job& job) {
   // position matrix; the wide path adds to the tally directly.
   if (!vectorizable(job) || !packed(job)) return 0;
   std::uint64_t bytes = decision_table_bytes(job);
-  if (job.rank_histogram) bytes += factorial(job.n) * kMaxLanes * sizeof(std::uint32_t);
-  if (job.position_matrix) bytes += static_cast<std::uint64_t>(job.n) * job.n * kMaxLanes * sizeof(std::uint32_t);
+  if (job.tallies.has(TallyKind::ranks)) bytes += factorial(job.n) * kMaxLanes * sizeof(std::uint32_t);
+  if (job.tallies.has(TallyKind::positions))
+    bytes += static_cast<std::uint64_t>(job.n) * job.n * kMaxLanes * sizeof(std::uint32_t);
   return bytes;
 }
 

@@ -11,7 +11,7 @@ int main() {
   job.trials = 1000;
   const melange::RunResult r = melange::run(job);
   const bool has_scalar = melange::backend_table().front().name == "scalar";
-  std::printf("%08x %llu %s\n", s.next(), static_cast<unsigned long long>(r.tally.ranks.total()),
+  std::printf("%08x %llu %s\n", s.next(), static_cast<unsigned long long>(r.tally[melange::TallyKind::ranks].total()),
               has_scalar ? "table" : "no-table");
   return 0;
 }

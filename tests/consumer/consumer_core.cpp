@@ -14,7 +14,7 @@ int main() {
   melange::Tally tally = melange::Tally::for_job(job);
   melange::tally_trials(job, 0, job.trials, tally);
   const melange::ExactDistribution d = melange::exact_distribution(melange::Algorithm::naive_swap, 3);
-  std::printf("%08x %llu %llu\n", s.next(), static_cast<unsigned long long>(tally.ranks.total()),
+  std::printf("%08x %llu %llu\n", s.next(), static_cast<unsigned long long>(tally[melange::TallyKind::ranks].total()),
               static_cast<unsigned long long>(d.paths));
   return 0;
 }

@@ -160,16 +160,16 @@ Job job_of(Algorithm a, int n, BoundedSpec spec, std::uint64_t first, std::uint6
   j.seed = 20261130;
   j.first = first;
   j.trials = trials;
-  j.rank_histogram = n <= 8;
-  j.position_matrix = true;
+  j.tallies.set(TallyKind::ranks, n <= 8);
+  j.tallies.set(TallyKind::positions, true);
   return j;
 }
 
 std::string describe(const Job& job) {
   return std::string(algorithm_name(job.algorithm)) + " n=" + std::to_string(job.n) +
          (is_deal(job) ? " k=" + std::to_string(job.k) : "") + " " + std::string(method_name(job.spec.method)) + "/" +
-         std::to_string(job.spec.bits) + (job.rank_histogram ? " ranks" : "") +
-         (job.position_matrix ? " positions" : "") + (job.hand_histogram ? " hands" : "") + ", " +
+         std::to_string(job.spec.bits) + (job.tallies.has(TallyKind::ranks) ? " ranks" : "") +
+         (job.tallies.has(TallyKind::positions) ? " positions" : "") + (job.tallies.has(TallyKind::hands) ? " hands" : "") + ", " +
          std::to_string(job.trials) + " trials from " + std::to_string(job.first);
 }
 
@@ -178,16 +178,16 @@ std::string first_difference(const Tally& gpu, const Tally& cpu) {
   if (gpu.trials != cpu.trials) return "trials " + std::to_string(gpu.trials) + " vs " + std::to_string(cpu.trials);
   if (gpu.words != cpu.words) return "words " + std::to_string(gpu.words) + " vs " + std::to_string(cpu.words);
   if (gpu.draws != cpu.draws) return "draws " + std::to_string(gpu.draws) + " vs " + std::to_string(cpu.draws);
-  for (std::uint64_t b = 0; b < cpu.ranks.counts().size(); ++b)
-    if (gpu.ranks.counts()[b] != cpu.ranks.counts()[b])
-      return "rank bin " + std::to_string(b) + ": " + std::to_string(gpu.ranks.counts()[b]) + " vs " +
-             std::to_string(cpu.ranks.counts()[b]);
-  for (std::size_t c = 0; c < cpu.positions.counts().size(); ++c)
-    if (gpu.positions.counts()[c] != cpu.positions.counts()[c])
-      return "position cell " + std::to_string(c) + ": " + std::to_string(gpu.positions.counts()[c]) + " vs " +
-             std::to_string(cpu.positions.counts()[c]);
-  if (gpu.hands != cpu.hands) return "hand counts differ";
-  if (gpu.categories != cpu.categories) return "poker category counts differ";
+  for (std::uint64_t b = 0; b < cpu[TallyKind::ranks].counts().size(); ++b)
+    if (gpu[TallyKind::ranks].counts()[b] != cpu[TallyKind::ranks].counts()[b])
+      return "rank bin " + std::to_string(b) + ": " + std::to_string(gpu[TallyKind::ranks].counts()[b]) + " vs " +
+             std::to_string(cpu[TallyKind::ranks].counts()[b]);
+  for (std::size_t c = 0; c < cpu[TallyKind::positions].counts().size(); ++c)
+    if (gpu[TallyKind::positions].counts()[c] != cpu[TallyKind::positions].counts()[c])
+      return "position cell " + std::to_string(c) + ": " + std::to_string(gpu[TallyKind::positions].counts()[c]) + " vs " +
+             std::to_string(cpu[TallyKind::positions].counts()[c]);
+  if (gpu[TallyKind::hands] != cpu[TallyKind::hands]) return "hand counts differ";
+  if (gpu[TallyKind::poker] != cpu[TallyKind::poker]) return "poker category counts differ";
   return "";
 }
 
@@ -242,8 +242,8 @@ class DeviceCheck {
             const bool ranks = kinds & 1, positions = kinds & 2;
             if (ranks && n > 11) continue;
             Job job = job_of(a, n, spec, (std::uint64_t{1} << 32) - 300'000, trials(n <= 11 ? 1'000'003 : 200'003));
-            job.rank_histogram = ranks;
-            job.position_matrix = positions;
+            job.tallies.set(TallyKind::ranks, ranks);
+            job.tallies.set(TallyKind::positions, positions);
             compare(job);
           }
         }
@@ -259,14 +259,14 @@ class DeviceCheck {
     // Past 2^32 trials: several launches, merged.
     Job big = job_of(Algorithm::fisher_yates, 4, {}, 7, o_.quick ? 1'000'000 : (std::uint64_t{1} << 32) + 1'000'000);
     if (o_.quick) big.first = (std::uint64_t{1} << 32) - 500'000;
-    big.position_matrix = false;
+    big.tallies.set(TallyKind::positions, false);
     compare(big);
     if (o_.plant_impossible) {
       // A job no plan accepts: 128 choose 7 hands are 9.45e10 bins.
       Job impossible = job_of(Algorithm::partial, 128, {}, 0, 1000);
       impossible.k = 7;
-      impossible.rank_histogram = false;
-      impossible.hand_histogram = true;
+      impossible.tallies.set(TallyKind::ranks, false);
+      impossible.tallies.set(TallyKind::hands, true);
       compare(impossible);
     }
   }
@@ -278,11 +278,11 @@ class DeviceCheck {
       for (auto [n, k] : {std::pair{6, 2}, {8, 5}, {8, 8}, {11, 3}, {52, 5}, {128, 7}}) {
         Job job = job_of(Algorithm::partial, n, spec, (std::uint64_t{1} << 32) - 300'000, trials(1'000'003));
         job.k = k;
-        job.rank_histogram = deal_count(n, k) <= 40'000'000;
-        job.position_matrix = true;
+        job.tallies.set(TallyKind::ranks, deal_count(n, k) <= 40'000'000);
+        job.tallies.set(TallyKind::positions, true);
         // A hand histogram where it fits: C(128, 7) = 9.45e10 bins would not.
-        job.hand_histogram = k < n && hand_count(n, k) <= 40'000'000;
-        job.poker_categories = n == 52 && k == 5;
+        job.tallies.set(TallyKind::hands, k < n && hand_count(n, k) <= 40'000'000);
+        job.tallies.set(TallyKind::poker, n == 52 && k == 5);
         compare(job);
       }
   }
@@ -426,7 +426,7 @@ void DeviceCheck::benchmarks() {
     });
   };
   Job n4 = job_of(Algorithm::fisher_yates, 4, {}, 0, 0);
-  n4.position_matrix = false;
+  n4.tallies.set(TallyKind::positions, false);
   audit_row("fisher-yates n=4 audit, batched", n4, 100'000'000'000ull, 2'000'000'000ull, 2e11);
   Job n4_lemire = n4;
   n4_lemire.spec = BoundedSpec{Method::lemire, 32};
@@ -445,8 +445,8 @@ void DeviceCheck::benchmarks() {
     j.trials = 1'000'000'000'000ull;
     RunResult r;
     const double t = seconds_of([&] { r = gpu_.run(j); });
-    report(r.tally.trials == j.trials && r.tally.ranks.total() == j.trials && r.tally.words >= j.trials,
-           "10^12-trial audit counted every trial: " + std::to_string(r.tally.ranks.total()) + " in the histogram, " +
+    report(r.tally.trials == j.trials && r.tally[TallyKind::ranks].total() == j.trials && r.tally.words >= j.trials,
+           "10^12-trial audit counted every trial: " + std::to_string(r.tally[TallyKind::ranks].total()) + " in the histogram, " +
                std::to_string(r.tally.words) + " words");
     trillion = t;
   });

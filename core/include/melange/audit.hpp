@@ -2,6 +2,7 @@
 // correction across them, and the graded verdict.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ struct AuditOptions {
 // graded only where the statistic's lattice is fine enough to reach it: the
 // single most likely table must be rarer than the threshold.
 struct TestResult {
-  std::string name;        // "rank", "position"; for deals "deal", "slot", "hand", "category"
+  std::string name;        // "rank", "position"; for deals "deal", "slot"; a histogram test's row's test_name
   GoodnessOfFit fit;
   double p_holm = 1;       // upper tail, after Holm's correction across this audit's tests
   double log10_p_holm = 0; // its log10, finite where p_holm underflows
@@ -44,12 +45,20 @@ struct AuditReport {
   std::optional<TestResult> rank;         // when made and the expected counts allow it
   std::optional<TestResult> position;     // when a position matrix was made (a deal's: item x slot)
   std::optional<PositionTest> position_detail;
-  std::optional<TestResult> hand;         // deals: when a hand histogram was made
-  std::optional<TestResult> category;     // deals of 5 of 52: the poker categories against their law
+  // The tests of the kinds with a histogram test (TallyKindRow::
+  // histogram_test: a deal's hands, its poker categories), by kind: when
+  // tallied and the expected counts allow it.
+  std::array<std::optional<TestResult>, kTallyKinds> histogram_tests;
   std::vector<std::string> notes;         // e.g. why a test was skipped
   std::optional<Verdict> verdict;         // worst of the tests, if any ran
   double mean_words = 0;                  // stream words per trial, rejected ones included
   double mean_draws = 0;                  // bounded draws or comparator calls per trial
+
+  // The test of a kind: rank, position, or a histogram test.
+  std::optional<TestResult>& test(TallyKind kind);
+  const std::optional<TestResult>& test(TallyKind kind) const;
+  // Every test that ran, in kind order.
+  std::vector<const TestResult*> tests() const;
 };
 
 AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options = {});
@@ -60,8 +69,6 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
 Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thresholds,
                     std::vector<std::string>& notes);
 
-// The poker categories' probabilities under a fair deal of 5 of 52, by PokerCategory.
-std::vector<double> fair_poker_probabilities();
 
 // The probabilities a rank histogram is tested against: uniform (1/n!, or
 // one over a deal's n!/(n-k)! ranks), or the model's.

@@ -3,6 +3,7 @@
 // runs it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "melange/bounded.hpp"
 #include "melange/histogram.hpp"
 #include "melange/limits.hpp"
+#include "melange/tallies.hpp"
 
 namespace melange {
 
@@ -24,12 +26,10 @@ struct Job {
   std::vector<double> weights;  // the weighted orders: item i's weight, finite and > 0; n of them
   std::uint64_t first = 0;   // global index of the first trial
   std::uint64_t trials = 0;  // trial t uses stream t, for t in [first, first + trials)
-  // The tallies. For a deal (k < n) the rank histogram counts deal ranks
-  // (n!/(n-k)! bins) and the position matrix is item x slot (n x k).
-  bool rank_histogram = true;
-  bool position_matrix = false;
-  bool hand_histogram = false;    // deals: the colex rank of the hand, C(n, k) bins
-  bool poker_categories = false;  // deals of 5 of 52: the ten categories of DESIGN.md section 3
+  // What to tally (tallies.hpp). For a deal (k < n) the rank histogram
+  // counts deal ranks (n!/(n-k)! bins) and the position matrix is item x
+  // slot (n x k).
+  TallySet tallies{TallyKind::ranks};
 };
 
 // The items a trial shuffles and the last k positions it hands on.
@@ -46,20 +46,20 @@ void validate(const Job& job);        // the above and the tallies
 // Largest n (at most kMaxRankItems) whose rank histogram fits `cap` bytes.
 int max_rank_items(std::uint64_t cap);
 
-// Bytes one Tally::for_job(job) holds: 8 bytes a bin of each histogram and
-// a cell of the matrix (8 n! for the ranks, 8 n^2 for the positions).
+// Bytes one Tally::for_job(job) holds: 8 bytes a bin of each kind's counts
+// (8 n! for the ranks, 8 n^2 for the positions).
 std::uint64_t tally_bytes(const Job& job);
 
 // What a range of trials produced. Merging is exact integer addition, so any
 // split of the trial range gives the same tally.
 struct Tally {
-  RankHistogram ranks;        // empty unless job.rank_histogram
-  PositionMatrix positions;   // empty unless job.position_matrix
-  std::vector<std::uint64_t> hands;       // by colex rank; empty unless job.hand_histogram
-  std::vector<std::uint64_t> categories;  // by PokerCategory; empty unless job.poker_categories
+  std::array<TallyCounts, kTallyKinds> by_kind;  // empty unless the job tallies the kind
   std::uint64_t trials = 0;
   std::uint64_t words = 0;    // stream words consumed, rejected ones included
   std::uint64_t draws = 0;    // bounded draws and comparator calls made
+
+  TallyCounts& operator[](TallyKind k) { return by_kind[static_cast<std::size_t>(k)]; }
+  const TallyCounts& operator[](TallyKind k) const { return by_kind[static_cast<std::size_t>(k)]; }
 
   static Tally for_job(const Job& job);
   void merge(const Tally& other);
@@ -67,9 +67,9 @@ struct Tally {
 };
 
 // Why `t` cannot be the tally of `trials` trials of `job`, or "" when it
-// can: each histogram sums to the trials, each position (slot) of the matrix
-// sums to the trials and each item to at most that (to exactly that for a
-// whole permutation). Sums are taken without wrapping, so no count near 2^64
+// can, by each kind's CountsLayout: each histogram sums to the trials, each
+// position (slot) of a matrix sums to the trials and each item to at most
+// that (to exactly that for a whole permutation). Sums are taken without wrapping, so no count near 2^64
 // can cancel another. What a file read back (a checkpoint, a result to
 // merge) must pass before it is used.
 std::string tally_inconsistency(const Job& job, const Tally& t, std::uint64_t trials);

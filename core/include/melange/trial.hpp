@@ -4,8 +4,8 @@
 // enumerator (with a path walker for the source).
 //
 // A sink is called as sink(items, n, source) once the algorithm is done.
-// Adding a tally kind: a counter method here (count_trial) and the places
-// that report it.
+// A counting sink counts the outcome into the job's tally kinds through
+// their definitions (tallies.hpp).
 #pragma once
 
 #include <algorithm>
@@ -27,18 +27,14 @@ struct TrialJob {
   BoundedSpec spec;
   int n;
   int k;           // the last k positions are the outcome (k = n: all of them)
-  bool ranks;      // tally the Lehmer rank (a deal: its deal rank)
-  bool positions;  // tally the item x position (slot) matrix
-  bool hands;      // tally the hand's colex rank
-  bool categories; // tally the poker category
+  TallySet tallies;
   const double* weights;  // the weighted orders' weights (host memory), else null
   MELANGE_HD Shape shape() const { return Shape{n, k, weights}; }
 };
 
 inline TrialJob trial_job(const Job& job) {
   const Shape s = shape_of(job);
-  return TrialJob{job.seed, job.spec, s.n, s.k, job.rank_histogram, job.position_matrix,
-                  job.hand_histogram, job.poker_categories, s.weights};
+  return TrialJob{job.seed, job.spec, s.n, s.k, job.tallies, s.weights};
 }
 
 // Identity order, algorithm A drawing from `src`, then the sink. `items` is a
@@ -66,24 +62,21 @@ MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Items&& i
 // here too.
 template <class Deal, class Counter>
 MELANGE_HD inline void count_dealt(const TrialJob& job, const Deal& deal, Counter& counter) {
-  const Shape s = job.shape();
-  if (job.ranks) counter.rank(s.whole() ? lehmer_rank(deal, s.n) : deal_rank(deal, s.n, s.k));
-  if (job.positions)
-    for (int p = 0; p < s.k; ++p) counter.position(deal[p], p);
-  if (job.hands) counter.hand(hand_rank(deal, s.k));
-  if (job.categories) counter.category(static_cast<int>(poker_category(deal)));
+  AllTallyDefinitions::count(job.tallies, deal, job.shape(), counter);
 }
 
-// Reports a trial's outcome to a counter with rank(r), position(item, p),
-// hand(r) and category(c): the tallies the job asked for. The outcome is the
-// last k positions (deal.hpp has the ranks of a deal). kDeals = false
-// compiles the whole-permutation tallies alone, for code that must stay
-// small (a GPU thread of an algorithm that never deals; see can_deal).
+// Reports a trial's outcome to a counter (tallies.hpp: rank(r),
+// position(item, p), add(kind, bin)): the tallies the job asked for. The
+// outcome is the last k positions (deal.hpp has the ranks of a deal).
+// kDeals = false compiles the whole-permutation tallies alone, for code
+// that must stay small (a GPU thread of an algorithm that never deals; see
+// can_deal).
 template <bool kDeals = true, class Items, class Counter>
 MELANGE_HD inline void count_outcome(const TrialJob& job, const Items& items, Counter& counter) {
   if constexpr (!kDeals) {
-    if (job.ranks) counter.rank(lehmer_rank(items, job.n));
-    if (job.positions)
+    // The two whole-permutation kinds, without a deal's rank code.
+    if (job.tallies.has(TallyKind::ranks)) counter.rank(lehmer_rank(items, job.n));
+    if (job.tallies.has(TallyKind::positions))
       for (int p = 0; p < job.n; ++p) counter.position(items[p], p);
   } else {
     count_dealt(job, dealt_items(items, job.shape()), counter);
@@ -170,8 +163,8 @@ MELANGE_HD inline void count_table_trial(const TrialJob& job, const DecisionTabl
   PhiloxStream stream(job.seed, t);
   const std::uint32_t index = table_index<Kind>(stream, table, batched);
   const std::uint32_t meta = table.meta[index];
-  if (job.ranks) counter.rank(table_rank(meta));
-  if (job.positions) {
+  if (job.tallies.has(TallyKind::ranks)) counter.rank(table_rank(meta));
+  if (job.tallies.has(TallyKind::positions)) {
     const std::uint32_t perm = table.perms[index];
     for (int p = 0; p < job.n; ++p) counter.position(static_cast<int>((perm >> (4 * p)) & 15u), p);
   }
@@ -201,30 +194,31 @@ class TallyCounter {
   TallyCounter& operator=(const TallyCounter&) = delete;
   ~TallyCounter() { flush(); }
 
-  void rank(std::uint64_t r) { tally.ranks.add(r); }
+  void rank(std::uint64_t r) { tally[TallyKind::ranks].add(r); }
   void position(int item, int p) {
-    ++tally.positions.counts()[static_cast<std::size_t>(item) * tally.positions.k() + p];
+    TallyCounts& m = tally[TallyKind::positions];
+    ++m.counts()[static_cast<std::size_t>(item) * m.k() + p];
   }
-  // A hand histogram is large (2,598,960 bins for poker, 21 MB) and its bins
-  // are hit at random, so nearly every count misses the cache: each bin is
-  // prefetched when its hand comes and counted kHandDelay hands later, so
-  // that the misses overlap.
-  void hand(std::uint64_t r) {
-    __builtin_prefetch(&tally.hands[r], 1);
-    std::uint64_t& slot = pending_[held_++ % kHandDelay];
-    if (held_ > kHandDelay) ++tally.hands[slot];
-    slot = r;
+  // The other kinds. A histogram may be large (2,598,960 hands for poker,
+  // 21 MB) and its bins hit at random, so that nearly every count misses the
+  // cache: each bin is prefetched when its count comes and counted
+  // kDelay counts later, so that the misses overlap.
+  void add(TallyKind kind, std::uint64_t bin) {
+    std::uint64_t* cell = &tally[kind].counts()[bin];
+    __builtin_prefetch(cell, 1);
+    std::uint64_t*& slot = pending_[held_++ % kDelay];
+    if (held_ > kDelay) ++*slot;
+    slot = cell;
   }
-  // Brings the Tally up to date: the hands still in flight, the words and draws.
+  // Brings the Tally up to date: the counts still in flight, the words and draws.
   void flush() {
-    const std::uint64_t waiting = std::min<std::uint64_t>(held_, kHandDelay);
-    for (std::uint64_t i = 0; i < waiting; ++i) ++tally.hands[pending_[(held_ - 1 - i) % kHandDelay]];
+    const std::uint64_t waiting = std::min<std::uint64_t>(held_, kDelay);
+    for (std::uint64_t i = 0; i < waiting; ++i) ++*pending_[(held_ - 1 - i) % kDelay];
     held_ = 0;
     tally.words += words_;
     tally.draws += draws_;
     words_ = draws_ = 0;
   }
-  void category(int c) { ++tally.categories[static_cast<std::size_t>(c)]; }
   void usage(std::uint64_t words, std::uint64_t draws) {
     words_ += words;
     draws_ += draws;
@@ -233,9 +227,9 @@ class TallyCounter {
   Tally& tally;
 
  private:
-  static constexpr std::uint64_t kHandDelay = 16;
-  std::uint64_t pending_[kHandDelay] = {};
-  std::uint64_t held_ = 0;  // hands seen since the last flush
+  static constexpr std::uint64_t kDelay = 16;
+  std::uint64_t* pending_[kDelay] = {};
+  std::uint64_t held_ = 0;  // counts added since the last flush
   std::uint64_t words_ = 0, draws_ = 0;  // since the last flush
 };
 

@@ -21,12 +21,15 @@ namespace melange::report {
 // calls per trial for the sort one-liners, then stream words per trial.
 std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, const AuditReport& report);
 
-// A deal audit's poker categories beside their fair expectation.
+// A labelled kind's bins (JsonCounts::labelled: the poker categories)
+// beside their expectation under a fair shuffle (TallyKindRow::fair_law).
 struct CategoryRow {
   std::string name;
   std::uint64_t count = 0;
   double expected = 0, sigma = 0;  // under a fair deal, for the trials counted
 };
+std::vector<CategoryRow> labelled_rows(const Tally& tally, TallyKind kind);
+// The poker categories' rows.
 std::vector<CategoryRow> category_rows(const Tally& tally);
 
 // "order" for permutations, "deal" for deals of k < n items.
@@ -60,6 +63,10 @@ struct TestFields {
   std::vector<Field> fields;
 };
 std::vector<TestFields> test_fields(const AuditReport& report);
+// What a histogram test (TallyKindRow::histogram_test) tested, for its
+// line: "2,598,960 hands"; "10 categories, fair law" where the kind is
+// tested against its fair law whatever the reference.
+std::string histogram_test_scope(const TallyKindRow& row, const Tally& tally);
 
 // The whole JSON document, the n! histogram streamed into it.
 void write_audit_json(std::ostream& to, const Job& job, const RunResult& run, const AuditReport& report,

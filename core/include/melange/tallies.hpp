@@ -1,0 +1,207 @@
+// Tally kinds: what a job counts of each trial's outcome (DESIGN.md section
+// 3). Each kind is defined once, here: a definition that says how an outcome
+// counts into it (a type below, run by every backend's trial), and a row of
+// kTallyKindRows that says its names, its bins for a shape, whether it fits,
+// and how documents give its counts. What holds, merges, zeroes, saves,
+// reads, writes or checks tallies loops over the rows; adding a kind is a
+// definition, a row, and the functions the row names (tallies.cpp).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "melange/algorithms.hpp"
+#include "melange/config.hpp"
+#include "melange/deal.hpp"
+#include "melange/internal/dispatch.hpp"
+#include "melange/rank.hpp"
+
+namespace melange {
+
+struct ExactDistribution;
+
+enum class TallyKind : std::uint8_t {
+  ranks,      // the Lehmer rank of the permutation; a deal's deal rank
+  positions,  // the item x position matrix; a deal's item x slot
+  hands,      // a deal's hand, by colex rank
+  poker,      // a deal of 5 of 52: its poker category
+};
+
+// ---- Definitions: how an outcome counts ----------------------------------
+// count(deal, shape, counter): deal[i] is the item in slot i < k (the whole
+// permutation when k = n). A counter has rank(r) and position(item, slot),
+// the two kinds every backend counts on a fast path of its own, and
+// add(kind, bin) for any other kind.
+
+struct RankTally {
+  static constexpr TallyKind kind = TallyKind::ranks;
+  template <class Deal, class Counter>
+  MELANGE_HD static void count(const Deal& deal, Shape s, Counter& counter) {
+    counter.rank(s.whole() ? lehmer_rank(deal, s.n) : deal_rank(deal, s.n, s.k));
+  }
+};
+
+struct PositionTally {
+  static constexpr TallyKind kind = TallyKind::positions;
+  template <class Deal, class Counter>
+  MELANGE_HD static void count(const Deal& deal, Shape s, Counter& counter) {
+    for (int p = 0; p < s.k; ++p) counter.position(static_cast<int>(deal[p]), p);
+  }
+};
+
+struct HandTally {
+  static constexpr TallyKind kind = TallyKind::hands;
+  template <class Deal, class Counter>
+  MELANGE_HD static void count(const Deal& deal, Shape s, Counter& counter) {
+    counter.add(kind, hand_rank(deal, s.k));
+  }
+};
+
+struct PokerTally {
+  static constexpr TallyKind kind = TallyKind::poker;
+  template <class Deal, class Counter>
+  MELANGE_HD static void count(const Deal& deal, Shape, Counter& counter) {
+    counter.add(kind, static_cast<std::uint64_t>(poker_category(deal)));
+  }
+};
+
+// Which kinds a job tallies.
+class TallySet {
+ public:
+  constexpr TallySet() = default;
+  constexpr TallySet(std::initializer_list<TallyKind> kinds) {
+    for (TallyKind k : kinds) set(k);
+  }
+  MELANGE_HD constexpr bool has(TallyKind k) const { return (bits_ >> static_cast<unsigned>(k)) & 1u; }
+  constexpr void set(TallyKind k, bool on = true) {
+    const auto bit = static_cast<std::uint8_t>(1u << static_cast<unsigned>(k));
+    bits_ = on ? static_cast<std::uint8_t>(bits_ | bit) : static_cast<std::uint8_t>(bits_ & ~bit);
+  }
+  MELANGE_HD constexpr bool empty() const { return bits_ == 0; }
+  MELANGE_HD constexpr std::uint8_t bits() const { return bits_; }
+  friend constexpr bool operator==(TallySet, TallySet) = default;
+
+ private:
+  std::uint8_t bits_ = 0;
+};
+
+template <class... Kinds>
+struct TallyDefinitions {
+  static constexpr std::array<TallyKind, sizeof...(Kinds)> kinds{Kinds::kind...};
+  // Counts a deal into every kind of `set`.
+  template <class Deal, class Counter>
+  MELANGE_HD static void count(TallySet set, const Deal& deal, Shape s, Counter& counter) {
+    ((set.has(Kinds::kind) ? Kinds::count(deal, s, counter) : void()), ...);
+  }
+};
+using AllTallyDefinitions = TallyDefinitions<RankTally, PositionTally, HandTally, PokerTally>;
+
+inline constexpr auto kAllTallyKinds = AllTallyDefinitions::kinds;
+inline constexpr std::size_t kTallyKinds = kAllTallyKinds.size();
+static_assert(internal::lists_every_value_in_order<kAllTallyKinds>(),
+              "AllTallyDefinitions lists every TallyKind once, in enum order");
+
+// ---- Rows: what the rest of melange knows of a kind ----------------------
+
+// How a kind's counts add up (what a file read back must pass).
+enum class CountsLayout : std::uint8_t {
+  histogram,  // a bin per outcome, one a trial: the bins add up to the trials
+  matrix,     // item x slot (n x k), one a slot a trial: each slot adds up to the trials
+};
+
+// How an audit's JSON document gives a kind's counts (report/ writes it,
+// `melange merge` reads it back).
+enum class JsonCounts : std::uint8_t {
+  flat,      // "key": [c_0, c_1, ...]
+  rows,      // "key": [[an item's k counts], ...]
+  labelled,  // "key": [{"category": label, "count": c, "expected": e}, ...], e under the fair law
+};
+
+struct TallyKindRow {
+  TallyKind kind;
+  std::string_view name;   // in checkpoints and lists of kinds: "ranks", "positions", "hands", "categories"
+  std::string_view title;  // in words: "rank histogram", ...
+  CountsLayout layout;
+  // Bins (cells) for a shape; 0 when 64 bits cannot number them.
+  std::uint64_t (*bins)(Shape);
+  // Throws UsageError saying why the kind cannot tally the shape.
+  void (*check)(Shape);
+  // The law of a fair shuffle's outcome, a probability a bin; empty: uniform.
+  std::vector<double> (*fair_law)(Shape);
+  // The law under an exact model (DESIGN.md section 6, --model); null: the
+  // fair law, whatever the model.
+  std::vector<double> (*model_law)(const ExactDistribution&);
+  // The bin's name (labelled kinds), else null.
+  std::string_view (*label)(std::uint64_t bin);
+  // Its test. A kind with a histogram test is tested by analyze() (audit.hpp)
+  // with chi-square against its law, and the documents give it under
+  // test_name ("hand test (2,598,960 hands)"); ranks and positions have
+  // tests of their own (the rank summary, the position residuals).
+  bool histogram_test;
+  std::string_view test_name;  // the test's name and key in the JSON's "stats": "hand", "category"
+  std::string_view test_title; // in words: "hand", "poker category"
+  std::string_view bins_noun;  // "hands", "categories"
+  // The audit JSON: its key, its form, and above json_max_bins (0: no
+  // limit) only the number of bins, under json_bins_key (written always
+  // where the key is not empty).
+  std::string_view json_key;
+  JsonCounts json;
+  std::uint64_t json_max_bins;
+  std::string_view json_bins_key;
+};
+
+namespace internal {
+std::uint64_t rank_bins(Shape s);
+std::uint64_t position_cells(Shape s);
+std::uint64_t hand_bins(Shape s);
+std::uint64_t poker_bins(Shape s);
+void check_ranks(Shape s);
+void check_positions(Shape s);
+void check_hands(Shape s);
+void check_poker(Shape s);
+std::vector<double> fair_poker_law(Shape s);
+std::vector<double> model_hand_law(const ExactDistribution& model);
+std::string_view poker_label(std::uint64_t bin);
+}  // namespace internal
+
+// Above this many hands the JSON document gives the hand test, not the counts.
+inline constexpr std::uint64_t kMaxJsonHands = std::uint64_t{1} << 16;
+
+inline constexpr std::array<TallyKindRow, kTallyKinds> kTallyKindRows{{
+    {TallyKind::ranks, "ranks", "rank histogram", CountsLayout::histogram, internal::rank_bins,
+     internal::check_ranks, nullptr, nullptr, nullptr, false, "rank", "rank", "orders",
+     "histogram", JsonCounts::flat, 0, ""},
+    {TallyKind::positions, "positions", "position matrix", CountsLayout::matrix, internal::position_cells,
+     internal::check_positions, nullptr, nullptr, nullptr, false, "position", "position", "cells",
+     "position", JsonCounts::rows, 0, ""},
+    {TallyKind::hands, "hands", "hand histogram", CountsLayout::histogram, internal::hand_bins,
+     internal::check_hands, nullptr, internal::model_hand_law, nullptr, true, "hand", "hand", "hands",
+     "hands", JsonCounts::flat, kMaxJsonHands, "hand_bins"},
+    {TallyKind::poker, "categories", "poker categories", CountsLayout::histogram, internal::poker_bins,
+     internal::check_poker, internal::fair_poker_law, nullptr, internal::poker_label, true, "category",
+     "poker category", "categories", "poker_categories", JsonCounts::labelled, 0, ""},
+}};
+
+constexpr bool rows_follow_kinds() {
+  for (std::size_t i = 0; i < kTallyKinds; ++i)
+    if (kTallyKindRows[i].kind != kAllTallyKinds[i]) return false;
+  return true;
+}
+static_assert(rows_follow_kinds(), "kTallyKindRows has a row for every kind, in enum order");
+
+constexpr const TallyKindRow& row_of(TallyKind k) { return kTallyKindRows[static_cast<std::size_t>(k)]; }
+
+// The kind whose row's name is `name`.
+std::optional<TallyKind> tally_kind_named(std::string_view name);
+// The set's kinds by name, separated by spaces ("ranks positions"), "none" when empty.
+std::string tally_names(TallySet set);
+// The set read back from tally_names; nullopt on a name no row has.
+std::optional<TallySet> parse_tally_names(std::string_view names);
+
+}  // namespace melange

@@ -1,0 +1,116 @@
+#include "melange/tallies.hpp"
+
+#include "melange/error.hpp"
+#include "melange/exact.hpp"
+
+namespace melange {
+namespace internal {
+namespace {
+
+std::string deal_words(Shape s) { return std::to_string(s.k) + " of " + std::to_string(s.n); }
+
+// 64-bit counts of cells that number at most this: the matrix's limit.
+constexpr std::uint64_t kMaxPositionCells = static_cast<std::uint64_t>(kMaxPositionItems) * kMaxPositionItems;
+
+}  // namespace
+
+std::uint64_t rank_bins(Shape s) { return s.whole() ? factorial(s.n) : deal_count(s.n, s.k); }
+std::uint64_t position_cells(Shape s) { return static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.k); }
+std::uint64_t hand_bins(Shape s) { return hand_count(s.n, s.k); }
+std::uint64_t poker_bins(Shape) { return kPokerCategories; }
+
+void check_ranks(Shape s) {
+  if (s.whole()) {
+    if (s.n > kMaxRankItems)
+      throw UsageError(Param::n, "n = " + std::to_string(s.n) + " has more orders than 64-bit ranks hold (n <= " +
+                                     std::to_string(kMaxRankItems) +
+                                     "); tally the item x position matrix ({position_matrix}) instead");
+    return;
+  }
+  if (deal_count(s.n, s.k) == 0)
+    throw UsageError(Param::k, "deals of " + deal_words(s) +
+                                   " have more orders than 64-bit ranks hold; tally the hands "
+                                   "({hand_histogram}) or the item x slot matrix ({position_matrix}) instead");
+}
+
+void check_positions(Shape s) {
+  if (s.whole()) {
+    if (s.n > kMaxPositionItems)
+      throw UsageError(Param::n, "the position matrix is limited to {n} <= " + std::to_string(kMaxPositionItems) +
+                                     ", got n = " + std::to_string(s.n));
+    return;
+  }
+  if (position_cells(s) > kMaxPositionCells)
+    throw UsageError(Param::n, "the item x slot matrix is limited to n k <= " + std::to_string(kMaxPositionCells) +
+                                   " cells, got " + deal_words(s));
+}
+
+// Hands and categories are tallies of deals: the message for a whole
+// permutation names both, as the parameters that ask for them sit together.
+void refuse_whole(Param param) {
+  throw UsageError(param, "hands and poker categories ({hand_histogram}, {poker_categories}) are tallies of deals: "
+                          "use the partial algorithm with {k} below {n}");
+}
+
+void check_hands(Shape s) {
+  if (s.whole()) refuse_whole(Param::hand_histogram);
+  if (hand_count(s.n, s.k) == 0)
+    throw UsageError(Param::hand_histogram, "hands of " + deal_words(s) +
+                                                " outnumber 64-bit ranks; tally the item x slot matrix "
+                                                "({position_matrix}) instead");
+}
+
+void check_poker(Shape s) {
+  if (s.whole()) refuse_whole(Param::poker_categories);
+  if (s.n != 52 || s.k != 5)
+    throw UsageError(Param::poker_categories,
+                     "poker categories ({poker_categories}) are for deals of 5 of 52 cards, got " + deal_words(s));
+}
+
+std::vector<double> fair_poker_law(Shape) {
+  std::vector<double> p;
+  for (std::uint64_t hands : kPokerCategoryHands) p.push_back(static_cast<double>(hands) / 2'598'960.0);
+  return p;
+}
+
+std::vector<double> model_hand_law(const ExactDistribution& model) {
+  const std::vector<Rational> law = model.hand_probabilities();
+  std::vector<double> p(law.size());
+  for (std::size_t i = 0; i < law.size(); ++i) p[i] = static_cast<double>(law[i]);
+  return p;
+}
+
+std::string_view poker_label(std::uint64_t bin) { return poker_category_name(static_cast<PokerCategory>(bin)); }
+
+}  // namespace internal
+
+std::optional<TallyKind> tally_kind_named(std::string_view name) {
+  for (const TallyKindRow& row : kTallyKindRows)
+    if (row.name == name) return row.kind;
+  return std::nullopt;
+}
+
+std::string tally_names(TallySet set) {
+  std::string names;
+  for (const TallyKindRow& row : kTallyKindRows)
+    if (set.has(row.kind)) {
+      if (!names.empty()) names += ' ';
+      names += row.name;
+    }
+  return names.empty() ? "none" : names;
+}
+
+std::optional<TallySet> parse_tally_names(std::string_view names) {
+  TallySet set;
+  if (names == "none") return set;
+  while (!names.empty()) {
+    const std::size_t end = names.find(' ');
+    const std::optional<TallyKind> kind = tally_kind_named(names.substr(0, end));
+    if (!kind) return std::nullopt;
+    set.set(*kind);
+    names = end == std::string_view::npos ? std::string_view{} : names.substr(end + 1);
+  }
+  return set;
+}
+
+}  // namespace melange

@@ -1,0 +1,173 @@
+// The tally kinds as one table (tallies.hpp): every row is reachable by its
+// names, and every kind, whatever it counts, keeps the promises the rest of
+// melange relies on without knowing the kind: its counts have the row's
+// bins, add up by its layout, merge over any split of the trials, do not
+// depend on the other kinds beside it, and come back whole through an
+// audit's JSON and `merge`. A new kind gets these checks by having a row.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "melange/audit.hpp"
+#include "melange/engine.hpp"
+#include "melange/error.hpp"
+#include "melange/report/audit.hpp"
+#include "melange/report/merge.hpp"
+
+namespace melange {
+namespace {
+
+TEST(TallyKinds, EveryRowIsFoundByItsNames) {
+  std::set<std::string_view> names, keys;
+  for (const TallyKindRow& row : kTallyKindRows) {
+    EXPECT_EQ(tally_kind_named(row.name), row.kind) << row.name;
+    EXPECT_TRUE(names.insert(row.name).second) << "two rows named " << row.name;
+    EXPECT_TRUE(keys.insert(row.json_key).second) << "two rows under the JSON key " << row.json_key;
+  }
+  EXPECT_FALSE(tally_kind_named("none").has_value());
+  EXPECT_FALSE(tally_kind_named("rank").has_value());
+}
+
+TEST(TallyKinds, EverySetOfKindsReadsBackFromItsNames) {
+  for (unsigned bits = 0; bits < (1u << kTallyKinds); ++bits) {
+    TallySet set;
+    for (TallyKind k : kAllTallyKinds) set.set(k, (bits >> static_cast<unsigned>(k)) & 1u);
+    EXPECT_EQ(parse_tally_names(tally_names(set)), set) << tally_names(set);
+  }
+  EXPECT_EQ(tally_names(TallySet{}), "none");
+  EXPECT_EQ(tally_names(TallySet{TallyKind::ranks, TallyKind::poker}), "ranks categories");
+  EXPECT_FALSE(parse_tally_names("ranks cards").has_value());
+}
+
+// A shape each kind can tally, from a few candidates: the first whose row's
+// check passes.
+Job job_for(TallyKind kind, std::uint64_t trials) {
+  for (auto [n, k] : {std::pair{5, 0}, std::pair{7, 3}, std::pair{52, 5}}) {
+    Job job;
+    job.algorithm = k ? Algorithm::partial : Algorithm::fisher_yates;
+    job.n = n;
+    job.k = k;
+    job.seed = 1234;
+    job.trials = trials;
+    job.tallies = TallySet{kind};
+    try {
+      validate(job);
+      return job;
+    } catch (const UsageError&) {
+    }
+  }
+  ADD_FAILURE() << row_of(kind).name << " fits none of the shapes tried";
+  return Job{};
+}
+
+RunResult run_on(const Job& job, const std::string& backend = "scalar", int threads = 1) {
+  RunOptions o;
+  o.backend = backend;
+  o.threads = threads;
+  return run(job, o);
+}
+
+TEST(TallyKinds, EachKindCountsItsBinsAndAddsUp) {
+  for (const TallyKindRow& row : kTallyKindRows) {
+    const Job job = job_for(row.kind, 3000);
+    const Tally t = run_on(job).tally;
+    const TallyCounts& c = t[row.kind];
+    EXPECT_EQ(c.bins(), row.bins(shape_of(job))) << row.name;
+    EXPECT_EQ(tally_bytes(job), 8 * c.bins()) << row.name;
+    EXPECT_EQ(tally_inconsistency(job, t, job.trials), "") << row.name;
+    const std::uint64_t per_trial = row.layout == CountsLayout::matrix ? static_cast<std::uint64_t>(shape_of(job).k) : 1;
+    EXPECT_EQ(c.total(), job.trials * per_trial) << row.name;
+    for (TallyKind other : kAllTallyKinds) {
+      if (other != row.kind) {
+        EXPECT_TRUE(t[other].empty()) << row.name << " made counts of another kind";
+      }
+    }
+
+    // One count moved to the wrong total is seen.
+    Tally broken = t;
+    ++broken[row.kind].counts()[0];
+    EXPECT_NE(tally_inconsistency(job, broken, job.trials), "") << row.name;
+  }
+}
+
+TEST(TallyKinds, KindsCountAloneAsTheyDoTogether) {
+  Job together = job_for(TallyKind::poker, 4000);
+  for (TallyKind k : kAllTallyKinds) {
+    Job with = together;
+    with.tallies.set(k);
+    try {
+      validate(with);
+    } catch (const UsageError&) {
+      continue;
+    }
+    if (tally_bytes(with) <= (std::uint64_t{64} << 20)) together = with;
+  }
+  const Tally all = run_on(together).tally;
+  for (TallyKind k : kAllTallyKinds) {
+    if (!together.tallies.has(k)) continue;
+    Job alone = together;
+    alone.tallies = TallySet{k};
+    EXPECT_EQ(run_on(alone).tally[k], all[k]) << row_of(k).name;
+  }
+}
+
+TEST(TallyKinds, EachKindMergesOverAnySplit) {
+  for (const TallyKindRow& row : kTallyKindRows) {
+    const Job job = job_for(row.kind, 2500);
+    const Tally whole = run_on(job).tally;
+    Job first = job, second = job;
+    first.trials = 777;
+    second.first = 777;
+    second.trials = job.trials - 777;
+    Tally merged = run_on(first).tally;
+    merged.merge(run_on(second).tally);
+    EXPECT_EQ(merged, whole) << row.name;
+    EXPECT_EQ(run_on(job, "auto", 2).tally[row.kind], whole[row.kind]) << row.name << " on two threads";
+  }
+}
+
+// Each kind through the documents: an audit's JSON of two halves, merged by
+// the library, is the tally of one run over both.
+TEST(TallyKinds, EachKindComesBackWholeThroughJsonAndMerge) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "melange_tallies_test";
+  std::filesystem::create_directories(dir);
+  for (const TallyKindRow& row : kTallyKindRows) {
+    const Job job = job_for(row.kind, 2000);
+    std::vector<std::string> paths;
+    for (auto [first, trials] : {std::pair<std::uint64_t, std::uint64_t>{1000, 1000}, {0, 1000}}) {
+      Job half = job;
+      half.first = first;
+      half.trials = trials;
+      const RunResult r = run_on(half);
+      const AuditReport audit = analyze(half, r.tally);
+      paths.push_back((dir / (std::string(row.name) + std::to_string(first) + ".json")).string());
+      std::ofstream out(paths.back());
+      report::write_audit_json(out, half, r, audit);
+    }
+    const report::MergedResult m = report::merge_results(paths, std::uint64_t{1} << 30);
+    EXPECT_EQ(m.job.trials, job.trials) << row.name;
+    EXPECT_EQ(m.run.tally, run_on(job).tally) << row.name;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TallyKinds, AHistogramTestRunsForEachKindThatHasOne) {
+  for (const TallyKindRow& row : kTallyKindRows) {
+    if (!row.histogram_test) continue;
+    // Enough trials for 5 expected in the rarest bin (4 royal flushes in
+    // 2,598,960 hands: 3.2 million deals).
+    const Job job = job_for(row.kind, 4'000'000);
+    const AuditReport r = analyze(job, run_on(job, "auto", 2).tally);
+    ASSERT_TRUE(r.test(row.kind).has_value()) << row.name;
+    EXPECT_EQ(r.test(row.kind)->name, row.test_name);
+    EXPECT_GE(r.test(row.kind)->p_holm, 1e-6) << row.name << " of a fair shuffle";
+    EXPECT_EQ(r.tests().size(), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace melange

@@ -116,7 +116,7 @@ DecisionTable::DecisionTable(const Job& job) : algorithm_(job.algorithm), n_(job
     one_batch(job, batch);
     view_.kind = TableIndex::batch;
     view_.product = static_cast<std::uint32_t>(batch.product);
-    view_.threshold = static_cast<std::uint32_t>((std::uint64_t{1} << 32) % batch.product);
+    view_.threshold = static_cast<std::uint32_t>(internal::reject_threshold(batch.product, 32));
   }
   const std::uint64_t entries =
       view_.kind == TableIndex::coins ? std::uint64_t{1} << view_.depth : std::uint64_t{view_.product};

@@ -417,7 +417,6 @@ struct DeviceTable {
   void with_direct_trial(const Job& job, F&& f) const {
     with_algorithm(job.algorithm, [&](auto algo) {
       constexpr Algorithm A = decltype(algo)::value;
-      static_assert(tuning::kRegisterItems == 8);
       // The weighted orders are CPU only (floating point keys): no kernel,
       // and job_has_kernel keeps their jobs off this backend.
       if constexpr (draw_kind(A) == DrawKind::keys) {
@@ -427,16 +426,9 @@ struct DeviceTable {
         // Under `batched` small n has a table (naive-swap at n = 8 aside).
         constexpr MethodSet kWord = MethodSet::one_a_word;
         if constexpr (draw_kind(A) == DrawKind::schedule) {
-          if (job.spec.method != Method::batched) switch (job.n) {
-              case 2: return f(DirectTrial<A, 2, kWord>{});
-              case 3: return f(DirectTrial<A, 3, kWord>{});
-              case 4: return f(DirectTrial<A, 4, kWord>{});
-              case 5: return f(DirectTrial<A, 5, kWord>{});
-              case 6: return f(DirectTrial<A, 6, kWord>{});
-              case 7: return f(DirectTrial<A, 7, kWord>{});
-              case 8: return f(DirectTrial<A, 8, kWord>{});
-              default: break;
-            }
+          if (job.spec.method != Method::batched &&
+              with_count_in<2, tuning::kRegisterItems>(job.n, [&](auto n) { f(DirectTrial<A, decltype(n)::value, kWord>{}); }))
+            return;
         }
         if (job.spec.method == Method::batched) return f(DirectTrial<A, 0, MethodSet::batched>{});
         f(DirectTrial<A, 0, kWord>{});

@@ -535,15 +535,14 @@ struct Kernel {
   // Calls f(std::integral_constant<int, N>{}) for the job's n, 2 <= n <= kPackedItems.
   template <class F>
   static auto with_packed_n(int n, F&& f) {
-    static_assert(kPackedItems == 8);
-    switch (n) {
-      case 2: return f(std::integral_constant<int, 2>{});
-      case 3: return f(std::integral_constant<int, 3>{});
-      case 4: return f(std::integral_constant<int, 4>{});
-      case 5: return f(std::integral_constant<int, 5>{});
-      case 6: return f(std::integral_constant<int, 6>{});
-      case 7: return f(std::integral_constant<int, 7>{});
-      default: return f(std::integral_constant<int, 8>{});
+    using Result = decltype(f(std::integral_constant<int, kPackedItems>{}));
+    const auto outside = [n] { return Error("internal: packed path for n = " + std::to_string(n)); };
+    if constexpr (std::is_void_v<Result>) {
+      if (!with_count_in<2, kPackedItems>(n, f)) throw outside();
+    } else {
+      Result r{};
+      if (!with_count_in<2, kPackedItems>(n, [&](auto c) { r = f(c); })) throw outside();
+      return r;
     }
   }
 

@@ -102,7 +102,7 @@ MELANGE_HD inline bool batch_digits(std::uint64_t x0, const std::uint64_t* range
     digits[i] = static_cast<std::uint32_t>(m >> Bits);
     x = m & kMask;
   }
-  return !(x < product && x < ((kMask + 1) % product));
+  return !(x < product && x < reject_threshold(product, Bits));
 }
 
 }  // namespace internal

@@ -11,6 +11,7 @@
 
 #include "melange/bounded.hpp"
 #include "melange/config.hpp"
+#include "melange/packed_items.hpp"
 
 namespace melange {
 
@@ -45,25 +46,27 @@ MELANGE_HD inline std::uint64_t choose_fixed(std::uint64_t m) {
   return c;
 }
 
+// C(m, r) for r known at compile time, as with_count_in calls it.
+struct ChooseFixed {
+  std::uint64_t m;
+  std::uint64_t* c;
+  template <class R>
+  MELANGE_HD void operator()(R) const {
+    *c = choose_fixed<R::value>(m);
+  }
+};
+
+// The largest r whose C(m, r) has divisions by constants.
+inline constexpr int kFixedChoose = 8;
+
 }  // namespace internal
 
 // C(m, r) for small arguments (a hand's ranks stay far below 2^64 where the
 // hand histogram fits in memory).
 MELANGE_HD inline std::uint64_t choose(std::uint64_t m, int r) {
   if (r < 0 || static_cast<std::uint64_t>(r) > m) return 0;
-  switch (r) {
-    case 0: return 1;
-    case 1: return m;
-    case 2: return internal::choose_fixed<2>(m);
-    case 3: return internal::choose_fixed<3>(m);
-    case 4: return internal::choose_fixed<4>(m);
-    case 5: return internal::choose_fixed<5>(m);
-    case 6: return internal::choose_fixed<6>(m);
-    case 7: return internal::choose_fixed<7>(m);
-    case 8: return internal::choose_fixed<8>(m);
-    default: break;
-  }
   std::uint64_t c = 1;
+  if (with_count_in<0, internal::kFixedChoose>(r, internal::ChooseFixed{m, &c})) return c;
   for (int i = 1; i <= r; ++i) c = c * (m - static_cast<std::uint64_t>(r) + static_cast<std::uint64_t>(i)) / static_cast<std::uint64_t>(i);
   return c;
 }

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "melange/config.hpp"
 
@@ -18,6 +19,24 @@ namespace melange {
 // Items one 32-bit word holds, four bits an item: the one limit of every
 // packed permutation (a GPU thread's register, a SIMD lane).
 inline constexpr int kPackedItems = 8;
+
+// Calls f(std::integral_constant<int, N>{}) for the N of [kLow, kHigh] equal
+// to n and returns true, or returns false without calling f: a count known
+// at compile time, for the loops that unroll on it (the SIMD and GPU kernels
+// of n <= kPackedItems). The cases are generated from the bounds, so none
+// can be missing or run another's code.
+template <int kLow, int kHigh, class F>
+MELANGE_HD constexpr bool with_count_in(int n, F&& f) {
+  if constexpr (kLow > kHigh) {
+    return false;
+  } else {
+    if (n == kLow) {
+      f(std::integral_constant<int, kLow>{});
+      return true;
+    }
+    return with_count_in<kLow + 1, kHigh>(n, static_cast<F&&>(f));
+  }
+}
 
 struct PackedItems {
   static constexpr int kMaxItems = kPackedItems;

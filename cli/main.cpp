@@ -179,6 +179,9 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     status = kExitRuntime;
     message = "melange: out of memory; ask for fewer trials or a smaller histogram";
+  } catch (const melange::Error& e) {
+    status = kExitRuntime;
+    message = "melange: " + one_line(e.render([&](melange::Param p) { return melange::cli::flag_for(command, p); }));
   } catch (const std::exception& e) {
     status = kExitRuntime;
     message = "melange: " + one_line(e.what());

@@ -55,16 +55,16 @@ auto guarded(const char* trials_keyword, F&& f) {
     return f();
   } catch (const PythonErrorSet&) {
     throw py::error_already_set();
-  } catch (const UsageError& e) {
-    throw py::value_error(e.render([&](Param p) {
+  } catch (const Error& e) {
+    const std::string text = e.render([&](Param p) {
       if (p == Param::trials) return std::string(trials_keyword);
       if (p == Param::position_matrix) return std::string("position");
       if (p == Param::hand_histogram) return std::string("hands");
       if (p == Param::algorithm) return std::string("algo");
       return std::string(param_name(p));
-    }));
-  } catch (const Error& e) {
-    throw std::runtime_error(e.what());
+    });
+    if (dynamic_cast<const UsageError*>(&e)) throw py::value_error(text);
+    throw std::runtime_error(text);
   }
 }
 
@@ -365,7 +365,7 @@ py::array integer_records(const py::object& given) {
 
 AuditResult audit_records(const py::object& given, int n, std::optional<int> k, bool position, bool hands,
                           const std::optional<std::string>& model, const std::string& algo, const std::string& method,
-                          int bits) {
+                          int bits, bool skip_invalid) {
   const py::array data = integer_records(given);
   AuditRequest request;
   request.job.n = n;
@@ -384,6 +384,7 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
   RecordOptions o;
   o.n = n;
   o.k = is_deal(plan.job) ? plan.job.k : 0;
+  o.skip_invalid = skip_invalid;
   const RecordArray array{data.data(), static_cast<std::uint64_t>(data.shape(0)), static_cast<int>(data.shape(1)),
                           static_cast<int>(data.itemsize()), data.dtype().kind() == 'i'};
   AuditOptions audit;
@@ -565,12 +566,15 @@ PYBIND11_MODULE(melange, m) {
   m.def(
       "audit_records",
       [](const py::object& records, int n, std::optional<int> k, bool position, bool hands,
-         const std::optional<std::string>& model, const std::string& algo, const std::string& method, int bits) {
-        return guarded("trials", [&] { return audit_records(records, n, k, position, hands, model, algo, method, bits); });
+         const std::optional<std::string>& model, const std::string& algo, const std::string& method, int bits,
+         bool skip_invalid) {
+        return guarded("trials", [&] {
+          return audit_records(records, n, k, position, hands, model, algo, method, bits, skip_invalid);
+        });
       },
       py::arg("records"), py::kw_only(), py::arg("n"), py::arg("k") = py::none(), py::arg("position") = false,
       py::arg("hands") = false, py::arg("model") = py::none(), py::arg("algo") = "fisher-yates",
-      py::arg("method") = "batched", py::arg("bits") = 32,
+      py::arg("method") = "batched", py::arg("bits") = 32, py::arg("skip_invalid") = false,
       "Audit records made anywhere: a 2-D integer array, a permutation of 0..n-1 (or a deal of k) a row.");
 
   m.def(

@@ -366,9 +366,12 @@ TEST(CudaBackendChoice, OnlyJobsWithADeviceKernel) {
 }
 
 TEST(CudaErrors, SayWhatFailedInWords) {
-  EXPECT_EQ(cuda::internal::describe(cudaErrorMemoryAllocation, "audit"),
+  const Error memory = cuda::internal::describe(cudaErrorMemoryAllocation, "audit");
+  EXPECT_EQ(memory.param(), Param::backend);
+  EXPECT_EQ(memory.render([](Param p) { return "--" + std::string(param_name(p)); }),
             "GPU out of memory while audit: use a smaller job or --backend simd");
-  const std::string fault = cuda::internal::describe(cudaErrorIllegalAddress, "audit kernel");
+  EXPECT_STREQ(memory.what(), "GPU out of memory while audit: use a smaller job or backend simd");
+  const std::string fault = cuda::internal::describe(cudaErrorIllegalAddress, "audit kernel").what();
   EXPECT_EQ(fault.rfind("CUDA audit kernel: ", 0), 0u) << fault;
   EXPECT_GT(fault.size(), std::string("CUDA audit kernel: ").size()) << fault;
   EXPECT_THROW(cuda::internal::check(cudaErrorLaunchFailure, "launch"), Error);

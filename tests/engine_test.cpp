@@ -10,6 +10,7 @@
 #include "melange/error.hpp"
 #include "melange/exact.hpp"
 #include "melange/rank.hpp"
+#include "melange/records.hpp"
 #include "melange/decision_table.hpp"
 #include "melange/serve.hpp"
 #include "melange/source.hpp"
@@ -359,6 +360,29 @@ TEST(Errors, SpeakTheLibrarysLanguage) {
     EXPECT_EQ(std::string(e.what()).find("--"), std::string::npos) << e.what();
     EXPECT_NE(e.param(), Param::none) << e.what();
   }
+}
+
+// A record quoted into a message keeps its braces: only the message's own
+// tokens are spelled, and the record's "{n}" stays as it was read.
+TEST(Errors, QuotedTextKeepsItsBraces) {
+  RecordOptions o;
+  o.n = 3;
+  std::istringstream in("0 1 2\n{n} 1\n");
+  try {
+    read_record_ranks(in, o, [](const std::uint64_t*, std::size_t) { return true; });
+    FAIL() << "a wrong record was read";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.param(), Param::skip_invalid);
+    const std::string text = e.render([](Param p) { return "--" + std::string(param_name(p)); });
+    EXPECT_NE(text.find("\"{n} 1\""), std::string::npos) << text;
+    EXPECT_NE(text.find("pass --skip_invalid to count"), std::string::npos) << text;
+    EXPECT_NE(std::string(e.what()).find("\"{n} 1\""), std::string::npos) << e.what();
+  }
+  // Every parameter's token is spelled, the last one included.
+  const Error last(kLastParam, "use {" + std::string(param_name(kLastParam)) + "}");
+  EXPECT_EQ(last.render([](Param) { return std::string("X"); }), "use X");
+  // A message made without a parameter is given as it is.
+  EXPECT_EQ(Error("a {n} b").render([](Param) { return std::string("X"); }), "a {n} b");
 }
 
 // `batched` cuts its batches from the schedule greedily (DESIGN.md 2):

@@ -5,23 +5,21 @@
 namespace melange {
 namespace {
 
-constexpr Param kParams[] = {Param::n,          Param::trials,          Param::first,      Param::seed,
-                             Param::threads,    Param::bits,            Param::method,     Param::range,
-                             Param::backend,    Param::memory_cap,      Param::position_matrix,
-                             Param::state_bits, Param::deal,            Param::model,
-                             Param::k,          Param::hand_histogram,  Param::poker_categories, Param::weights,
-                             Param::algorithm};
-
 // Replaces each {name} naming a Param by spell(param); other text stays.
 std::string substitute(const std::string& text, const std::function<std::string(Param)>& spell) {
   std::string out;
   for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "{{") == 0) {  // a brace of quoted text (token_safe)
+      out += '{';
+      i += 2;
+      continue;
+    }
     const std::size_t close = text[i] == '{' ? text.find('}', i) : std::string::npos;
     bool replaced = false;
     if (close != std::string::npos) {
       const std::string_view name(text.data() + i + 1, close - i - 1);
-      for (Param p : kParams)
-        if (param_name(p) == name) {
+      for (int v = 1; v <= static_cast<int>(kLastParam); ++v)
+        if (const auto p = static_cast<Param>(v); param_name(p) == name) {
           out += spell(p);
           i = close + 1;
           replaced = true;
@@ -60,16 +58,27 @@ std::string_view param_name(Param p) {
     case Param::weights: return "weights";
     case Param::algorithm: return "algorithm";
     case Param::base: return "base";
+    case Param::skip_invalid: return "skip_invalid";
   }
   return "";
 }
 
-UsageError::UsageError(const std::string& message) : Error(message), template_(message) {}
+std::string token_safe(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '{') out += '{';
+  }
+  return out;
+}
 
-UsageError::UsageError(Param param, std::string message)
-    : Error(substitute(message, plain)), param_(param), template_(std::move(message)) {}
+Error::Error(const std::string& message) : std::runtime_error(message), param_(Param::none) {}
 
-std::string UsageError::render(const std::function<std::string(Param)>& spell) const {
+Error::Error(Param param, std::string message)
+    : std::runtime_error(substitute(message, plain)), param_(param), template_(std::move(message)) {}
+
+std::string Error::render(const std::function<std::string(Param)>& spell) const {
+  if (param_ == Param::none) return what();
   return substitute(template_, spell);
 }
 

@@ -117,7 +117,8 @@ class Records {
     if (line) message += " (line " + std::to_string(line) + ")";
     message += ": \"" + shown(text()) + "\": " + problem_;
     if (!o_.skip_invalid)
-      throw UsageError(message + "; fix the input or pass --skip-invalid to count and skip such records");
+      throw UsageError(Param::skip_invalid,
+                       token_safe(message) + "; fix the input or pass {skip_invalid} to count and skip such records");
     if (stats_.invalid++ == 0) stats_.first_invalid = message;
     return true;
   }

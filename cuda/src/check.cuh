@@ -10,16 +10,17 @@
 
 namespace melange::cuda::internal {
 
-// "GPU out of memory while <what>" for allocation failures, else
+// "GPU out of memory while <what>" for allocation failures, which a
+// smaller job or another backend mends (the message names {backend}), else
 // "CUDA <what>: <CUDA's own message>".
-inline std::string describe(cudaError_t e, const char* what) {
+inline Error describe(cudaError_t e, const char* what) {
   if (e == cudaErrorMemoryAllocation)
-    return std::string("GPU out of memory while ") + what + ": use a smaller job or --backend simd";
-  return std::string("CUDA ") + what + ": " + cudaGetErrorString(e);
+    return Error(Param::backend, std::string("GPU out of memory while ") + what + ": use a smaller job or {backend} simd");
+  return Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(e));
 }
 
 inline void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(describe(e, what));
+  if (e != cudaSuccess) throw describe(e, what);
 }
 
 }  // namespace melange::cuda::internal

@@ -124,8 +124,8 @@ BackendChoice choose_backend(const Job& job, std::string_view requested) {
       throw Error("backend " + std::string(requested) + " is not built into this melange: use " + best_cpu_backend());
     std::unique_ptr<Backend> backend = available(*row) ? row->make(arch) : nullptr;
     if (!backend) {
-      if (row->name == "cuda") throw Error(row->unavailable() + ": use --backend " + best_cpu_backend());
-      throw Error("this CPU cannot run " + std::string(requested) + ": use --backend scalar");
+      if (row->name == "cuda") throw Error(Param::backend, row->unavailable() + ": use {backend} " + best_cpu_backend());
+      throw Error(Param::backend, "this CPU cannot run " + std::string(requested) + ": use {backend} scalar");
     }
     if (backend->supports(job)) return BackendChoice{std::move(backend), ""};
     return BackendChoice{make_scalar_backend(), fallback_note(job, *backend, "scalar")};

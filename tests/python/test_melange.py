@@ -103,6 +103,17 @@ def test_errors_are_value_errors_with_the_library_message():
         melange.audit_records(np.array([[0, 1, 2], [1, 1, 2]]), n=3)
 
 
+def test_audit_records_names_its_own_keyword_for_wrong_records():
+    bad = np.array([[0, 1, 2], [1, 1, 2], [2, 1, 0]])
+    with pytest.raises(ValueError, match="pass skip_invalid to count and skip") as e:
+        melange.audit_records(bad, n=3)
+    assert "--" not in str(e.value), str(e.value)
+    r = melange.audit_records(bad, n=3, skip_invalid=True)
+    assert r.trials == 2
+    doc = json.loads(r.to_json())
+    assert doc["invalid_records"] == 1 and doc["first_invalid"].startswith("record 2"), doc
+
+
 def test_the_gil_is_released_while_sampling_and_auditing():
     for call in (lambda: melange.permutations(52, 4_000_000, threads=1),
                  lambda: melange.audit(n=6, trials=40_000_000, threads=1)):

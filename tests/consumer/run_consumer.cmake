@@ -1,8 +1,9 @@
 # ctest driver: install the build tree into a scratch prefix, then configure,
 # build and run a consumer that finds it with find_package(melange CONFIG).
 file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
 function(run_step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "step failed (${rc}): ${ARGN}\n${out}\n${err}")
   endif()
@@ -20,6 +21,10 @@ endif()
 run_step(${WORK_DIR}/build/consumer)
 if(NOT step_output STREQUAL "6627e8d5 1000 table\n")
   message(FATAL_ERROR "consumer printed '${step_output}', expected '6627e8d5 1000 table'")
+endif()
+run_step(${WORK_DIR}/build/consumer_report)
+if(NOT step_output STREQUAL "1,000 trials, 24 orders, merged 1,000\n")
+  message(FATAL_ERROR "consumer_report printed '${step_output}', expected '1,000 trials, 24 orders, merged 1,000'")
 endif()
 # The installed package names no path of the build or source tree.
 file(GLOB_RECURSE installed_cmake ${WORK_DIR}/prefix/*.cmake)

@@ -6,7 +6,9 @@
 An edge is an `#include` that resolves to a header another folder owns, a
 library named in `target_link_libraries`, or another folder's path named in
 a CMakeLists.txt. tests/, bench/, examples/ and scripts/ stand above every
-layer and are not checked.
+layer; they are checked for one thing only: no file anywhere reaches by path
+into another folder's private src/ (a white-box test links the folder's
+`melange_<layer>_internals` target and includes the header by name).
 
     check_layers.py [ROOT]          exit 1 and one line per upward edge
     check_layers.py --plant [ROOT]  copies the tree, plants an upward include
@@ -75,9 +77,36 @@ def layer_files(root):
                 yield layer, os.path.join(folder, name)
 
 
+# Folders above every layer, checked for reaching into a private src/.
+ABOVE = ("tests", "bench", "examples")
+
+
+def private_reaches(root):
+    """Includes by path into another folder's src/, from any folder."""
+    edges = []
+    for top in set(ABOVE) | set(ALLOWED):
+        for folder, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = [d for d in dirs if not d.startswith("build")]
+            for name in files:
+                path = os.path.join(folder, name)
+                if not path.endswith(SOURCE_ENDINGS):
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+                for m in INCLUDE.finditer(text):
+                    if "/" not in m.group(1):
+                        continue
+                    target = os.path.relpath(os.path.normpath(os.path.join(folder, m.group(1))), root).split(os.sep)
+                    if len(target) > 2 and target[0] in ALLOWED and target[1] == "src" and target[0] != top:
+                        line = text.count("\n", 0, m.start()) + 1
+                        edges.append(f"{os.path.relpath(path, root)}:{line}: reaches into {target[0]}/src/ "
+                                     f"({m.group(1)}): link melange_{target[0]}_internals and include it by name")
+    return edges
+
+
 def upward_edges(root):
     owners = header_owners(root)
-    edges = []
+    edges = private_reaches(root)
     for layer, path in layer_files(root):
         rel = os.path.relpath(path, root)
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -120,15 +149,17 @@ def plant(root):
          "simd links melange::report of report"),
         ("engine/src/planted_upward.cpp", '#include "melange/report/audit.hpp"\n',
          "engine includes melange/report/audit.hpp of report"),
+        ("tests/planted_private_test.cpp", '#include "../simd/src/plan.hpp"\n', "reaches into simd/src/"),
     ]
     missed = 0
     for path, text, expected in plants:
         with tempfile.TemporaryDirectory() as scratch:
             copy = os.path.join(scratch, "tree")
             os.mkdir(copy)
-            for layer in ALLOWED:
-                shutil.copytree(os.path.join(root, layer), os.path.join(copy, layer),
-                                ignore=shutil.ignore_patterns("build*"))
+            for top in set(ALLOWED) | set(ABOVE):
+                if os.path.isdir(os.path.join(root, top)):
+                    shutil.copytree(os.path.join(root, top), os.path.join(copy, top),
+                                    ignore=shutil.ignore_patterns("build*"))
             with open(os.path.join(copy, path), "a", encoding="utf-8") as f:
                 f.write(text)
             edges = upward_edges(copy)

@@ -8,8 +8,8 @@
 #include <random>
 #include <type_traits>
 
-#include "../cuda/src/check.cuh"
-#include "../cuda/src/device_buffer.cuh"
+#include "check.cuh"  // cuda-private (melange_cuda_internals)
+#include "device_buffer.cuh"
 #include "melange/cuda/device.hpp"
 #include "melange/cuda/launch_plan.hpp"
 #include "melange/engine.hpp"

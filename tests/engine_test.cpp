@@ -15,7 +15,7 @@
 #include "melange/serve.hpp"
 #include "melange/source.hpp"
 #include "melange/trial.hpp"
-#include "../engine/src/parallel_chunks.hpp"
+#include "parallel_chunks.hpp"  // engine-private (melange_engine_internals)
 
 namespace melange {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "../simd/src/plan.hpp"
+#include "plan.hpp"  // simd-private (melange_simd_internals)
 #include "melange/deal.hpp"
 #include "melange/engine.hpp"
 #include "melange/simd/backend.hpp"

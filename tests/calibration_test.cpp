@@ -81,10 +81,7 @@ std::vector<double> p_values(Job job, const std::function<double(const Tally&)>&
 }
 
 Job audit_job(Algorithm a, int n, std::uint64_t trials, bool ranks, bool positions) {
-  Job job;
-  job.algorithm = a;
-  job.n = n;
-  job.trials = trials;
+  Job job{.algorithm = a, .n = n, .trials = trials, .tallies = {}};
   job.tallies.set(TallyKind::ranks, ranks);
   job.tallies.set(TallyKind::positions, positions);
   return job;

@@ -58,15 +58,9 @@ Tally run_on_host(const Job& job) {
 
 Job host_job(Algorithm a, int n, BoundedSpec spec, std::uint64_t seed, std::uint64_t first,
              std::uint64_t trials, bool ranks) {
-  Job job;
-  job.algorithm = a;
-  job.n = n;
-  job.spec = spec;
-  job.seed = seed;
-  job.first = first;
-  job.trials = trials;
+  Job job{.seed = seed, .algorithm = a, .spec = spec, .n = n, .first = first, .trials = trials,
+          .tallies = {TallyKind::positions}};
   job.tallies.set(TallyKind::ranks, ranks);
-  job.tallies.set(TallyKind::positions, true);
   if (a == Algorithm::partial) {
     // A deal of up to five: hands, and poker categories at 5 of 52.
     job.k = std::min(n, 5);

@@ -16,15 +16,8 @@ namespace {
 constexpr Algorithm kCoinAlgorithms[] = {Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort};
 
 Job job_for(Algorithm a, int n, BoundedSpec spec, std::uint64_t first, std::uint64_t trials) {
-  Job j;
-  j.algorithm = a;
-  j.n = n;
-  j.spec = spec;
-  j.seed = 2024;
-  j.first = first;
-  j.trials = trials;
-  j.tallies.set(TallyKind::positions, true);
-  return j;
+  return Job{.seed = 2024, .algorithm = a, .spec = spec, .n = n, .first = first, .trials = trials,
+             .tallies = {TallyKind::ranks, TallyKind::positions}};
 }
 
 TEST(DecisionTable, DepthIsTheLongestPath) {

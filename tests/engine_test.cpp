@@ -22,13 +22,7 @@ namespace {
 
 Job make(Algorithm a, int n, std::uint64_t trials, std::uint64_t seed = 1, std::uint64_t first = 0,
          BoundedSpec spec = {}) {
-  Job j;
-  j.algorithm = a;
-  j.n = n;
-  j.trials = trials;
-  j.seed = seed;
-  j.first = first;
-  j.spec = spec;
+  Job j{.seed = seed, .algorithm = a, .spec = spec, .n = n, .first = first, .trials = trials};
   // partial deals all but one item: a deal, whose rank histogram is small.
   if (a == Algorithm::partial) j.k = n - 1;
   // The weighted orders: weights 1, 2, .., n.

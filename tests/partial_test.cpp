@@ -19,14 +19,7 @@ namespace melange {
 namespace {
 
 Job deal_job(int n, int k, std::uint64_t trials, BoundedSpec spec = {}, std::uint64_t seed = 7) {
-  Job j;
-  j.algorithm = Algorithm::partial;
-  j.n = n;
-  j.k = k;
-  j.trials = trials;
-  j.seed = seed;
-  j.spec = spec;
-  return j;
+  return Job{.seed = seed, .algorithm = Algorithm::partial, .spec = spec, .n = n, .k = k, .trials = trials};
 }
 
 RunOptions on(const std::string& backend, int threads = 2) {

@@ -92,15 +92,9 @@ std::vector<Case> cases() {
 }
 
 Job job_for(const Case& c, std::uint64_t seed, std::uint64_t first, std::uint64_t trials) {
-  Job j;
-  j.algorithm = c.algorithm;
-  j.n = c.n;
-  j.spec = c.spec;
-  j.seed = seed;
-  j.first = first;
-  j.trials = trials;
+  Job j{.seed = seed, .algorithm = c.algorithm, .spec = c.spec, .n = c.n, .first = first, .trials = trials,
+        .tallies = {TallyKind::positions}};
   j.tallies.set(TallyKind::ranks, c.n <= 8);
-  j.tallies.set(TallyKind::positions, true);
   if (c.algorithm == Algorithm::partial) {
     j.k = c.k;
     j.tallies.set(TallyKind::ranks, deal_count(c.n, c.k) != 0 && deal_count(c.n, c.k) <= 200'000);

@@ -20,13 +20,8 @@ namespace melange {
 namespace {
 
 Job weighted_job(Algorithm a, std::vector<double> weights, std::uint64_t trials, std::uint64_t seed = 5) {
-  Job j;
-  j.algorithm = a;
-  j.n = static_cast<int>(weights.size());
-  j.weights = std::move(weights);
-  j.trials = trials;
-  j.seed = seed;
-  return j;
+  const int n = static_cast<int>(weights.size());
+  return Job{.seed = seed, .algorithm = a, .n = n, .weights = std::move(weights), .trials = trials};
 }
 
 RunOptions threads(int k) {

@@ -153,15 +153,9 @@ void guarded(const std::string& what, const std::function<void()>& check) {
 }
 
 Job job_of(Algorithm a, int n, BoundedSpec spec, std::uint64_t first, std::uint64_t trials) {
-  Job j;
-  j.algorithm = a;
-  j.n = n;
-  j.spec = spec;
-  j.seed = 20261130;
-  j.first = first;
-  j.trials = trials;
+  Job j{.seed = 20261130, .algorithm = a, .spec = spec, .n = n, .first = first, .trials = trials,
+        .tallies = {TallyKind::positions}};
   j.tallies.set(TallyKind::ranks, n <= 8);
-  j.tallies.set(TallyKind::positions, true);
   return j;
 }
 

@@ -23,7 +23,7 @@ struct Job {
   BoundedSpec spec{};
   int n = 4;
   int k = 0;                 // partial: items dealt, 1..n; 0 (or n) for the whole permutation
-  std::vector<double> weights;  // the weighted orders: item i's weight, finite and > 0; n of them
+  std::vector<double> weights{};  // the weighted orders: item i's weight, finite and > 0; n of them
   std::uint64_t first = 0;   // global index of the first trial
   std::uint64_t trials = 0;  // trial t uses stream t, for t in [first, first + trials)
   // What to tally (tallies.hpp). For a deal (k < n) the rank histogram

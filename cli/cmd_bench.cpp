@@ -16,6 +16,7 @@
 #include "bench_chart.hpp"
 #include "bench_peer.hpp"
 #include "command.hpp"
+#include "melange/report/bench.hpp"
 #include "melange/report/format.hpp"
 #include "job_args.hpp"
 #include "melange/backend_table.hpp"
@@ -29,7 +30,6 @@
 namespace melange::cli {
 namespace {
 
-using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
 // Tally kinds a bench row keeps: the rank histogram while n! bins stay small
@@ -70,20 +70,10 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   return out;
 }
 
+// A row to measure: the document's row and the job it times.
 struct Row {
-  std::string algo;
-  int n = 0;
-  std::string backend;  // as asked: "scalar", "simd", "avx2", "cuda"
-  int threads = 1;
+  report::BenchRow out;
   Job job;
-  // Measured.
-  std::string ran_on;  // the backend and architecture that ran it
-  double median = 0, low = 0, high = 0;  // shuffles/s
-  double words_per_trial = 0;
-  double peer = 0;  // std::shuffle's median shuffles/s on the same threads
-  std::uint64_t trials_per_run = 0;
-  bool fallback = false;  // the asked backend had no kernel; the scalar path ran it
-  bool steady = false;    // its runs and its peer's passed the warm-up's steadiness test (RunSize)
 };
 
 // One side of a measurement: a job run `trials` at a time.
@@ -132,83 +122,109 @@ std::pair<std::vector<double>, std::vector<double>> time_pairs(const Work& a, st
   return {ra, rb};
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-    }
-  return "unknown";
-}
-
-std::string compiler() {
-#if defined(__clang__)
-  return "clang " __clang_version__;
-#elif defined(__GNUC__)
-  return "g++ " __VERSION__;
-#else
-  return "unknown";
-#endif
-}
-
-Json machine_json() {
-  Json m;
-  m["cpu"] = cpu_model();
-  m["hardware_threads"] = thread_count(JobArgs{});
-  m["simd_arch"] = nullptr;
-  m["gpu"] = nullptr;
+// The machine as the document gives it: the CPU, the hardware threads, the
+// widest SIMD architecture and the GPU the backends found.
+report::BenchMachine this_machine() {
+  report::BenchMachine m = report::probe_machine();
+  m.hardware_threads = static_cast<unsigned>(thread_count(JobArgs{}));
   for (const BackendInfo& b : backend_inventory()) {
-    if (b.name == "simd" && !b.archs.empty()) m["simd_arch"] = b.archs.front();
-    if (!b.device.empty()) m["gpu"] = b.device;
+    if (b.name == "simd" && !b.archs.empty()) m.simd_arch = b.archs.front();
+    if (!b.device.empty()) m.gpu = b.device;
   }
-  m["melange_version"] = kVersion;
-  m["compiler"] = compiler();
   return m;
 }
 
-std::string rate_text(double v) { return general(v, 3); }
+std::string threads_text(int t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); }
 
-int run_bench(const BenchArgs& a) {
-  // Everything is checked before the first measurement.
-  if (!(a.seconds > 0) || !std::isfinite(a.seconds))
-    throw UsageError("--seconds must be a number of seconds above 0, such as --seconds 20; got " + general(a.seconds, 3));
-  if (a.mode != "audit" && a.mode != "sample") throw UsageError("--mode must be audit or sample");
-  const bool sample_mode = a.mode == "sample";
+// The backends to bench: those asked for, each known and available here, or
+// every available one.
+std::vector<std::string> bench_backends(const BenchArgs& a) {
   std::vector<std::string> backends;
   if (a.backends.empty()) {
     for (const BackendInfo& b : backend_inventory())
       if (b.available) backends.push_back(b.name);
-  } else {
-    for (const std::string& b : split_list(a.backends, "--backend", "scalar,simd")) {
-      JobArgs probe;
-      probe.backend = b;
-      backend_arg(probe);  // an unknown name is a usage error
-      for (const BackendInfo& info : backend_inventory())
-        if (info.name == b && !info.available)
-          throw UsageError("backend " + b + " is not available here (" + info.reason + "): leave it out of --backend");
-      backends.push_back(b);
-    }
+    return backends;
   }
-  std::vector<int> thread_counts;
+  for (const std::string& b : split_list(a.backends, "--backend", "scalar,simd")) {
+    JobArgs probe;
+    probe.backend = b;
+    backend_arg(probe);  // an unknown name is a usage error
+    for (const BackendInfo& info : backend_inventory())
+      if (info.name == b && !info.available)
+        throw UsageError("backend " + b + " is not available here (" + info.reason + "): leave it out of --backend");
+    backends.push_back(b);
+  }
+  return backends;
+}
+
+// The thread counts: those asked for, or 1 and every hardware thread.
+std::vector<int> bench_threads(const BenchArgs& a) {
+  std::vector<int> counts;
   if (a.threads.empty()) {
-    thread_counts = {1};
+    counts = {1};
     const int all = thread_count(JobArgs{});  // what --threads defaults to elsewhere: every hardware thread
-    if (all > 1) thread_counts.push_back(all);
-  } else {
-    for (const std::string& t : split_list(a.threads, "--threads", "1,2")) {
-      JobArgs probe;
-      probe.threads = t;
-      thread_counts.push_back(thread_count(probe));
-    }
+    if (all > 1) counts.push_back(all);
+    return counts;
   }
+  for (const std::string& t : split_list(a.threads, "--threads", "1,2")) {
+    JobArgs probe;
+    probe.threads = t;
+    counts.push_back(thread_count(probe));
+  }
+  return counts;
+}
+
+std::vector<int> bench_ns(const BenchArgs& a) {
   std::vector<int> ns;
   for (const std::string& t : split_list(a.ns, "--n", "4,52")) {
     const std::uint64_t n = parse_count(t, "--n", kMaxPositionItems);
     if (n < 2) throw UsageError("--n values must be at least 2, got " + t);
     ns.push_back(static_cast<int>(n));
   }
+  return ns;
+}
+
+// One row of the bench, checked as the library will run it: the job, the
+// threads, the backend or architecture, the memory plan.
+Row bench_row(const BenchArgs& a, const std::string& algo, int n, const std::string& backend, int threads) {
+  const bool sample_mode = a.mode == "sample";
+  JobArgs ja;
+  ja.algo = algo;
+  ja.n = n;
+  ja.method = a.method;
+  Row row;
+  row.out.algorithm = algo;
+  row.out.n = n;
+  row.out.backend = backend;
+  row.out.threads = threads;
+  row.job = make_job(ja);
+  row.job.tallies.set(TallyKind::ranks, !sample_mode && n <= kBenchRankItems);
+  row.job.tallies.set(TallyKind::positions, !sample_mode && n > kBenchRankItems);
+  row.out.tallies = sample_mode ? "none (permutations written to a reused buffer)"
+                                : std::string(row_of(n <= kBenchRankItems ? TallyKind::ranks : TallyKind::positions).title);
+  const RunOptions options{backend, threads, kDefaultMemoryCap, {}, {}};
+  try {
+    if (sample_mode) {
+      Job none = row.job;
+      none.trials = 0;
+      fill_records(none, std::span<std::uint16_t>(), options);
+    } else {
+      plan_workers(row.job, options);
+    }
+  } catch (const UsageError& e) {
+    throw UsageError("--algo " + algo + " with --n " + std::to_string(n) + ": " + e.what());
+  }
+  return row;
+}
+
+// Every row, checked before the first measurement.
+std::vector<Row> plan_rows(const BenchArgs& a) {
+  if (!(a.seconds > 0) || !std::isfinite(a.seconds))
+    throw UsageError("--seconds must be a number of seconds above 0, such as --seconds 20; got " + general(a.seconds, 3));
+  if (a.mode != "audit" && a.mode != "sample") throw UsageError("--mode must be audit or sample");
+  const std::vector<std::string> backends = bench_backends(a);
+  const std::vector<int> thread_counts = bench_threads(a);
+  const std::vector<int> ns = bench_ns(a);
   std::vector<Row> rows;
   for (const std::string& algo : split_list(a.algos, "--algo", "fisher-yates,naive-swap")) {
     const Algorithm alg = parse_algorithm_arg(algo);
@@ -217,42 +233,43 @@ int run_bench(const BenchArgs& a) {
                        "time it with 'melange audit'");
     for (int n : ns)
       for (const std::string& backend : backends)
-        for (int threads : thread_counts) {
-          JobArgs ja;
-          ja.algo = algo;
-          ja.n = n;
-          ja.method = a.method;
-          Row row;
-          row.algo = algo;
-          row.n = n;
-          row.backend = backend;
-          row.threads = threads;
-          row.job = make_job(ja);
-          row.job.tallies.set(TallyKind::ranks, !sample_mode && n <= kBenchRankItems);
-          row.job.tallies.set(TallyKind::positions, !sample_mode && n > kBenchRankItems);
-          // The library's own checks, as the row will call it: the job, the
-          // threads, the backend or architecture, the memory plan.
-          const RunOptions options{backend, threads, kDefaultMemoryCap, {}, {}};
-          try {
-            if (sample_mode) {
-              Job none = row.job;
-              none.trials = 0;
-              fill_records(none, std::span<std::uint16_t>(), options);
-            } else {
-              plan_workers(row.job, options);
-            }
-          } catch (const UsageError& e) {
-            throw UsageError("--algo " + algo + " with --n " + std::to_string(n) + ": " + e.what());
-          }
-          rows.push_back(std::move(row));
-        }
+        for (int threads : thread_counts) rows.push_back(bench_row(a, algo, n, backend, threads));
   }
+  return rows;
+}
 
-  Outputs outputs;
-  outputs.declare("--json", a.json);
-  outputs.declare("--csv", a.csv);
-  outputs.declare("--svg", a.svg);
+// The stream words a trial of the job reads: a property of the job, the same
+// on every backend and thread count.
+double words_per_trial(Job job) {
+  job.trials = 4096;
+  job.tallies = TallySet{TallyKind::positions};  // the cheapest tally; it does not change the words read
+  const RunResult words = run(job, RunOptions{"scalar", 1, kDefaultMemoryCap, {}, {}});
+  return static_cast<double>(words.tally.words) / static_cast<double>(job.trials);
+}
 
+// Runs of a row's job (fresh trials every run, as a long audit reads them),
+// recording the backend that ran them.
+Work row_work(Row& r, const BenchArgs& a, std::vector<std::uint16_t>& buffer) {
+  return [&r, &buffer, sample = a.mode == "sample", first = std::uint64_t{0}](std::uint64_t t) mutable {
+    Job job = r.job;
+    job.first = first;
+    job.trials = t;
+    first += t;
+    const RunOptions options{r.out.backend, r.out.threads, kDefaultMemoryCap, {}, {}};
+    if (sample) {
+      const ServeInfo s =
+          fill_records(job, std::span<std::uint16_t>(buffer.data(), t * static_cast<std::uint64_t>(r.out.n)), options);
+      r.out.ran_on = backend_text(s.backend, s.arch);
+    } else {
+      const RunResult run_result = run(job, options);
+      r.out.ran_on = backend_text(run_result.backend, run_result.arch);
+    }
+  };
+}
+
+// Times every row beside its std::shuffle peer, within about a.seconds.
+void measure_rows(std::vector<Row>& rows, const BenchArgs& a, bool quiet) {
+  const bool sample_mode = a.mode == "sample";
   // The peer of each row: std::shuffle with the row's n, tallies and
   // threads. Its run size is found once, and it is timed beside every row.
   const auto peer_kind = [&](const Row& r) {
@@ -261,7 +278,7 @@ int run_bench(const BenchArgs& a) {
                                                               : PeerTallies::Kind::position_matrix);
   };
   std::map<std::tuple<int, PeerTallies::Kind, int>, std::optional<RunSize>> peer_sizes;
-  for (const Row& r : rows) peer_sizes[{r.n, peer_kind(r), r.threads}] = std::nullopt;
+  for (const Row& r : rows) peer_sizes[{r.out.n, peer_kind(r), r.out.threads}] = std::nullopt;
   // A run's share of the time left: a row is its warm-up (about three runs)
   // and kRepeats runs of it and of its peer, each run 1.5 shares on average
   // (the warm-up stops between one and two); a peer's warm-up is three more.
@@ -272,20 +289,7 @@ int run_bench(const BenchArgs& a) {
     const double runs = 1.5 * static_cast<double>(rows_left * (2 * kRepeats + 3) + peers_left * 3);
     return std::max(left / runs, 0.002);
   };
-  const bool to_stdout = a.json == "-";
-  std::ostream& text = to_stdout ? std::cerr : std::cout;
-  const Json machine = machine_json();
-  text << "melange bench: " << a.mode << " mode, method " << a.method << ", about " << general(a.seconds, 3)
-       << " s\n  machine: " << machine["cpu"].get<std::string>() << ", " << machine["hardware_threads"].get<unsigned>()
-       << " hardware threads, SIMD "
-       << (machine["simd_arch"].is_null() ? std::string("none") : machine["simd_arch"].get<std::string>())
-       << ", GPU " << (machine["gpu"].is_null() ? std::string("none") : machine["gpu"].get<std::string>())
-       << "\n  melange " << kVersion << ", " << compiler() << "\n";
-  text.flush();
-
-  ProgressLine progress("bench", a.quiet || to_stdout, "rows");
-  const auto threads_text = [](int t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); };
-
+  ProgressLine progress("bench", quiet, "rows");
   // Sample mode: one buffer for a run's rows, made (and its pages touched)
   // before any clock starts and reused by every run, as a caller's batch
   // buffer is.
@@ -295,40 +299,18 @@ int run_bench(const BenchArgs& a) {
   std::map<std::pair<std::string, int>, double> words_of;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     Row& r = rows[i];
-    progress.update(i, rows.size(), r.algo + ", n " + std::to_string(r.n) + ", " + r.backend + ", " + threads_text(r.threads));
-    // Words per trial are a property of the job, the same on every backend
-    // and thread count: measured once per algorithm and n.
-    double& words_per_trial = words_of[{r.algo, r.n}];
-    if (words_per_trial == 0) {
-      Job probe = r.job;
-      probe.trials = 4096;
-      probe.tallies.set(TallyKind::ranks, false);
-      probe.tallies.set(TallyKind::positions, true);  // the cheapest tally; it does not change the words read
-      const RunResult words = run(probe, RunOptions{"scalar", 1, kDefaultMemoryCap, {}, {}});
-      words_per_trial = static_cast<double>(words.tally.words) / static_cast<double>(probe.trials);
-    }
-    r.words_per_trial = words_per_trial;
+    report::BenchRow& out = r.out;
+    progress.update(i, rows.size(), out.algorithm + ", n " + std::to_string(out.n) + ", " + out.backend + ", " +
+                                        threads_text(out.threads));
+    double& words = words_of[{out.algorithm, out.n}];
+    if (words == 0) words = words_per_trial(r.job);
+    out.words_per_trial = words;
 
-    const RunOptions options{r.backend, r.threads, kDefaultMemoryCap, {}, {}};
-    const std::uint64_t max_trials = sample_mode ? sample_trials(r.n) : tally_max_trials;
-    std::uint64_t first = 0;
-    const Work ours = [&](std::uint64_t t) {
-      Job job = r.job;
-      job.first = first;
-      job.trials = t;
-      first += t;  // fresh trials every run, as a long audit reads them
-      if (sample_mode) {
-        const ServeInfo s = fill_records(
-            job, std::span<std::uint16_t>(rows_buffer.data(), t * static_cast<std::uint64_t>(r.n)), options);
-        r.ran_on = backend_text(s.backend, s.arch);
-      } else {
-        const RunResult run_result = run(job, options);
-        r.ran_on = backend_text(run_result.backend, run_result.arch);
-      }
-    };
-    const PeerTallies peer_job{r.n, peer_kind(r), rows_buffer.data()};
-    const Work peer = [&](std::uint64_t t) { sink = sink + run_std_shuffle(peer_job, t, r.threads); };
-    std::optional<RunSize>& peer_size = peer_sizes[{r.n, peer_kind(r), r.threads}];
+    const std::uint64_t max_trials = sample_mode ? sample_trials(out.n) : tally_max_trials;
+    const Work ours = row_work(r, a, rows_buffer);
+    const PeerTallies peer_job{out.n, peer_kind(r), rows_buffer.data()};
+    const Work peer = [&](std::uint64_t t) { sink = sink + run_std_shuffle(peer_job, t, out.threads); };
+    std::optional<RunSize>& peer_size = peer_sizes[{out.n, peer_kind(r), out.threads}];
     const double share = share_now(rows.size() - i);
     if (!peer_size) {
       peer_size = size_runs(peer, share, max_trials);
@@ -339,94 +321,52 @@ int run_bench(const BenchArgs& a) {
 
     // A backend without a kernel for the job hands it to the CPU path; the
     // row says so rather than show that path's rate under the asked name.
-    r.fallback = r.ran_on.rfind(r.backend, 0) != 0 && r.ran_on.find("(" + r.backend + ")") == std::string::npos;
-    if (r.fallback) r.ran_on += " for " + r.backend;
-    r.median = rates[rates.size() / 2];
-    r.low = rates.front();
-    r.high = rates.back();
-    r.trials_per_run = size.trials;
-    r.peer = peer_rates[peer_rates.size() / 2];
-    r.steady = size.steady && peer_size->steady;
+    out.fallback = out.ran_on.rfind(out.backend, 0) != 0 && out.ran_on.find("(" + out.backend + ")") == std::string::npos;
+    if (out.fallback) out.ran_on += " for " + out.backend;
+    out.median = rates[rates.size() / 2];
+    out.low = rates.front();
+    out.high = rates.back();
+    out.trials_per_run = size.trials;
+    out.peer = peer_rates[peer_rates.size() / 2];
+    out.steady = size.steady && peer_size->steady;
   }
   progress.clear();
+}
 
-  const auto spread = [](const Row& r) { return r.median > 0 ? (r.high - r.low) / r.median * 100 : 0.0; };
-  const std::vector<std::string> head = {"algorithm", "n", "backend", "threads", "shuffles/s", "spread",
-                                         "words/trial", "words/s", sample_mode ? "bytes/s" : "",
-                                         "std::shuffle/s", "ratio"};
-  text << "\n  " << pad(head[0], 22) << pad(head[1], 6, true) << "  " << pad(head[2], 18) << pad(head[3], 8, true)
-       << pad(head[4] + " ", 13, true) << pad(head[5], 8, true) << pad(head[6], 12, true) << pad(head[7], 11, true)
-       << (sample_mode ? pad(head[8], 11, true) : "") << pad(head[9], 15, true) << pad(head[10], 8, true) << "\n";
-  for (const Row& r : rows) {
-    text << "  " << pad(r.algo, 22) << pad(std::to_string(r.n), 6, true) << "  " << pad(r.ran_on, 18)
-         << pad(std::to_string(r.threads), 8, true) << pad(rate_text(r.median) + (r.steady ? " " : "*"), 13, true)
-         << pad("±" + fixed(spread(r) / 2, 1) + "%", 8, true) << pad(fixed(r.words_per_trial, 3), 12, true)
-         << pad(rate_text(r.median * r.words_per_trial), 11, true)
-         << (sample_mode ? pad(rate_text(r.median * 2 * r.n), 11, true) : "") << pad(rate_text(r.peer), 15, true)
-         << pad(fixed(r.median / r.peer, 2), 8, true) << "\n";
+// The chart: shuffles per second against n, a line per asked backend and
+// thread count (so that its fallback points stay on it) and std::shuffle's.
+std::string chart_svg(const report::BenchDocument& doc) {
+  BenchChart chart;
+  chart.title = "melange bench: shuffles per second against n";
+  chart.subtitle = doc.machine.cpu + ", " + doc.mode + " mode, method " + doc.method;
+  for (const report::BenchRow& r : doc.rows) {
+    const std::string backend =
+        r.backend == "simd" && !doc.machine.simd_arch.empty() ? "simd (" + doc.machine.simd_arch + ")" : r.backend;
+    chart.add(r.algorithm + ", " + backend + ", " + threads_text(r.threads), false, r.n, r.median, r.fallback);
+    chart.add("std::shuffle, " + threads_text(r.threads), true, r.n, r.peer);
   }
-  text << "  shuffles/s: median of " << kRepeats << " timed runs after a warm-up, each followed by a run of its "
-       << "std::shuffle peer; spread: half the range of the " << kRepeats
-       << "; ratio: melange over std::shuffle + std::mt19937_64 on as many threads, same tallies\n";
-  if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return !r.steady; }))
-    text << "  *: these runs (or their std::shuffle's) stayed short enough that set-up (first touch of the "
-         << (sample_mode ? "buffer" : "tallies") << ", tables, threads) still weighs; more --seconds gives longer runs"
-         << (sample_mode ? " up to " + std::to_string(kSampleBytes >> 20) + " MiB of rows" : "") << "\n";
+  return bench_chart_svg(chart);
+}
 
-  if (!a.json.empty()) {
-    Json doc = json_header("bench");
-    doc["machine"] = machine;
-    doc["mode"] = a.mode;
-    doc["method"] = a.method;
-    doc["seconds"] = a.seconds;
-    doc["repeats"] = kRepeats;
-    doc["rows"] = Json::array();
-    for (const Row& r : rows) {
-      Json j;
-      j["algorithm"] = r.algo;
-      j["n"] = r.n;
-      j["backend"] = r.backend;
-      j["ran_on"] = r.ran_on;
-      j["threads"] = r.threads;
-      j["tallies"] = sample_mode ? "none (permutations written to a reused buffer)"
-                                 : (r.job.tallies.has(TallyKind::ranks) ? "rank histogram" : "position matrix");
-      j["shuffles_per_second"] = {{"median", r.median}, {"min", r.low}, {"max", r.high}};
-      j["trials_per_run"] = r.trials_per_run;
-      j["steady"] = r.steady;
-      j["words_per_trial"] = r.words_per_trial;
-      j["words_per_second"] = r.median * r.words_per_trial;
-      if (sample_mode) j["bytes_per_second"] = r.median * 2 * r.n;
-      j["std_shuffle_per_second"] = r.peer;
-      j["ratio"] = r.median / r.peer;
-      doc["rows"].push_back(j);
-    }
-    write_json(outputs.open(a.json), doc);
-  }
-  if (!a.csv.empty()) {
-    std::ostream& o = outputs.open(a.csv);
-    o << "algorithm,n,backend,ran_on,threads,shuffles_per_s_median,shuffles_per_s_min,shuffles_per_s_max,"
-         "trials_per_run,steady,words_per_trial,words_per_s,bytes_per_s,std_shuffle_per_s,ratio\n";
-    for (const Row& r : rows)
-      o << r.algo << "," << r.n << "," << r.backend << ",\"" << r.ran_on << "\"," << r.threads << ","
-        << general(r.median, 6) << "," << general(r.low, 6) << "," << general(r.high, 6) << ","
-        << r.trials_per_run << "," << (r.steady ? "true" : "false") << "," << fixed(r.words_per_trial, 4) << "," << general(r.median * r.words_per_trial, 6) << ","
-        << (sample_mode ? general(r.median * 2 * r.n, 6) : std::string()) << "," << general(r.peer, 6) << ","
-        << fixed(r.median / r.peer, 4) << "\n";
-  }
-  if (!a.svg.empty()) {
-    BenchChart chart;
-    chart.title = "melange bench: shuffles per second against n";
-    chart.subtitle = machine["cpu"].get<std::string>() + ", " + a.mode + " mode, method " + a.method;
-    for (const Row& r : rows) {
-      // A line per asked backend, so that its fallback points stay on it.
-      const std::string backend = r.backend == "simd" && !machine["simd_arch"].is_null()
-                                      ? "simd (" + machine["simd_arch"].get<std::string>() + ")"
-                                      : r.backend;
-      chart.add(r.algo + ", " + backend + ", " + threads_text(r.threads), false, r.n, r.median, r.fallback);
-      chart.add("std::shuffle, " + threads_text(r.threads), true, r.n, r.peer);
-    }
-    outputs.write(a.svg, bench_chart_svg(chart));
-  }
+int run_bench(const BenchArgs& a) {
+  std::vector<Row> rows = plan_rows(a);  // everything is checked before the first measurement
+  Outputs outputs;
+  outputs.declare("--json", a.json);
+  outputs.declare("--csv", a.csv);
+  outputs.declare("--svg", a.svg);
+
+  report::BenchDocument doc{this_machine(), a.mode, a.method, a.seconds, kRepeats, kSampleBytes, {}};
+  const bool to_stdout = a.json == "-";
+  std::ostream& text = to_stdout ? std::cerr : std::cout;
+  text << report::bench_header_text(doc);
+  text.flush();
+  measure_rows(rows, a, a.quiet || to_stdout);
+  for (const Row& r : rows) doc.rows.push_back(r.out);
+  text << report::bench_table_text(doc);
+
+  if (!a.json.empty()) report::write_bench_json(outputs.open(a.json), doc);
+  if (!a.csv.empty()) report::write_bench_csv(outputs.open(a.csv), doc);
+  if (!a.svg.empty()) outputs.write(a.svg, chart_svg(doc));
   outputs.commit();
   return 0;
 }

@@ -455,11 +455,10 @@ py::dict exact_law(const std::string& algo, int n, std::optional<int> k, const s
 
 }  // namespace
 
-PYBIND11_MODULE(melange, m) {
-  m.doc() = "Reproducible shuffles from Philox4x32-10 streams, and audits of their bias.";
-  m.attr("__version__") = std::string(kVersion);
-  m.attr("DEFAULT_SEED") = kDefaultSeed;
+namespace {
 
+// The sampling functions: records of a job into NumPy arrays.
+void add_sampling(py::module_& m) {
   m.def(
       "permutations",
       [](int n, const py::object& count, const std::string& algo, std::optional<std::uint64_t> seed,
@@ -503,7 +502,10 @@ PYBIND11_MODULE(melange, m) {
       py::arg("seed") = py::none(), py::arg("first") = 0, py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("out") = py::none(),
       "Weighted orders (Plackett-Luce, or algo='weighted-int-power'): an array (count, len(weights)).");
+}
 
+// One stream's bounded integers.
+void add_integers(py::module_& m) {
   m.def(
       "integers",
       [](std::uint64_t range, const py::object& count_arg, std::optional<std::uint64_t> seed,
@@ -532,7 +534,10 @@ PYBIND11_MODULE(melange, m) {
       py::arg("range"), py::arg("count") = py::none(), py::kw_only(), py::arg("seed") = py::none(),
       py::arg("stream") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("out") = py::none(),
       "The first count values in [0, range) of one stream, as uint32 (the same as `melange bounded`).");
+}
 
+// The audits and the exact law, and the result an audit returns.
+void add_audits(py::module_& m) {
   py::class_<AuditResult>(m, "AuditResult", "An audit: its tallies, tests, verdict and JSON document.")
       .def_property_readonly("histogram", &AuditResult::histogram, "counts by Lehmer (or deal) rank, or None")
       .def_property_readonly("positions", &AuditResult::positions, "item x position (slot) counts, or None")
@@ -587,4 +592,15 @@ PYBIND11_MODULE(melange, m) {
       py::arg("weights") = std::vector<double>{}, py::arg("method") = "batched", py::arg("bits") = 32,
       py::arg("threads") = py::none(),
       "The exact law of an algorithm, every random path walked: probabilities by rank, as exact fractions too.");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(melange, m) {
+  m.doc() = "Reproducible shuffles from Philox4x32-10 streams, and audits of their bias.";
+  m.attr("__version__") = std::string(kVersion);
+  m.attr("DEFAULT_SEED") = kDefaultSeed;
+  add_sampling(m);
+  add_integers(m);
+  add_audits(m);
 }

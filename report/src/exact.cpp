@@ -1,15 +1,34 @@
 #include "melange/report/exact.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <istream>
+#include <sstream>
 
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
 #include "melange/stats.hpp"
+#include "melange/report/format.hpp"
 #include "melange/report/json.hpp"
 
 namespace melange::report {
+
+ExactPower exact_power(const ExactDistribution& d, double trials) {
+  const std::vector<double> uniform = reference_probabilities(Shape{d.n, d.k}, nullptr);
+  ExactPower p;
+  p.df = static_cast<double>(uniform.size() - 1);
+  p.noncentrality_per_trial = noncentrality_per_trial(d.probabilities(), uniform);
+  p.expected_chi2 = expected_chi2(p.df, p.noncentrality_per_trial, trials);
+  p.trials_to_detect = trials_to_detect(p.df, p.noncentrality_per_trial);
+  // Power alone can name fewer trials than the rank test needs to run at
+  // all (5 expected per order): the figure to plan by is the larger.
+  const double minimum = std::ceil(kMinExpectedPerBin * static_cast<double>(uniform.size()));
+  p.trials_needed = std::max(p.trials_to_detect, minimum);
+  p.needed_by = std::isinf(p.trials_to_detect) ? "never (exactly uniform)"
+                : p.trials_to_detect >= minimum ? "power" : "the rank test's minimum of 5 expected per order";
+  return p;
+}
 
 Json exact_json(const ExactDistribution& d, double trials) {
   Json j = json_header("exact");
@@ -19,20 +38,13 @@ Json exact_json(const ExactDistribution& d, double trials) {
   j["mean_draws"] = static_cast<double>(d.mean_draws);
   j["mean_draws_exact"] = d.mean_draws.str();
   j["mean_words"] = d.mean_words;
-  const std::vector<double> uniform = reference_probabilities(Shape{d.n, d.k}, nullptr);
-  const double delta = noncentrality_per_trial(d.probabilities(), uniform);
-  const double df = static_cast<double>(uniform.size() - 1);
+  const ExactPower power = exact_power(d, trials);
   j["trials"] = trials;
-  j["noncentrality_per_trial"] = json_number(delta);
-  j["expected_chi2"] = json_number(expected_chi2(df, delta, trials));
-  j["trials_to_detect"] = json_number(trials_to_detect(df, delta));
-  // Power alone can name fewer trials than the rank test needs to run at
-  // all (5 expected per order): the figure to plan by is the larger.
-  const double minimum = std::ceil(kMinExpectedPerBin * static_cast<double>(uniform.size()));
-  const double power = trials_to_detect(df, delta);
-  j["trials_needed"] = json_number(std::max(power, minimum));
-  j["trials_needed_by"] = std::isinf(power) ? "never (exactly uniform)"
-                          : power >= minimum ? "power" : "the rank test's minimum of 5 expected per order";
+  j["noncentrality_per_trial"] = json_number(power.noncentrality_per_trial);
+  j["expected_chi2"] = json_number(power.expected_chi2);
+  j["trials_to_detect"] = json_number(power.trials_to_detect);
+  j["trials_needed"] = json_number(power.trials_needed);
+  j["trials_needed_by"] = power.needed_by;
   j["detect_alpha"] = kDetectAlpha;
   j["detect_power"] = kDetectPower;
   Json dist = Json::array();
@@ -105,6 +117,116 @@ ExactDistribution exact_from_json(const Json& j) {
 
 std::string exact_json_text(const ExactDistribution& d, double trials) {
   return exact_json(d, trials).dump(2);
+}
+
+namespace {
+
+// "ABD" for n <= 26, else the items' numbers.
+std::string hand_label(const std::vector<int>& hand, int n) {
+  std::string label;
+  for (int c : hand) {
+    if (n <= kMaxLabelItems) {
+      label += static_cast<char>('A' + c);
+      continue;
+    }
+    if (!label.empty()) label += ' ';
+    label += std::to_string(c);
+  }
+  return label;
+}
+
+void law_header(std::ostream& o, const ExactDistribution& d, const std::string& weights) {
+  const Shape shape{d.n, d.k};
+  if (draw_kind(d.algorithm) == DrawKind::keys) {
+    o << "melange exact: " << algorithm_name(d.algorithm) << ", n " << d.n << ", weights " << weights
+      << "\n  the Plackett-Luce law: P(order) = product over places of w(item) / (sum of the weights not yet "
+         "placed); "
+      << (d.equally_likely ? "equal weights, every order alike" : "exact rationals") << ", stream words per trial "
+      << fixed(d.mean_words, 0) << "\n\n";
+    return;
+  }
+  o << "melange exact: " << algorithm_name(d.algorithm) << ", n " << d.n
+    << (shape.whole() ? std::string() : ", k " + std::to_string(shape.k)) << ", " << method_name(d.spec.method) << "/"
+    << d.spec.bits << "-bit\n  " << grouped(d.paths) << " paths ("
+    << (d.equally_likely ? "equally likely" : "not equally likely") << "), "
+    << (uses_coins(d.algorithm) ? "comparator calls" : "draws") << " per trial " << d.mean_draws.str() << " = "
+    << fixed(static_cast<double>(d.mean_draws), 4) << ", stream words per trial " << fixed(d.mean_words, 6)
+    << "\n\n";
+}
+
+// The outcomes (and a deal's hands) with their exact probabilities, while
+// they are few enough to read.
+void law_table(std::ostream& o, const ExactDistribution& d) {
+  const Shape shape{d.n, d.k};
+  const int width = std::max(6, shape.n <= kMaxLabelItems ? shape.k + 2 : 4 * shape.k + 2);
+  constexpr std::uint64_t kMaxRows = 40'320;  // 8!: longer tables go to --json
+  if (d.probability.size() <= kMaxRows) {
+    o << "  " << pad(shape.whole() ? "order" : "deal", width) << pad("rank", 8) << pad("paths", 10, true) << "  "
+      << pad("probability", 24) << "decimal\n";
+    for (std::uint64_t r = 0; r < d.probability.size(); ++r)
+      o << "  " << pad(outcome_label(r, shape.n, shape.k), width) << pad(std::to_string(r), 8)
+        << pad(grouped(d.rank_paths[r]), 10, true) << "  " << pad(d.probability[r].str(), 24)
+        << general(static_cast<double>(d.probability[r]), 8) << "\n";
+  } else {
+    o << "  " << grouped(d.probability.size()) << " " << (shape.whole() ? "orders" : "deals")
+      << ": too many to list here; --json FILE has every one\n";
+  }
+  if (shape.whole()) return;
+  const std::vector<Rational> hands = d.hand_probabilities();
+  if (hands.size() > kMaxRows) return;
+  o << "\n  " << pad("hand", width) << pad("rank", 8) << "  " << pad("probability", 24) << "decimal\n";
+  for (std::uint64_t r = 0; r < hands.size(); ++r)
+    o << "  " << pad(hand_label(hand_unrank(r, shape.n, shape.k), shape.n), width) << pad(std::to_string(r), 8)
+      << "  " << pad(hands[r].str(), 24) << general(static_cast<double>(hands[r]), 8) << "\n";
+}
+
+}  // namespace
+
+std::string exact_text(const ExactDistribution& d, double trials, const std::string& weights) {
+  std::ostringstream o;
+  law_header(o, d, weights);
+  law_table(o, d);
+  const ExactPower p = exact_power(d, trials);
+  o << "\n  against uniform: noncentrality per trial " << general(p.noncentrality_per_trial, 6)
+    << "\n  expected chi2 after " << grouped(static_cast<std::uint64_t>(trials))
+    << " trials: " << (std::isfinite(p.expected_chi2) ? fixed(p.expected_chi2, 1) : "inf") << " (df "
+    << d.probability.size() - 1 << ")\n  trials to detect at alpha " << general(kDetectAlpha, 3) << " with power "
+    << general(kDetectPower, 3) << ": "
+    << (std::isfinite(p.trials_to_detect) ? grouped(static_cast<std::uint64_t>(p.trials_to_detect))
+                                          : "never (exactly uniform)")
+    << (std::isfinite(p.trials_needed)
+            ? "\n  trials an audit needs: " + grouped(static_cast<std::uint64_t>(p.trials_needed)) + " (set by " +
+                  p.needed_by + ")"
+            : std::string())
+    << "\n";
+  return o.str();
+}
+
+void write_poker_exact(std::ostream* json, std::ostream* text, const PokerLaw& law, const PokerLaw& fair,
+                       BoundedSpec spec) {
+  Json j = json_header("exact");
+  add_shuffle_fields(j, Algorithm::partial, spec, 52, 5);
+  j["total"] = law.total;
+  Json rows = Json::array();
+  std::ostringstream o;
+  o << "melange exact: partial, n 52, k 5 (a five-card deal), " << method_name(spec.method) << "/" << spec.bits
+    << "-bit\n  every path of the 5 draws walked in integers; category weights out of " << grouped(law.total)
+    << "\n  (the " << grouped(deal_count(52, 5)) << " ordered deals and " << grouped(hand_count(52, 5))
+    << " hands are too many to list: sample them with melange audit --hands)\n\n  " << pad("category", 17)
+    << pad("weight", 22, true) << pad("probability", 16, true) << pad("fair", 16, true) << pad("ratio", 10, true)
+    << "\n";
+  for (int c = 0; c < kPokerCategories; ++c) {
+    const double p = static_cast<double>(law.weight[c]) / static_cast<double>(law.total);
+    const double f = static_cast<double>(fair.weight[c]) / static_cast<double>(fair.total);
+    const std::string name(poker_category_name(static_cast<PokerCategory>(c)));
+    rows.push_back(Json{{"category", name}, {"weight", law.weight[c]}, {"probability", p},
+                        {"fair_probability", f}, {"ratio_to_fair", p / f}});
+    o << "  " << pad(name, 17) << pad(grouped(law.weight[c]), 22, true) << pad(general(p, 8), 16, true)
+      << pad(general(f, 8), 16, true) << pad(fixed(p / f, 5), 10, true) << "\n";
+  }
+  j["poker_categories"] = rows;
+  if (json) write_json(*json, j);
+  if (text) *text << o.str();
 }
 
 ExactDistribution read_exact_model(std::istream& in) {

@@ -1,0 +1,59 @@
+// The bench document: rows of shuffles per second, each beside its
+// std::shuffle peer, as the text table a person reads, the JSON and the CSV
+// (DESIGN.md section 10). `melange bench` measures; this writes.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace melange::report {
+
+// The machine a bench ran on; an empty field: none.
+struct BenchMachine {
+  std::string cpu;
+  unsigned hardware_threads = 0;
+  std::string simd_arch;  // the widest the SIMD backend runs here
+  std::string gpu;
+  std::string compiler;
+};
+// The CPU's model name (/proc/cpuinfo) and the compiler of this build; the
+// rest is the caller's to fill.
+BenchMachine probe_machine();
+
+struct BenchRow {
+  std::string algorithm;
+  int n = 0;
+  std::string backend;  // as asked: "scalar", "simd", "avx2", "cuda"
+  int threads = 1;
+  std::string tallies;  // what each trial fed: "rank histogram", "position matrix", or rows to a buffer
+  // Measured.
+  std::string ran_on;                    // the backend and architecture that ran it
+  double median = 0, low = 0, high = 0;  // shuffles/s over the repeats
+  double words_per_trial = 0;
+  double peer = 0;  // std::shuffle's median shuffles/s on the same threads
+  std::uint64_t trials_per_run = 0;
+  bool fallback = false;  // the asked backend had no kernel; the scalar path ran it
+  bool steady = false;    // its runs and its peer's were long enough for set-up to weigh little
+};
+
+struct BenchDocument {
+  BenchMachine machine;
+  std::string mode;  // "audit" or "sample"
+  std::string method;
+  double seconds = 0;
+  int repeats = 0;
+  std::uint64_t sample_bytes = 0;  // sample mode: the reused buffer's size
+  std::vector<BenchRow> rows;
+  bool sample_mode() const { return mode == "sample"; }
+};
+
+// "melange bench: audit mode, ..." and the machine: printed before measuring.
+std::string bench_header_text(const BenchDocument& doc);
+// The table of rows and its notes.
+std::string bench_table_text(const BenchDocument& doc);
+void write_bench_json(std::ostream& out, const BenchDocument& doc);
+void write_bench_csv(std::ostream& out, const BenchDocument& doc);
+
+}  // namespace melange::report

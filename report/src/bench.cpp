@@ -1,0 +1,130 @@
+#include "melange/report/bench.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "melange/report/format.hpp"
+#include "melange/report/json.hpp"
+#include "melange/version.hpp"
+
+namespace melange::report {
+namespace {
+
+std::string rate_text(double v) { return general(v, 3); }
+std::string or_none(const std::string& s) { return s.empty() ? std::string("none") : s; }
+Json or_null(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+double spread(const BenchRow& r) { return r.median > 0 ? (r.high - r.low) / r.median * 100 : 0.0; }
+double bytes_per_second(const BenchRow& r) { return r.median * 2 * r.n; }
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "unknown";
+}
+
+std::string compiler() {
+#if defined(__clang__)
+  return "clang " __clang_version__;
+#elif defined(__GNUC__)
+  return "g++ " __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+}  // namespace
+
+BenchMachine probe_machine() {
+  BenchMachine m;
+  m.cpu = cpu_model();
+  m.compiler = compiler();
+  return m;
+}
+
+std::string bench_header_text(const BenchDocument& doc) {
+  std::ostringstream o;
+  o << "melange bench: " << doc.mode << " mode, method " << doc.method << ", about " << general(doc.seconds, 3)
+    << " s\n  machine: " << doc.machine.cpu << ", " << doc.machine.hardware_threads << " hardware threads, SIMD "
+    << or_none(doc.machine.simd_arch) << ", GPU " << or_none(doc.machine.gpu) << "\n  melange " << kVersion << ", "
+    << doc.machine.compiler << "\n";
+  return o.str();
+}
+
+std::string bench_table_text(const BenchDocument& doc) {
+  const bool sample = doc.sample_mode();
+  std::ostringstream o;
+  o << "\n  " << pad("algorithm", 22) << pad("n", 6, true) << "  " << pad("backend", 18) << pad("threads", 8, true)
+    << pad("shuffles/s ", 13, true) << pad("spread", 8, true) << pad("words/trial", 12, true)
+    << pad("words/s", 11, true) << (sample ? pad("bytes/s", 11, true) : "") << pad("std::shuffle/s", 15, true)
+    << pad("ratio", 8, true) << "\n";
+  for (const BenchRow& r : doc.rows)
+    o << "  " << pad(r.algorithm, 22) << pad(std::to_string(r.n), 6, true) << "  " << pad(r.ran_on, 18)
+      << pad(std::to_string(r.threads), 8, true) << pad(rate_text(r.median) + (r.steady ? " " : "*"), 13, true)
+      << pad("±" + fixed(spread(r) / 2, 1) + "%", 8, true) << pad(fixed(r.words_per_trial, 3), 12, true)
+      << pad(rate_text(r.median * r.words_per_trial), 11, true)
+      << (sample ? pad(rate_text(bytes_per_second(r)), 11, true) : "") << pad(rate_text(r.peer), 15, true)
+      << pad(fixed(r.median / r.peer, 2), 8, true) << "\n";
+  o << "  shuffles/s: median of " << doc.repeats << " timed runs after a warm-up, each followed by a run of its "
+    << "std::shuffle peer; spread: half the range of the " << doc.repeats
+    << "; ratio: melange over std::shuffle + std::mt19937_64 on as many threads, same tallies\n";
+  if (std::any_of(doc.rows.begin(), doc.rows.end(), [](const BenchRow& r) { return !r.steady; }))
+    o << "  *: these runs (or their std::shuffle's) stayed short enough that set-up (first touch of the "
+      << (sample ? "buffer" : "tallies") << ", tables, threads) still weighs; more --seconds gives longer runs"
+      << (sample ? " up to " + std::to_string(doc.sample_bytes >> 20) + " MiB of rows" : "") << "\n";
+  return o.str();
+}
+
+void write_bench_json(std::ostream& out, const BenchDocument& doc) {
+  Json j = json_header("bench");
+  j["machine"] = {{"cpu", doc.machine.cpu},
+                  {"hardware_threads", doc.machine.hardware_threads},
+                  {"simd_arch", or_null(doc.machine.simd_arch)},
+                  {"gpu", or_null(doc.machine.gpu)},
+                  {"melange_version", kVersion},
+                  {"compiler", doc.machine.compiler}};
+  j["mode"] = doc.mode;
+  j["method"] = doc.method;
+  j["seconds"] = doc.seconds;
+  j["repeats"] = doc.repeats;
+  j["rows"] = Json::array();
+  for (const BenchRow& r : doc.rows) {
+    Json row;
+    row["algorithm"] = r.algorithm;
+    row["n"] = r.n;
+    row["backend"] = r.backend;
+    row["ran_on"] = r.ran_on;
+    row["threads"] = r.threads;
+    row["tallies"] = r.tallies;
+    row["shuffles_per_second"] = {{"median", r.median}, {"min", r.low}, {"max", r.high}};
+    row["trials_per_run"] = r.trials_per_run;
+    row["steady"] = r.steady;
+    row["words_per_trial"] = r.words_per_trial;
+    row["words_per_second"] = r.median * r.words_per_trial;
+    if (doc.sample_mode()) row["bytes_per_second"] = bytes_per_second(r);
+    row["std_shuffle_per_second"] = r.peer;
+    row["ratio"] = r.median / r.peer;
+    j["rows"].push_back(row);
+  }
+  write_json(out, j);
+}
+
+void write_bench_csv(std::ostream& out, const BenchDocument& doc) {
+  out << "algorithm,n,backend,ran_on,threads,shuffles_per_s_median,shuffles_per_s_min,shuffles_per_s_max,"
+         "trials_per_run,steady,words_per_trial,words_per_s,bytes_per_s,std_shuffle_per_s,ratio\n";
+  for (const BenchRow& r : doc.rows)
+    out << r.algorithm << "," << r.n << "," << r.backend << ",\"" << r.ran_on << "\"," << r.threads << ","
+        << general(r.median, 6) << "," << general(r.low, 6) << "," << general(r.high, 6) << "," << r.trials_per_run
+        << "," << (r.steady ? "true" : "false") << "," << fixed(r.words_per_trial, 4) << ","
+        << general(r.median * r.words_per_trial, 6) << ","
+        << (doc.sample_mode() ? general(bytes_per_second(r), 6) : std::string()) << "," << general(r.peer, 6) << ","
+        << fixed(r.median / r.peer, 4) << "\n";
+}
+
+}  // namespace melange::report

@@ -16,6 +16,7 @@
 #include "melange/report/format.hpp"
 #include "job_args.hpp"
 #include "melange/error.hpp"
+#include "melange/npy.hpp"
 #include "melange/records.hpp"
 #include "melange/serve.hpp"
 #include "output.hpp"
@@ -85,22 +86,6 @@ void widen_pipe(int fd) {
 #else
   (void)fd;
 #endif
-}
-
-// The .npy header of a (records, width) C-ordered array, version 1.0: magic,
-// version, header length, the dict, padded with spaces to 64 bytes and ended
-// by a newline.
-std::string npy_header(std::uint64_t records, int width, bool u8) {
-  std::string dict = std::string("{'descr': '") + (u8 ? "|u1" : "<u2") + "', 'fortran_order': False, 'shape': (" +
-                     std::to_string(records) + ", " + std::to_string(width) + "), }";
-  while ((10 + dict.size() + 1) % 64) dict.push_back(' ');
-  dict.push_back('\n');
-  std::string out = "\x93NUMPY";
-  out.push_back('\x01');
-  out.push_back('\x00');
-  out.push_back(static_cast<char>(dict.size() & 0xff));
-  out.push_back(static_cast<char>(dict.size() >> 8));
-  return out + dict;
 }
 
 // The rows as JSON arrays, one item a line, as dump(2) writes them.
@@ -180,7 +165,8 @@ int run_sample_as(const SampleArgs& a, const Job& job, RecordFormat format, cons
       out = "# melange sample: " + describe(job) + ", trials " + std::to_string(job.first) + ".." +
             std::to_string(last) + ", backend " + backend_text(info.backend, info.arch) +
             (info.note.empty() ? "" : " (" + info.note + ")") + "\n";
-    if (format == RecordFormat::npy) out = npy_header(job.trials, width, sizeof(Item) == 1);
+    if (format == RecordFormat::npy)
+      out = npy_header(NpyArray{kNpyDtypes[sizeof(Item) == 1 ? 0 : 1], job.trials, static_cast<std::uint64_t>(width)});
     to.write(out.data(), static_cast<std::streamsize>(out.size()));
     for_each_piece(
         job, piece,

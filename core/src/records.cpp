@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "melange/error.hpp"
+#include "melange/npy.hpp"
 #include "melange/internal/join_names.hpp"
 #include "melange/rank.hpp"
 
@@ -332,80 +333,16 @@ std::size_t read_exact(const ByteSource& source, char* out, std::size_t size) {
   return done;
 }
 
-// A .npy header: magic, version, header length, then a Python dict literal
-// such as {'descr': '<u2', 'fortran_order': False, 'shape': (1000, 52), }.
-Binary read_npy_header(const ByteSource& source, const RecordOptions& o) {
-  auto fault = [](const std::string& what) {
-    return UsageError("not a readable .npy file: " + what + " (write it with numpy.save of a 2-D array)");
-  };
-  unsigned char head[10];
-  if (read_exact(source, reinterpret_cast<char*>(head), 8) != 8 || std::memcmp(head, "\x93NUMPY", 6) != 0)
-    throw fault("no NumPy magic string");
-  const int major = head[6];
-  if (major < 1 || major > 3) throw fault("format version " + std::to_string(major));
-  std::uint32_t length = 0;
-  const int length_bytes = major == 1 ? 2 : 4;
-  if (read_exact(source, reinterpret_cast<char*>(head), static_cast<std::size_t>(length_bytes)) !=
-      static_cast<std::size_t>(length_bytes))
-    throw fault("the header is cut short");
-  for (int i = length_bytes - 1; i >= 0; --i) length = length << 8 | head[i];
-  if (length > (1u << 20)) throw fault("a header of " + std::to_string(length) + " bytes");
-  std::string header(length, '\0');
-  if (read_exact(source, header.data(), length) != length) throw fault("the header is cut short");
-
-  auto value_of = [&](const std::string& key) {
-    const std::size_t k = header.find("'" + key + "'");
-    if (k == std::string::npos) throw fault("no '" + key + "' in the header");
-    std::size_t v = header.find(':', k);
-    if (v == std::string::npos) throw fault("no value for '" + key + "'");
-    ++v;
-    while (v < header.size() && header[v] == ' ') ++v;
-    return v;
-  };
-  // dtype
-  std::size_t d = value_of("descr");
-  if (d >= header.size() || header[d] != '\'') throw fault("a 'descr' that is not a simple dtype");
-  const std::size_t d_end = header.find('\'', d + 1);
-  if (d_end == std::string::npos) throw fault("an unclosed 'descr'");
-  const std::string descr = header.substr(d + 1, d_end - d - 1);
-  Binary b{};
-  if (descr == "|u1" || descr == "<u1" || descr == "u1")
-    b = Binary{1, false};
-  else if (descr == "<u2")
-    b = Binary{2, false};
-  else if (descr == "<i4")
-    b = Binary{4, true};
-  else if (descr == "<i8")
-    b = Binary{8, true};
-  else
-    throw fault("dtype '" + descr + "'; use uint8, little-endian uint16, int32 or int64");
-  // order
-  const std::size_t f = value_of("fortran_order");
-  if (f >= header.size() || header.compare(f, 5, "False") != 0) throw fault("Fortran order; save a C-ordered array");
-  // shape
-  std::size_t s = value_of("shape");
-  if (s >= header.size() || header[s] != '(') throw fault("a shape that is not a tuple");
-  const std::size_t s_end = header.find(')', s);
-  if (s_end == std::string::npos) throw fault("an unclosed 'shape'");
-  std::vector<std::uint64_t> dims;
-  for (std::size_t i = s + 1; i < s_end;) {
-    if (header[i] == ' ' || header[i] == ',') {
-      ++i;
-      continue;
-    }
-    std::uint64_t dim = 0;
-    const auto [end, ec] = std::from_chars(header.data() + i, header.data() + s_end, dim);
-    if (ec != std::errc()) throw fault("a shape that is not whole numbers");
-    dims.push_back(dim);
-    i = static_cast<std::size_t>(end - header.data());
-  }
-  if (dims.size() != 2) throw fault("a " + std::to_string(dims.size()) + "-D array; save records x items");
+// A .npy file's header (npy.hpp), as the binary records it describes.
+Binary read_npy_records(const ByteSource& source, const RecordOptions& o) {
+  const NpyArray a = read_npy_header([&](char* out, std::size_t size) { return read_exact(source, out, size); });
   const int items = o.k > 0 ? o.k : o.n;
-  if (dims[1] != static_cast<std::uint64_t>(items))
-    throw UsageError(o.k > 0 ? Param::k : Param::n, "the .npy records have " + std::to_string(dims[1]) +
+  if (a.cols != static_cast<std::uint64_t>(items))
+    throw UsageError(o.k > 0 ? Param::k : Param::n, "the .npy records have " + std::to_string(a.cols) +
                                                         " items, but " + (o.k > 0 ? "{k} is " : "{n} is ") +
                                                         std::to_string(items));
-  b.limit = dims[0];
+  Binary b{a.dtype.bytes, a.dtype.is_signed};
+  b.limit = a.rows;
   return b;
 }
 
@@ -439,7 +376,7 @@ RecordStats read_all(const ByteSource& source, const RecordOptions& options, con
       stats = read_binary(source, options, Binary{record_format_row(options.format).item_bytes, false}, records);
       break;
     case RecordFormat::npy:
-      stats = read_binary(source, options, npy ? *npy : read_npy_header(source, options), records);
+      stats = read_binary(source, options, npy ? *npy : read_npy_records(source, options), records);
       break;
   }
   records.flush();
@@ -569,7 +506,7 @@ RecordStats read_record_ranks(const ByteSource& source, const RecordOptions& opt
     throw UsageError(Param::n, "{n} = " + std::to_string(options.n) + " has more orders than 64-bit ranks hold (n <= " +
                                    std::to_string(kMaxRankItems) + ")");
   std::optional<Binary> npy;
-  if (options.format == RecordFormat::npy) npy = read_npy_header(source, options);
+  if (options.format == RecordFormat::npy) npy = read_npy_records(source, options);
   if (options.n <= kMaxTableItems && options.format != RecordFormat::text) {
     const Binary b = npy ? *npy : Binary{record_format_row(options.format).item_bytes, false};
     if (!b.is_signed) return checked_stats(read_ranked_table(source, options, b, each));

@@ -1,0 +1,98 @@
+// Text records (DESIGN.md section 6): one a line, items separated by
+// spaces, commas, semicolons or tabs, or letters A.. .
+#include <charconv>
+#include <cstring>
+
+#include "records_reader.hpp"
+
+namespace melange::internal {
+namespace {
+
+bool separator(char c) { return c == ' ' || c == ',' || c == ';' || c == '\t'; }
+
+// Digits past which an item is out of range for any n (n <= 65536), and
+// so never parsed into a number that could overflow.
+constexpr std::size_t kMaxItemDigits = 18;
+
+// One line of text; blank lines and # comments are not records, and a #
+// after a record's items starts a note on it. A UTF-8 byte-order mark
+// before the first line is passed over.
+bool text_line(std::string_view line, std::uint64_t line_number, Records& records) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line_number == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+  std::size_t i = 0;
+  while (i < line.size() && separator(line[i])) ++i;
+  if (i == line.size() || line[i] == '#') return true;
+  const std::string_view whole_line = line;
+  if (const std::size_t note = line.find('#', i); note != std::string_view::npos) line = line.substr(0, note);
+  records.begin();
+  const bool letters = (line[i] >= 'A' && line[i] <= 'Z') || (line[i] >= 'a' && line[i] <= 'z');
+  while (i < line.size()) {
+    if (separator(line[i])) {
+      ++i;
+      continue;
+    }
+    if (letters) {
+      const char c = line[i++];
+      if (c >= 'A' && c <= 'Z')
+        records.letter(c);
+      else
+        records.fail(std::string("'") + c + "' is not an item (letters are A, B, C, ...)");
+      continue;
+    }
+    // Decimal digits up to a separator or the end; past kMaxItemDigits the
+    // value is out of range whatever it is, and not computed.
+    std::uint64_t value = 0;
+    std::size_t j = i;
+    while (j < line.size() && static_cast<unsigned>(line[j] - '0') < 10u) {
+      if (j - i < kMaxItemDigits) value = value * 10 + static_cast<unsigned>(line[j] - '0');
+      ++j;
+    }
+    if (j > i && (j == line.size() || separator(line[j]))) {
+      if (j - i > kMaxItemDigits) records.out_of_range(line.substr(i, j - i));
+      else records.item(static_cast<std::int64_t>(value));
+      i = j;
+      continue;
+    }
+    std::size_t token_end = i;
+    while (token_end < line.size() && !separator(line[token_end])) ++token_end;
+    std::string problem(1, '\'');
+    problem.append(shown(line.substr(i, token_end - i))).append("' is not an item number");
+    records.fail(std::move(problem));
+    i = token_end;
+  }
+  return records.finish([whole_line] { return std::string(whole_line); }, line_number);
+}
+
+}  // namespace
+
+// Text: lines in blocks; a line cut by the block's end waits for the next.
+RecordStats read_text(const ByteSource& source, const RecordOptions& o, Records& records) {
+  std::vector<char> buffer(std::max<std::size_t>(o.block_bytes, 64));
+  std::size_t held = 0;  // bytes of an unfinished line at the buffer's start
+  std::uint64_t line_number = 0;
+  for (;;) {
+    const std::size_t got = source(buffer.data() + held, buffer.size() - held);
+    const std::size_t size = held + got;
+    std::size_t start = 0;
+    for (;;) {
+      const void* nl = std::memchr(buffer.data() + start, '\n', size - start);
+      if (!nl) break;
+      const std::size_t stop = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer.data());
+      if (!text_line(std::string_view(buffer.data() + start, stop - start), ++line_number, records))
+        return records.stats();
+      start = stop + 1;
+    }
+    held = size - start;
+    if (got == 0) {
+      if (held) text_line(std::string_view(buffer.data() + start, held), ++line_number, records);
+      return records.stats();
+    }
+    if (held == buffer.size())
+      throw UsageError("line " + std::to_string(line_number + 1) + " is longer than " +
+                       std::to_string(buffer.size()) + " bytes; is the input text with one record a line?");
+    std::memmove(buffer.data(), buffer.data() + start, held);
+  }
+}
+
+}  // namespace melange::internal

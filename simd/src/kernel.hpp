@@ -3,7 +3,11 @@
 // kept in a register (four bits an item) for small n, or applied per lane in
 // memory for larger n. A batch in which any lane would reject a word is
 // re-run on the scalar reference path, so the words consumed are always the
-// contract's. Included only by the per-architecture .cpp files.
+// contract's. Included only by the per-architecture .cpp files. Its pieces:
+// kernel_philox-inl.hpp (the cipher across lanes), kernel_counters-inl.hpp
+// (lane-private tallies), kernel_rows-inl.hpp (packed permutations as rows);
+// this file holds the draws and one path each for packed, wide, table and
+// sampling jobs.
 #pragma once
 
 #include <algorithm>
@@ -12,7 +16,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernel_counters-inl.hpp"
 #include "kernel_entry.hpp"
+#include "kernel_philox-inl.hpp"
+#include "kernel_rows-inl.hpp"
 #include "melange/philox.hpp"
 #include "melange/rank.hpp"
 #include "melange/stream.hpp"
@@ -21,79 +28,15 @@
 
 namespace melange::simd::internal {
 
-// The per-batch pieces must inline into the trial loop: a call boundary sends
-// the vectors through memory.
-#define MELANGE_LANE_INLINE [[gnu::always_inline]] inline
-#define MELANGE_LANE_LAMBDA __attribute__((always_inline))
 
 template <class Arch>
 struct Kernel {
   using L = Lanes<Arch>;
   using u32 = typename L::u32;
   static constexpr int kLanes = static_cast<int>(u32::size);
-
-  // Philox4x32-10 on G groups of kLanes counters at once; c[g] holds
-  // (ctr0..ctr3) per lane. The rounds run on the even and the odd lanes
-  // separately, one lane per 64-bit slot, where a widening multiply gives hi
-  // and lo without blends; the high halves carry leftovers that no later step
-  // reads. The 2G chains of a round are independent, which hides the
-  // multiplies' latency.
-  template <int G = 1>
-  MELANGE_LANE_INLINE static void philox(const Plan& p, u32 (*c)[4]) {
-    const u32 m0(philox::kM0), m1(philox::kM1);
-    u32 even[G][4], odd[G][4];
-    for (int g = 0; g < G; ++g)
-      for (int w = 0; w < 4; ++w) {
-        even[g][w] = c[g][w];
-        odd[g][w] = L::high_halves(c[g][w]);
-      }
-    // The core's round (philox.hpp), with a multiply that leaves the full
-    // 64-bit product in each slot: lo is the product, hi its high half.
-    auto mul = [](const u32& m, const u32& a, u32& hi, u32& lo) MELANGE_LANE_LAMBDA {
-      lo = L::even_products(a, m);
-      hi = L::high_halves(lo);
-    };
-    for (int r = 0; r < philox::kRounds; ++r) {
-      const u32 k0(p.round_keys[r].v[0]), k1(p.round_keys[r].v[1]);
-      for (int g = 0; g < G; ++g) {
-        philox::round_words(even[g], k0, k1, m0, m1, mul);
-        philox::round_words(odd[g], k0, k1, m0, m1, mul);
-      }
-    }
-    for (int g = 0; g < G; ++g)
-      for (int w = 0; w < 4; ++w) c[g][w] = L::interleave(even[g][w], odd[g][w]);
-  }
-
-  // Stream ids first, first+1, ... of the batch's lanes, split into counter
-  // words 2 and 3, computed in registers (a scalar loop stored to memory and
-  // reloaded as a vector stalls on store forwarding).
-  MELANGE_LANE_INLINE static void lane_streams(std::uint64_t first, u32& lo, u32& hi) {
-    alignas(64) static constexpr std::uint32_t kIota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
-                                                            8, 9, 10, 11, 12, 13, 14, 15};
-    static_assert(kLanes <= 16);
-    const u32 base_lo(static_cast<std::uint32_t>(first));
-    lo = base_lo + u32::load_aligned(kIota);
-    hi = u32(static_cast<std::uint32_t>(first >> 32)) - L::less(lo, base_lo);  // carry
-  }
-
-  // Calls f(k, word) for the first `count` words of every lane's stream, a
-  // Philox block at a time. The block's four words are named one by one so
-  // that they stay in registers.
-  template <class F>
-  MELANGE_LANE_INLINE static void for_each_word(const Plan& p, std::uint64_t first, std::size_t count, F&& f) {
-    u32 stream_lo, stream_hi;
-    lane_streams(first, stream_lo, stream_hi);
-    for (std::size_t k = 0, block = 0; k < count; k += 4, ++block) {
-      u32 c[1][4] = {{u32(static_cast<std::uint32_t>(block)),
-                      u32(static_cast<std::uint32_t>(std::uint64_t{block} >> 32)), stream_lo, stream_hi}};
-      philox(p, c);
-      const std::size_t left = count - k;
-      f(k, c[0][0]);
-      if (left > 1) f(k + 1, c[0][1]);
-      if (left > 2) f(k + 2, c[0][2]);
-      if (left > 3) f(k + 3, c[0][3]);
-    }
-  }
+  using Philox = LanePhilox<Arch>;
+  using Counters = LaneCounters<Arch>;
+  using Rows = LaneRows<Arch>;
 
   // One bounded draw per lane; lanes that would reject a word set `reject`.
   template <Method M>
@@ -116,57 +59,6 @@ struct Kernel {
     }
   }
 
-  // Lane-private counters: a rank histogram per lane and a position matrix
-  // accumulated in registers, flushed into the 64-bit tally.
-  struct Counters {
-    int n;
-    std::uint64_t bins;
-    std::vector<std::uint32_t> ranks;  // [lane][bin]
-    std::vector<u32> positions;        // [item][position], one count per lane
-    std::uint64_t batches = 0;
-
-    Counters(const Plan& p, bool want_ranks, bool want_positions)
-        : n(p.job.n), bins(want_ranks ? factorial(p.job.n) : 0), ranks(bins * kLanes, 0),
-          positions(want_positions ? static_cast<std::size_t>(p.job.n) * p.job.n : 0, u32(0u)) {}
-
-    // Counts each lane's rank, except lanes whose kept[l] is 0 (kept null: all).
-    MELANGE_LANE_INLINE void add_ranks(const u32& rank, const std::uint32_t* kept) {
-      alignas(64) std::uint32_t r[kLanes];
-      rank.store_aligned(r);
-      for (int l = 0; l < kLanes; ++l)
-        if (!kept || kept[l]) ++ranks[l * bins + r[l]];
-    }
-
-    // Counts each lane's packed permutation in the lanes where `keep` is all ones.
-    template <int N>
-    MELANGE_LANE_INLINE void add_positions(const u32& perm, const u32& keep) {
-      for (int pos = 0; pos < N; ++pos) {
-        const u32 item = (perm >> (4 * pos)) & u32(15u);
-        for (int v = 0; v < N; ++v) {
-          u32& cell = positions[static_cast<std::size_t>(v) * N + pos];
-          cell = cell - (L::equal(item, u32(static_cast<std::uint32_t>(v))) & keep);
-        }
-      }
-    }
-
-    void flush(Tally& tally) {
-      if (bins)
-        for (std::uint64_t b = 0; b < bins; ++b) {
-          std::uint64_t sum = 0;
-          for (int l = 0; l < kLanes; ++l) sum += ranks[l * bins + b];
-          if (sum) tally[TallyKind::ranks].add(b, sum);
-        }
-      std::fill(ranks.begin(), ranks.end(), 0u);
-      for (std::size_t c = 0; c < positions.size(); ++c) {
-        alignas(64) std::uint32_t lane[kLanes];
-        positions[c].store_aligned(lane);
-        for (int l = 0; l < kLanes; ++l) tally[TallyKind::positions].counts()[c] += lane[l];
-        positions[c] = u32(0u);
-      }
-      batches = 0;
-    }
-  };
-
   // Items 0..n-1 packed four bits each: the identity permutation.
   static std::uint32_t packed_identity(int n) {
     std::uint32_t v = 0;
@@ -182,7 +74,7 @@ struct Kernel {
   // batch's rejection test on what is left.
   template <class F>
   MELANGE_LANE_INLINE static void batched_draws(const Plan& p, std::uint64_t first, u32& reject, F&& f) {
-    for_each_word(p, first, p.words.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+    Philox::for_each_word(p, first, p.words.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
       const WordPlan& w = p.words[k];
       u32 x = word;
       for (std::uint32_t i = 0; i < w.count; ++i) {
@@ -212,7 +104,7 @@ struct Kernel {
       return perm;
     }
     auto swap_along = [&](std::size_t draws) MELANGE_LANE_LAMBDA {
-      for_each_word(p, first, draws, [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+      Philox::for_each_word(p, first, draws, [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
         const DrawPlan& d = p.draws[k];
         swap(d.i, draw<M>(p, d, word, reject));
       });
@@ -264,7 +156,7 @@ struct Kernel {
         lanes_j.store_aligned(digits + k++ * kLanes);
       });
     } else {
-      for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+      Philox::for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
         draw<M>(p, p.draws[k], word, reject).store_aligned(digits + k * kLanes);
       });
     }
@@ -288,26 +180,6 @@ struct Kernel {
       for (int l = 0; l < kLanes; ++l, a += n) std::swap(a[i], a[jd[l]]);
     }
   }
-
-  // Position counts of the wide path in 32 bits, laid out as the 64-bit
-  // matrix ([item][position]) so that a flush is one sequential pass.
-  struct WideCounters {
-    int n;
-    std::vector<std::uint32_t> counts;
-    std::uint64_t batches = 0;
-    WideCounters(int n_, bool want) : n(n_), counts(want ? static_cast<std::size_t>(n_) * n_ : 0, 0) {}
-    void add(const std::uint16_t* a) {
-      std::uint32_t* cell = counts.data();
-#pragma GCC unroll 4
-      for (int pos = 0; pos < n; ++pos) ++cell[static_cast<std::size_t>(a[pos]) * n + pos];
-    }
-    void flush(Tally& tally) {
-      std::uint64_t* to = tally[TallyKind::positions].counts().data();
-      for (std::size_t c = 0; c < counts.size(); ++c) to[c] += counts[c];
-      std::fill(counts.begin(), counts.end(), 0u);
-      batches = 0;
-    }
-  };
 
   // The lanes whose trial met a rejection: the scalar reference redoes each
   // of those trials alone, and the group's other lanes count as they are.
@@ -422,12 +294,12 @@ struct Kernel {
   MELANGE_LANE_INLINE static u32 table_indices(const Plan& p, std::uint64_t first, u32& reject) {
     u32 index(0u);
     if (one_word_index<K>(p)) {
-      for_each_word(p, first, 1, [&](std::size_t, const u32& word) MELANGE_LANE_LAMBDA {
+      Philox::for_each_word(p, first, 1, [&](std::size_t, const u32& word) MELANGE_LANE_LAMBDA {
         index = index_of_word<K>(p, word, reject);
       });
     } else {
       const int depth = p.table.depth;
-      for_each_word(p, first, static_cast<std::size_t>(depth), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+      Philox::for_each_word(p, first, static_cast<std::size_t>(depth), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
         index = index | ((word >> 31) << (depth - 1 - static_cast<int>(k)));
       });
     }
@@ -449,20 +321,6 @@ struct Kernel {
     } else {
       return word >> (32 - p.table.depth);
     }
-  }
-
-  // The first word of every lane's stream in G groups of lanes at once
-  // (streams first, first + 1, ...): independent chains hide the
-  // multiplies' latency.
-  template <int G>
-  MELANGE_LANE_INLINE static void first_words(const Plan& p, std::uint64_t first, u32 (&words)[G]) {
-    u32 c[G][4];
-    for (int g = 0; g < G; ++g) {
-      c[g][0] = c[g][1] = u32(0u);
-      lane_streams(first + static_cast<std::uint64_t>(g) * kLanes, c[g][2], c[g][3]);
-    }
-    philox<G>(p, c);
-    for (int g = 0; g < G; ++g) words[g] = c[g][0];
   }
 
   template <int N, TableIndex K>
@@ -501,7 +359,7 @@ struct Kernel {
     for (std::uint64_t t = begin; t != full;) {
       if (pairs && full - t >= 2 * kLanes) {
         u32 words[2], reject[2] = {u32(0u), u32(0u)};
-        first_words<2>(p, t, words);
+        Philox::template first_words<2>(p, t, words);
         const u32 first_index = index_of_word<K>(p, words[0], reject[0]);
         const u32 second_index = index_of_word<K>(p, words[1], reject[1]);
         count(t, first_index, reject[0]);
@@ -559,60 +417,15 @@ struct Kernel {
     if (full != end) tally_trials(p.job, full, end, tally);
   }
 
-  // Four 4-bit items (the low 16 bits of x) as four 16-bit items, in a
-  // 64-bit word: nibble i moves to bits 16i..16i+3.
-  static std::uint64_t spread_nibbles(std::uint32_t x) {
-    std::uint64_t v = x & 0xffffu;
-    v = (v | v << 24) & 0x000000ff000000ffull;
-    return (v | v << 12) & 0x000f000f000f000full;
-  }
-  // Eight 4-bit items as eight bytes: nibble i moves to bits 8i..8i+3.
-  static std::uint64_t spread_nibbles_to_bytes(std::uint32_t x) {
-    std::uint64_t v = x;
-    v = (v | v << 16) & 0x0000ffff0000ffffull;
-    v = (v | v << 8) & 0x00ff00ff00ff00ffull;
-    return (v | v << 4) & 0x0f0f0f0f0f0f0f0full;
-  }
-
-  // Each lane's packed permutation as a row of N items, 16-bit or bytes: a
-  // few shifts and masks a lane and one or two stores, where a loop over
-  // the items would shift by a variable count per item. At N = 4 a row is
-  // one 64-bit or 32-bit lane, and the rows are spread in the registers.
-  template <int N, class Item>
-  static void store_rows(const u32& packed, Item* rows) {
-    if constexpr (N == 4 && sizeof(Item) == 2) {
-      return L::rows_of_four(packed, rows);
-    } else if constexpr (N == 4) {
-      u32 v = packed & u32(0xffffu);
-      v = (v | (v << 8)) & u32(0x00ff00ffu);
-      v = (v | (v << 4)) & u32(0x0f0f0f0fu);
-      return v.store_unaligned(reinterpret_cast<std::uint32_t*>(rows));
-    }
-    alignas(64) std::uint32_t perm[kLanes];
-    packed.store_aligned(perm);
-    for (int l = 0; l < kLanes; ++l) {
-      Item* row = rows + l * N;
-      if constexpr (sizeof(Item) == 1) {
-        const std::uint64_t all = spread_nibbles_to_bytes(perm[l]);
-        std::memcpy(row, &all, N);
-      } else {
-        const std::uint64_t low = spread_nibbles(perm[l]);
-        std::memcpy(row, &low, sizeof(Item) * std::min(N, 4));
-        if constexpr (N > 4) {
-          const std::uint64_t high = spread_nibbles(perm[l] >> 16);
-          std::memcpy(row + 4, &high, sizeof(Item) * (N - 4));
-        }
-      }
-    }
-  }
   template <class Item>
   static void store_rows(const u32& packed, int n, Item* rows) {
-    if (n >= 2) return with_packed_n(n, [&](auto c) { store_rows<c()>(packed, rows); });
+    if (n >= 2) return with_packed_n(n, [&](auto c) { Rows::template store_rows<c()>(packed, rows); });
     alignas(64) std::uint32_t perm[kLanes];
     packed.store_aligned(perm);
     for (int l = 0; l < kLanes; ++l)
       for (int k = 0; k < n; ++k) rows[l * n + k] = static_cast<Item>((perm[l] >> (4 * k)) & 15u);
   }
+
 
   template <class Item>
   static void sample_table_range(const Plan& p, std::uint64_t begin, std::uint64_t end, Item* out) {
@@ -702,7 +515,7 @@ struct Kernel {
     const Plan p = make_plan(job);
     const std::uint64_t full = streams / kLanes * kLanes;
     for (std::uint64_t s = 0; s < full; s += kLanes)
-      for_each_word(p, first + s, static_cast<std::size_t>(words_per_stream),
+      Philox::for_each_word(p, first + s, static_cast<std::size_t>(words_per_stream),
                     [&](std::size_t k, const u32& word) {
                       alignas(64) std::uint32_t lane[kLanes];
                       word.store_aligned(lane);
@@ -726,9 +539,9 @@ struct Kernel {
       u32 c[kGroups][4];
       for (int g = 0; g < kGroups; ++g) {
         c[g][0] = c[g][1] = u32(0u);
-        lane_streams(first + s + g * kLanes, c[g][2], c[g][3]);
+        Philox::lane_streams(first + s + g * kLanes, c[g][2], c[g][3]);
       }
-      philox<kGroups>(p, c);
+      Philox::template philox<kGroups>(p, c);
       for (int g = 0; g < kGroups; ++g) acc = acc ^ c[g][0] ^ c[g][1] ^ c[g][2] ^ c[g][3];
     }
     alignas(64) std::uint32_t lane[kLanes];
@@ -745,5 +558,3 @@ struct Kernel {
 
 }  // namespace melange::simd::internal
 
-#undef MELANGE_LANE_INLINE
-#undef MELANGE_LANE_LAMBDA

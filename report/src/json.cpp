@@ -1,8 +1,11 @@
 #include "melange/report/json.hpp"
 
+#include <climits>
 #include <cmath>
+#include <limits>
 #include <ostream>
 
+#include "melange/error.hpp"
 #include "melange/stream.hpp"
 #include "melange/version.hpp"
 
@@ -50,6 +53,50 @@ void add_job_fields(Json& j, const Job& job) {
   if (!job.weights.empty()) j["weights"] = job.weights;
   j["trials"] = job.trials;
   j["first"] = job.first;
+}
+
+std::uint64_t json_whole(const Json& v, const std::string& what, std::uint64_t max, const std::string& document) {
+  std::uint64_t x = 0;
+  bool ok = false;
+  if (v.is_number_unsigned()) {
+    x = v.get<std::uint64_t>();
+    ok = true;
+  } else if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    ok = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+    if (ok) {
+      try {
+        x = std::stoull(s);
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+  }
+  if (!ok || x > max)
+    throw UsageError(document + " has " + what + " " + v.dump().substr(0, 40) + ", where a whole number from 0 to " +
+                     std::to_string(max) + " belongs");
+  return x;
+}
+
+Job read_job_fields(const Json& j, const std::string& document) {
+  const auto at = [&](const char* key, std::uint64_t max) {
+    return json_whole(j.at(key), std::string("\"") + key + "\"", max, document);
+  };
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  Job job;
+  job.seed = at("seed", kMax);
+  const auto algorithm = parse_algorithm(j.at("algorithm").get<std::string>());
+  const auto method = parse_method(j.at("method").get<std::string>());
+  if (!algorithm || !method) throw UsageError(document + " names an algorithm or method this melange does not know");
+  job.algorithm = *algorithm;
+  job.spec = BoundedSpec{*method, static_cast<int>(at("bits", 64))};
+  job.n = static_cast<int>(at("n", INT_MAX));
+  job.k = j.contains("k") ? static_cast<int>(at("k", INT_MAX)) : 0;
+  if (job.k == job.n) job.k = 0;
+  if (j.contains("weights")) job.weights = j.at("weights").get<std::vector<double>>();
+  job.first = at("first", kMax);
+  job.trials = at("trials", kMax);
+  return job;
 }
 
 }  // namespace melange::report

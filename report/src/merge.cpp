@@ -28,29 +28,9 @@ std::optional<TallyKind> count_array(const std::string& key) {
 
 using Seen = std::array<bool, kTallyKinds>;
 
-// A whole number in [0, max]: a JSON integer, or a decimal string (64-bit
-// values may be written as strings, DESIGN.md section 10).
+// A whole number of the document at `path`, in [0, max].
 std::uint64_t whole(const Json& v, const std::string& what, std::uint64_t max, const std::string& path) {
-  std::uint64_t x = 0;
-  bool ok = false;
-  if (v.is_number_unsigned()) {
-    x = v.get<std::uint64_t>();
-    ok = true;
-  } else if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    ok = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
-    if (ok) {
-      try {
-        x = std::stoull(s);
-      } catch (const std::exception&) {
-        ok = false;
-      }
-    }
-  }
-  if (!ok || x > max)
-    throw UsageError(in_quotes(path) + " has " + what + " " + v.dump().substr(0, 40) +
-                     ", where a whole number from 0 to " + std::to_string(max) + " belongs");
-  return x;
+  return json_whole(v, what, max, in_quotes(path));
 }
 
 std::uint64_t whole_at(const Json& j, const char* key, std::uint64_t max, const std::string& path) {
@@ -100,19 +80,8 @@ MergePiece piece_from_json(const std::string& path, const Json& j, const Seen& s
   MergePiece p;
   p.path = path;
   Job& job = p.job;
+  job = read_job_fields(j, in_quotes(path));
   constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
-  job.seed = whole_at(j, "seed", kMax, path);
-  const auto algorithm = parse_algorithm(j.at("algorithm").get<std::string>());
-  const auto method = parse_method(j.at("method").get<std::string>());
-  if (!algorithm || !method) throw refuse("names an algorithm or method this melange does not know");
-  job.algorithm = *algorithm;
-  job.spec = BoundedSpec{*method, static_cast<int>(whole_at(j, "bits", 64, path))};
-  job.n = static_cast<int>(whole_at(j, "n", INT_MAX, path));
-  job.k = j.contains("k") ? static_cast<int>(whole_at(j, "k", INT_MAX, path)) : 0;
-  if (job.k == job.n) job.k = 0;
-  if (j.contains("weights")) job.weights = j.at("weights").get<std::vector<double>>();
-  job.first = whole_at(j, "first", kMax, path);
-  job.trials = whole_at(j, "trials", kMax, path);
   job.tallies = tallied_kinds(j, seen);
   try {
     validate(job);

@@ -35,6 +35,15 @@ void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n, int k);
 
 // The fields that name a job: seed, algorithm, method, bits, n, first, trials.
 void add_job_fields(Json& j, const Job& job);
+// The job add_job_fields wrote, read back (64-bit fields as numbers or
+// decimal strings); its tallies are the caller's to set. UsageError naming
+// `document` ("'a.json'") for a field out of range or a name this melange
+// does not know; nlohmann's exceptions for a field missing or of the wrong
+// type.
+Job read_job_fields(const Json& j, const std::string& document);
+// A whole number in [0, max]: a JSON integer, or a decimal string (DESIGN.md
+// section 10); `what` names it in the UsageError otherwise.
+std::uint64_t json_whole(const Json& v, const std::string& what, std::uint64_t max, const std::string& document);
 
 // The audit's document, with "histogram" null where the n! counts go.
 Json audit_json(const Job& job, const RunResult& run, const AuditReport& report, const InputInfo* input = nullptr);

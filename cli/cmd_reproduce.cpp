@@ -4,12 +4,9 @@
 // the value the exact model predicts; an exact figure agrees when it is equal.
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <map>
 #include <optional>
-#include <thread>
 #include <limits>
 #include <iostream>
 #include <memory>
@@ -25,6 +22,7 @@
 #include "melange/engine.hpp"
 #include "melange/exact.hpp"
 #include "melange/rank.hpp"
+#include "melange/sampled_laws.hpp"
 #include "melange/stream.hpp"
 #include "melange/reach.hpp"
 #include "output.hpp"
@@ -37,26 +35,15 @@ namespace {
 
 constexpr double kSigmas = 5;  // agreement window for one sampled figure
 
-// The window for a claim over k figures at once (every count, or the largest
-// of k): as wide as keeps the whole claim at one 5-sigma miss, about 5.7e-7.
-double sigmas_for(int k) {
-  const double miss = std::erfc(kSigmas / std::sqrt(2.0)) / k;  // two-sided, per figure
-  return boost::math::quantile(boost::math::complement(boost::math::normal(), miss / 2));
-}
+// The window for a claim over k figures at once (sampled_laws.hpp).
+double sigmas_for(int k) { return family_sigmas(k, kSigmas); }
 constexpr std::uint64_t kRatioReplicates = 1'000'000;  // simulated audits per max/min window
-constexpr int kRatioChunks = 16;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct ReproduceArgs {
   bool quick = false, quiet = false;
   std::string seed, json, report_dir, threads, seeds;
 };
 
-// The simulated max/min windows of a claim, made once per run of the command
-// (they depend on the model and the trials, not on the seed).
-struct RatioLaw {
-  double mean, low, high;
-};
 // What the claims need that no seed changes, worked out once per run of the
 // command: the simulated max/min windows (they depend on the model and the
 // trials), and the poker categories of all 2,598,960 hands.
@@ -85,16 +72,9 @@ class Reproduction {
   std::unique_ptr<Sampled> one_liner;  // for the report's chart
   std::unique_ptr<ExactDistribution> one_liner_model;
 
+  // Every group of claims, in the article's order (kGroups).
   void all() {
-    one_liner_claims();
-    two_valued_fit();
-    fisher_yates_claims();
-    five_items();
-    naive_swap_claims();
-    modulo_claims();
-    deck_claims();
-    deal_claims();
-    weighted_claims();
+    for (const Group measure : kGroups) (this->*measure)();
   }
 
  private:
@@ -119,24 +99,6 @@ class Reproduction {
     return s;
   }
 
-  // Pearson's statistic against uniform q after T trials of the law p: mean
-  // df + lambda; its variance is the multinomial one, 4 T [sum q r^2 -
-  // (sum q r)^2] + 2 df with r = (p - q) / q, some 6-9% wider in sd than the
-  // noncentral chi-square's sqrt(2 (df + 2 lambda)).
-  static std::pair<double, double> chi2_law(const ExactDistribution& d, double trials) {
-    const std::vector<double> q = reference_probabilities(d.n, nullptr);
-    const std::vector<double> p = d.probabilities();
-    const double df = static_cast<double>(q.size() - 1);
-    const double lambda = trials * noncentrality_per_trial(p, q);
-    double qr2 = 0, qr = 0;
-    for (std::size_t i = 0; i < q.size(); ++i) {
-      const double r = (p[i] - q[i]) / q[i];
-      qr2 += q[i] * r * r;
-      qr += q[i] * r;
-    }
-    return {df + lambda, std::sqrt(4 * trials * (qr2 - qr * qr) + 2 * df)};
-  }
-
   void add(std::string claim, std::string article, std::string expected, std::string measured,
            bool agrees, std::string note = "") {
     claims.push_back({std::move(claim), std::move(article), std::move(expected),
@@ -145,15 +107,11 @@ class Reproduction {
 
   void chi2_claim(const std::string& what, const std::string& article, const ExactDistribution& d,
                   const Sampled& s) {
-    const auto [mean, sd] = chi2_law(d, static_cast<double>(s.job.trials));
+    const auto [mean, sd] =
+        pearson_law(d.probabilities(), reference_probabilities(d.n, nullptr), static_cast<double>(s.job.trials));
     const double chi2 = s.uniform.rank->fit.statistic;
     add(what, article, fixed(mean, 1) + " \u00b1 " + fixed(sd, 1), fixed(chi2, 1),
         std::fabs(chi2 - mean) <= kSigmas * sd);
-  }
-
-  // A count with exact probability p in `trials`: expected value and sd.
-  static std::pair<double, double> count_law(double p, double trials) {
-    return {trials * p, std::sqrt(trials * p * (1 - p))};
   }
 
   void one_liner_claims() {
@@ -205,77 +163,15 @@ class Reproduction {
                    const Sampled& s) {
     auto it = seed_free_.windows.find(what);
     if (it == seed_free_.windows.end())
-      it = seed_free_.windows.emplace(what, simulate_ratio(model.probabilities(), static_cast<double>(s.job.trials), threads_))
+      it = seed_free_.windows
+               .emplace(what, simulate_max_min_ratio(model.probabilities(), static_cast<double>(s.job.trials),
+                                                     kRatioReplicates, threads_))
                .first;
     const RatioLaw law = it->second;
     const double ratio = s.uniform.summary->max_min_ratio;
     add(what, article,
         fixed(law.mean, 3) + " (simulated mean; window " + fixed(law.low, 3) + ".." + fixed(law.high, 3) + ")",
         fixed(ratio, 3), ratio >= law.low && ratio <= law.high);
-  }
-
-  // max/min of the counts of `trials` draws from p, kRatioReplicates times:
-  // each replicate's counts come bin by bin from their conditional binomials
-  // (normal approximations: every bin here expects thousands). The normals
-  // come from a fixed Philox stream, so the windows are the same every run.
-  // Replicates run in kRatioChunks fixed chunks, chunk k on Philox stream k,
-  // so the window is the same whatever the thread count.
-  static RatioLaw simulate_ratio(const std::vector<double>& p, double trials, int threads) {
-    std::vector<RatioLaw> parts(kRatioChunks);
-    std::atomic<int> next{0};
-    auto work = [&] {
-      for (int k; (k = next.fetch_add(1)) < kRatioChunks;) parts[k] = simulate_chunk(p, trials, k);
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < std::min(threads, kRatioChunks); ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-    RatioLaw law{0, kInf, 0};
-    for (const RatioLaw& part : parts) {
-      law.mean += part.mean / kRatioChunks;
-      law.low = std::min(law.low, part.low);
-      law.high = std::max(law.high, part.high);
-    }
-    return law;
-  }
-
-  static RatioLaw simulate_chunk(const std::vector<double>& p, double trials, int chunk) {
-    constexpr std::uint64_t kSimulationSeed = 0x726174696fULL;  // "ratio"
-    constexpr std::uint64_t kReplicates = kRatioReplicates / kRatioChunks;
-    RatioLaw law{0, kInf, 0};
-    PhiloxStream words(kSimulationSeed, static_cast<std::uint64_t>(chunk));
-    auto uniform01 = [&] { return (words.next() + 0.5) / 4294967296.0; };
-    double spare = 0;
-    bool has_spare = false;
-    auto normal = [&] {
-      if (has_spare) {
-        has_spare = false;
-        return spare;
-      }
-      const double r = std::sqrt(-2 * std::log(uniform01())), a = 2 * 3.14159265358979323846 * uniform01();
-      spare = r * std::sin(a);
-      has_spare = true;
-      return r * std::cos(a);
-    };
-    for (std::uint64_t k = 0; k < kReplicates; ++k) {
-      double left = trials, mass = 1, hi = 0, lo = kInf;
-      for (std::size_t i = 0; i < p.size(); ++i) {
-        double c = left;
-        if (i + 1 < p.size()) {
-          const double q = std::min(1.0, p[i] / mass);
-          c = std::clamp(std::round(left * q + normal() * std::sqrt(left * q * (1 - q))), 0.0, left);
-        }
-        hi = std::max(hi, c);
-        lo = std::min(lo, c);
-        left -= c;
-        mass -= p[i];
-      }
-      const double ratio = lo > 0 ? hi / lo : kInf;
-      law.mean += ratio / kReplicates;
-      law.low = std::min(law.low, ratio);
-      law.high = std::max(law.high, ratio);
-    }
-    return law;
   }
 
   void two_valued_fit() {
@@ -476,6 +372,23 @@ class Reproduction {
   int threads_;
   bool quiet_;
   SeedFree& seed_free_;
+
+  // The article's claims, a group a row, in its order: the member that
+  // measures a group and adds its claims. A new claim is a line in its
+  // group's member; a new group, a member and a row.
+  using Group = void (Reproduction::*)();
+  static constexpr Group kGroups[] = {
+      &Reproduction::one_liner_claims,  // the sort one-liner at n = 4: chi-square, clusters, ABCD, calls, max/min
+      &Reproduction::two_valued_fit,  // the one-liner against its own two-valued law
+      &Reproduction::fisher_yates_claims,  // Fisher-Yates at n = 4
+      &Reproduction::five_items,  // five items: the one-liner and Fisher-Yates
+      &Reproduction::naive_swap_claims,  // the naive swap: chi-square, extremes, n = 3 paths
+      &Reproduction::modulo_claims,  // modulo and rejection at range 52: preimages, draws to see the bias
+      &Reproduction::deck_claims,  // a deck of 52: its orders, what a state reaches, five-card deals
+      &Reproduction::deal_claims,  // deals: the poker categories, the slot matrix of 5 of 10,000
+      &Reproduction::weighted_claims,  // the weighted orders and the PHP page's demo formula
+  };
+
 };
 
 std::string table_text(const std::vector<Claim>& claims, std::uint64_t seed, std::uint64_t runs) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "melange/audit.hpp"
+#include "melange/sampled_laws.hpp"
 #include "melange/stats.hpp"
 
 namespace melange {
@@ -125,6 +126,41 @@ TEST(Stats, SummaryExtremes) {
   EXPECT_EQ(s.most[0].first, 1u);
   EXPECT_EQ(s.most[1].first, 3u);  // ties break by rank
   EXPECT_EQ(s.least[0].first, 2u);
+}
+
+// The laws reproduce holds its measurements to (sampled_laws.hpp).
+TEST(SampledLaws, CountsPearsonAndFamilyWindows) {
+  const MeanSd c = count_law(0.25, 400);
+  EXPECT_DOUBLE_EQ(c.mean, 100);
+  EXPECT_DOUBLE_EQ(c.sd, std::sqrt(75.0));
+  // Under the null itself: df and sqrt(2 df).
+  const std::vector<double> q(24, 1.0 / 24);
+  const MeanSd fair = pearson_law(q, q, 1e6);
+  EXPECT_NEAR(fair.mean, 23, 1e-9);
+  EXPECT_NEAR(fair.sd, std::sqrt(46.0), 1e-9);
+  // A law away from the null adds T delta to the mean.
+  std::vector<double> p = q;
+  p[0] += 0.01;
+  p[1] -= 0.01;
+  EXPECT_NEAR(pearson_law(p, q, 1000).mean, 23 + 1000 * noncentrality_per_trial(p, q), 1e-9);
+  EXPECT_NEAR(family_sigmas(1), 5, 1e-9);
+  EXPECT_GT(family_sigmas(24), 5.5);
+  EXPECT_LT(family_sigmas(24), 6);
+}
+
+TEST(SampledLaws, TheRatioWindowIsTheSameOnAnyThreads) {
+  const std::vector<double> p(6, 1.0 / 6);
+  const RatioLaw one = simulate_max_min_ratio(p, 1e6, 16'000, 1);
+  const RatioLaw three = simulate_max_min_ratio(p, 1e6, 16'000, 3);
+  EXPECT_EQ(one.mean, three.mean);
+  EXPECT_EQ(one.low, three.low);
+  EXPECT_EQ(one.high, three.high);
+  EXPECT_LE(one.low, one.mean);
+  EXPECT_LE(one.mean, one.high);
+  // Six bins of about 166,667: the largest over the smallest is near 1
+  // (about 1 + 2.5 sd / mean).
+  EXPECT_GT(one.mean, 1.0);
+  EXPECT_LT(one.mean, 1.02) << one.mean;
 }
 
 }  // namespace

@@ -76,78 +76,99 @@ std::string hex64(std::uint64_t v) {
   return buf;
 }
 
-// The header's lines after the magic, each "key value".
-constexpr const char* kHeaderKeys[] = {"stream_version", "seed", "algorithm", "n", "k", "weights", "method",
-                                       "bits", "first", "trials", "tallies", "done", "words", "draws"};
-
 // The refusal of a file named `name`, saying why.
 UsageError not_a_checkpoint(const std::string& name, const std::string& why) {
   return UsageError("'" + name + "' is not a checkpoint melange can resume: " + why);
 }
 
-// Reads the value of header line `key` into the job or the checkpoint's
-// counters (c.tally.trials: the trials done); false when it cannot be read.
-bool read_header_value(const std::string& key, std::istringstream& value, Checkpoint& c, std::string& tallies,
-                       const std::string& name) {
-  Job& job = c.job;
-  // Whole numbers only: a sign, a fraction or a trailing word is no count.
-  const auto whole = [&](auto& into) {
-    std::string text;
-    value >> text;
-    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || !value.eof()) return false;
-    try {
-      const unsigned long long v = std::stoull(text);
-      using T = std::remove_reference_t<decltype(into)>;
-      if (v > static_cast<unsigned long long>(std::numeric_limits<T>::max())) return false;
-      into = static_cast<T>(v);
-      return true;
-    } catch (const std::exception&) {
-      return false;
-    }
-  };
-  if (key == "stream_version") {
-    int v = 0;
-    if (!whole(v)) return false;
-    if (v != kStreamVersion)
-      throw not_a_checkpoint(name, "it was made with stream version " + std::to_string(v) +
-                                       ", and this melange draws version " + std::to_string(kStreamVersion));
+// A whole number that fits T, alone on its line: a sign, a fraction or a
+// trailing word is no count.
+template <class T>
+bool read_whole(std::istringstream& value, T& into) {
+  std::string text;
+  value >> text;
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || !value.eof()) return false;
+  try {
+    const unsigned long long v = std::stoull(text);
+    if (v > static_cast<unsigned long long>(std::numeric_limits<T>::max())) return false;
+    into = static_cast<T>(v);
     return true;
+  } catch (const std::exception&) {
+    return false;
   }
-  if (key == "algorithm" || key == "method") {
-    std::string name;
-    value >> name;
-    if (key == "algorithm") {
-      const auto a = parse_algorithm(name);
-      if (a) job.algorithm = *a;
-      return a.has_value();
-    }
-    const auto m = parse_method(name);
-    if (m) job.spec.method = *m;
-    return m.has_value();
-  }
-  if (key == "weights") {
-    if (value.str() != "none")
-      for (std::string w; value >> w;) {
-        char* end = nullptr;
-        job.weights.push_back(std::strtod(w.c_str(), &end));
-        if (*end != '\0') return false;
-      }
-    return true;
-  }
-  if (key == "tallies") {
-    tallies = value.str();
-    return true;
-  }
-  if (key == "seed") return whole(job.seed);
-  if (key == "n") return whole(job.n);
-  if (key == "k") return whole(job.k);
-  if (key == "bits") return whole(job.spec.bits);
-  if (key == "first") return whole(job.first);
-  if (key == "trials") return whole(job.trials);
-  if (key == "done") return whole(c.tally.trials);
-  if (key == "words") return whole(c.tally.words);
-  return whole(c.tally.draws);  // "draws"
 }
+
+// One header line after the magic, "key value": how it is written from a
+// checkpoint and read back into one (false: the value cannot be read). The
+// writer, the reader and the order of the lines all come from kHeaderFields.
+struct HeaderField {
+  const char* key;
+  std::string (*write)(const Checkpoint& c);
+  bool (*read)(std::istringstream& value, Checkpoint& c, const std::string& file);
+};
+
+bool read_stream_version(std::istringstream& value, Checkpoint&, const std::string& file) {
+  int v = 0;
+  if (!read_whole(value, v)) return false;
+  if (v != kStreamVersion)
+    throw not_a_checkpoint(file, "it was made with stream version " + std::to_string(v) +
+                                     ", and this melange draws version " + std::to_string(kStreamVersion));
+  return true;
+}
+
+bool read_weights(std::istringstream& value, Checkpoint& c, const std::string&) {
+  if (value.str() == "none") return true;
+  for (std::string w; value >> w;) {
+    char* end = nullptr;
+    c.job.weights.push_back(std::strtod(w.c_str(), &end));
+    if (*end != '\0') return false;
+  }
+  return true;
+}
+
+bool read_tallies(std::istringstream& value, Checkpoint& c, const std::string& file) {
+  const std::optional<TallySet> kinds = parse_tally_names(value.str());
+  if (!kinds) throw not_a_checkpoint(file, "its 'tallies' line names a tally this melange does not know");
+  c.job.tallies = *kinds;
+  return true;
+}
+
+constexpr HeaderField kHeaderFields[] = {
+    {"stream_version", [](const Checkpoint&) { return std::to_string(kStreamVersion); }, read_stream_version},
+    {"seed", [](const Checkpoint& c) { return std::to_string(c.job.seed); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.seed); }},
+    {"algorithm", [](const Checkpoint& c) { return std::string(algorithm_name(c.job.algorithm)); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) {
+       const auto a = parse_algorithm(v.str());
+       if (a) c.job.algorithm = *a;
+       return a.has_value();
+     }},
+    {"n", [](const Checkpoint& c) { return std::to_string(c.job.n); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.n); }},
+    {"k", [](const Checkpoint& c) { return std::to_string(shape_of(c.job).k); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.k); }},
+    {"weights", [](const Checkpoint& c) { return c.job.weights.empty() ? std::string("none") : job_weights(c.job); },
+     read_weights},
+    {"method", [](const Checkpoint& c) { return std::string(method_name(c.job.spec.method)); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) {
+       const auto m = parse_method(v.str());
+       if (m) c.job.spec.method = *m;
+       return m.has_value();
+     }},
+    {"bits", [](const Checkpoint& c) { return std::to_string(c.job.spec.bits); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.spec.bits); }},
+    {"first", [](const Checkpoint& c) { return std::to_string(c.job.first); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.first); }},
+    {"trials", [](const Checkpoint& c) { return std::to_string(c.job.trials); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.trials); }},
+    {"tallies", [](const Checkpoint& c) { return tally_names(c.job.tallies); }, read_tallies},
+    {"done", [](const Checkpoint& c) { return std::to_string(c.tally.trials); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.tally.trials); }},
+    {"words", [](const Checkpoint& c) { return std::to_string(c.tally.words); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.tally.words); }},
+    {"draws", [](const Checkpoint& c) { return std::to_string(c.tally.draws); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.tally.draws); }},
+};
 
 // Bytes left in `in` from where it stands, or -1 where it cannot tell.
 std::int64_t bytes_left(std::istream& in) {
@@ -162,23 +183,18 @@ std::int64_t bytes_left(std::istream& in) {
 }  // namespace
 
 void write_checkpoint(std::ostream& out, const Job& job, const Tally& done) {
-  std::ostringstream header;
-  header << kMagic << "\n"
-         << "stream_version " << kStreamVersion << "\n"
-         << "seed " << job.seed << "\n"
-         << "algorithm " << algorithm_name(job.algorithm) << "\n"
-         << "n " << job.n << "\n"
-         << "k " << shape_of(job).k << "\n"
-         << "weights " << (job.weights.empty() ? "none" : job_weights(job)) << "\n"
-         << "method " << method_name(job.spec.method) << "\n"
-         << "bits " << job.spec.bits << "\n"
-         << "first " << job.first << "\n"
-         << "trials " << job.trials << "\n"
-         << "tallies " << tallies_of(job) << "\n"
-         << "done " << done.trials << "\n"
-         << "words " << done.words << "\n"
-         << "draws " << done.draws << "\n";
-  const std::string text = header.str();
+  // The header names the job and the prefix done; the counts follow it.
+  Checkpoint c{job, Tally{}};
+  c.tally.trials = done.trials;
+  c.tally.words = done.words;
+  c.tally.draws = done.draws;
+  std::string text = std::string(kMagic) + "\n";
+  for (const HeaderField& f : kHeaderFields) {
+    text += f.key;
+    text += ' ';
+    text += f.write(c);
+    text += '\n';
+  }
   out << text << "checksum " << hex64(checksum(text, done)) << "\n"
       << "counts\n";
   for (const std::vector<std::uint64_t>* a : count_arrays(done))
@@ -204,25 +220,21 @@ Header read_header(std::istream& in, const std::string& name) {
               "that version, or start afresh");
   Header h;
   Job& job = h.c.job;
-  std::string tallies;
   h.text = line + "\n";
-  for (const char* key : kHeaderKeys) {
+  for (const HeaderField& field : kHeaderFields) {
+    const std::string key = field.key;
     // A header line is short: a file that is not a checkpoint is not read
     // whole looking for a newline.
     if (!std::getline(in, line) || line.size() > (std::size_t{1} << 20))
-      throw bad("it ends before '" + std::string(key) + "'");
+      throw bad("it ends before '" + key + "'");
     h.text += line + "\n";
-    const std::string head = std::string(key) + " ";
-    if (line.rfind(head, 0) != 0) throw bad("'" + std::string(key) + "' is missing");
+    const std::string head = key + " ";
+    if (line.rfind(head, 0) != 0) throw bad("'" + key + "' is missing");
     std::istringstream value(line.substr(head.size()));
-    if (!read_header_value(key, value, h.c, tallies, name))
-      throw bad("its '" + std::string(key) + "' line cannot be read");
+    if (!field.read(value, h.c, name)) throw bad("its '" + key + "' line cannot be read");
   }
   if (!std::getline(in, line) || line.rfind("checksum ", 0) != 0) throw bad("'checksum' is missing");
   h.checksum = line.substr(9);
-  const std::optional<TallySet> kinds = parse_tally_names(tallies);
-  if (!kinds) throw bad("its 'tallies' line names a tally this melange does not know");
-  job.tallies = *kinds;
   if (job.k == job.n) job.k = 0;
   try {
     validate(job);

@@ -264,21 +264,27 @@ struct AuditResult {
   AuditReport report;
   std::string json;
 
-  py::object histogram() const {
-    const auto& c = run.tally[TallyKind::ranks].counts();
+  // A kind's counts as an array, in its row's layout (a matrix: items x
+  // slots), or None where the audit did not tally it.
+  py::object counts_of(TallyKind kind) const {
+    const TallyCounts& c = run.tally[kind];
     if (c.empty()) return py::none();
-    return py::array_t<std::uint64_t>(static_cast<py::ssize_t>(c.size()), c.data());
+    if (row_of(kind).layout == CountsLayout::matrix)
+      return py::array_t<std::uint64_t>(std::vector<py::ssize_t>{c.n(), c.k()}, c.counts().data());
+    return py::array_t<std::uint64_t>(static_cast<py::ssize_t>(c.bins()), c.counts().data());
   }
-  py::object positions() const {
-    const auto& p = run.tally[TallyKind::positions];
-    if (p.empty()) return py::none();
-    return py::array_t<std::uint64_t>(std::vector<py::ssize_t>{p.n(), p.k()}, p.counts().data());
+  py::object counts(const std::string& name) const {
+    const std::optional<TallyKind> kind = tally_kind_named(name);
+    if (!kind) {
+      std::string names;
+      for (const TallyKindRow& row : kTallyKindRows) (names += names.empty() ? "" : ", ") += row.name;
+      throw py::value_error("unknown tally kind '" + name + "': use " + names);
+    }
+    return counts_of(*kind);
   }
-  py::object hands() const {
-    const auto& h = run.tally[TallyKind::hands].counts();
-    if (h.empty()) return py::none();
-    return py::array_t<std::uint64_t>(static_cast<py::ssize_t>(h.size()), h.data());
-  }
+  py::object histogram() const { return counts_of(TallyKind::ranks); }
+  py::object positions() const { return counts_of(TallyKind::positions); }
+  py::object hands() const { return counts_of(TallyKind::hands); }
   std::string verdict() const { return report.verdict ? std::string(verdict_name(*report.verdict)) : "none"; }
   // The tests as dicts, with the fields the JSON document gives each
   // ("rank", "position"; for deals "deal", "slot", "hand", "category").
@@ -542,6 +548,8 @@ void add_audits(py::module_& m) {
       .def_property_readonly("histogram", &AuditResult::histogram, "counts by Lehmer (or deal) rank, or None")
       .def_property_readonly("positions", &AuditResult::positions, "item x position (slot) counts, or None")
       .def_property_readonly("hands", &AuditResult::hands, "counts by hand (colex rank), or None")
+      .def("counts", &AuditResult::counts, py::arg("kind"),
+           "a tally kind's counts by its name (ranks, positions, hands, categories), or None where not tallied")
       .def_property_readonly("tests", &AuditResult::tests, "the tests run, as dicts")
       .def_property_readonly("verdict", &AuditResult::verdict, "PASS, WEAK or FAIL")
       .def_property_readonly("trials", [](const AuditResult& r) { return r.run.tally.trials; })

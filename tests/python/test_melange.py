@@ -103,6 +103,19 @@ def test_errors_are_value_errors_with_the_library_message():
         melange.audit_records(np.array([[0, 1, 2], [1, 1, 2]]), n=3)
 
 
+def test_every_tally_kind_is_reached_by_its_name():
+    r = melange.audit(algo="partial", n=52, k=5, trials=20_000, hands=True, threads=1)
+    assert r.counts("ranks") is None  # 311,875,200 ordered deals: left out under the default cap
+    np.testing.assert_array_equal(r.counts("positions"), r.positions)
+    assert r.counts("positions").shape == (52, 5)
+    np.testing.assert_array_equal(r.counts("hands"), r.hands)
+    poker = r.counts("categories")
+    assert poker.shape == (10,) and poker.sum() == 20_000
+    assert [c["count"] for c in json.loads(r.to_json())["poker_categories"]] == poker.tolist()
+    with pytest.raises(ValueError, match="unknown tally kind 'cards': use ranks, positions, hands, categories"):
+        r.counts("cards")
+
+
 def test_audit_records_names_its_own_keyword_for_wrong_records():
     bad = np.array([[0, 1, 2], [1, 1, 2], [2, 1, 0]])
     with pytest.raises(ValueError, match="pass skip_invalid to count and skip") as e:

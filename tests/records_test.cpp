@@ -57,6 +57,18 @@ TEST(Records, TextSeparatorsLettersBasesCommentsAndLineEnds) {
   EXPECT_EQ(read_all("ABCD\n", text(4, 1)), (Rows{{0, 1, 2, 3}})) << "letters are A = 0 whatever the base";
 }
 
+// The header at the start of `bytes`, and how many bytes reading it took.
+std::pair<NpyArray, std::size_t> read_npy_from(const std::string& bytes) {
+  std::size_t at = 0;
+  const NpyArray a = read_npy_header([&](char* out, std::size_t size) {
+    const std::size_t n = std::min(size, bytes.size() - at);
+    std::memcpy(out, bytes.data() + at, n);
+    at += n;
+    return n;
+  });
+  return {a, at};
+}
+
 // What melange writes as .npy it reads back: every dtype, in a header that
 // NumPy's format asks for (a multiple of 64 bytes, ended by a newline).
 TEST(Npy, TheHeaderWrittenIsTheHeaderRead) {
@@ -65,32 +77,17 @@ TEST(Npy, TheHeaderWrittenIsTheHeaderRead) {
     const std::string h = npy_header(a);
     EXPECT_EQ(h.size() % 64, 0u) << t.descr;
     EXPECT_EQ(h.back(), '\n') << t.descr;
-    std::size_t at = 0;
-    const NpyArray b = read_npy_header([&](char* out, std::size_t size) {
-      const std::size_t n = std::min(size, h.size() - at);
-      std::memcpy(out, h.data() + at, n);
-      at += n;
-      return n;
-    });
-    EXPECT_EQ(at, h.size()) << "the header is read to its end, and no further";
+    const auto [b, read] = read_npy_from(h + "data after the header");
+    EXPECT_EQ(read, h.size()) << "the header is read to its end, and no further";
     EXPECT_EQ(b.dtype.descr, t.descr);
     EXPECT_EQ(b.rows, a.rows);
     EXPECT_EQ(b.cols, a.cols);
   }
-  const auto read_text = [](std::string h) {
-    std::size_t at = 0;
-    return read_npy_header([&](char* out, std::size_t size) {
-      const std::size_t n = std::min(size, h.size() - at);
-      std::memcpy(out, h.data() + at, n);
-      at += n;
-      return n;
-    });
-  };
   std::string fortran = npy_header(NpyArray{kNpyDtypes[1], 4, 4});
   fortran.replace(fortran.find("False"), 5, "True ");
-  EXPECT_THROW(read_text(fortran), UsageError);
-  EXPECT_THROW(read_text(npy_header(NpyArray{kNpyDtypes[0], 4, 4}).substr(0, 20)), UsageError);
-  EXPECT_THROW(read_text("not numpy at all"), UsageError);
+  EXPECT_THROW(read_npy_from(fortran), UsageError);
+  EXPECT_THROW(read_npy_from(npy_header(NpyArray{kNpyDtypes[0], 4, 4}).substr(0, 20)), UsageError);
+  EXPECT_THROW(read_npy_from("not numpy at all"), UsageError);
 }
 
 TEST(Records, EveryWrongRecordIsNamed) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "melange/error.hpp"
+#include "melange/internal/decimal.hpp"
 #include "melange/stream.hpp"
 #include "tally_workers.hpp"
 
@@ -87,15 +88,10 @@ template <class T>
 bool read_whole(std::istringstream& value, T& into) {
   std::string text;
   value >> text;
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || !value.eof()) return false;
-  try {
-    const unsigned long long v = std::stoull(text);
-    if (v > static_cast<unsigned long long>(std::numeric_limits<T>::max())) return false;
-    into = static_cast<T>(v);
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
+  const auto v = internal::parse_decimal(text, static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
+  if (!v || !value.eof()) return false;
+  into = static_cast<T>(*v);
+  return true;
 }
 
 // One header line after the magic, "key value": how it is written from a

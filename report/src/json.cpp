@@ -3,9 +3,11 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <ostream>
 
 #include "melange/error.hpp"
+#include "melange/internal/decimal.hpp"
 #include "melange/stream.hpp"
 #include "melange/version.hpp"
 
@@ -56,26 +58,13 @@ void add_job_fields(Json& j, const Job& job) {
 }
 
 std::uint64_t json_whole(const Json& v, const std::string& what, std::uint64_t max, const std::string& document) {
-  std::uint64_t x = 0;
-  bool ok = false;
-  if (v.is_number_unsigned()) {
-    x = v.get<std::uint64_t>();
-    ok = true;
-  } else if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    ok = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
-    if (ok) {
-      try {
-        x = std::stoull(s);
-      } catch (const std::exception&) {
-        ok = false;
-      }
-    }
-  }
-  if (!ok || x > max)
+  std::optional<std::uint64_t> x;
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= max) x = v.get<std::uint64_t>();
+  if (v.is_string()) x = internal::parse_decimal(v.get<std::string>(), max);
+  if (!x)
     throw UsageError(document + " has " + what + " " + v.dump().substr(0, 40) + ", where a whole number from 0 to " +
                      std::to_string(max) + " belongs");
-  return x;
+  return *x;
 }
 
 Job read_job_fields(const Json& j, const std::string& document) {

@@ -80,6 +80,9 @@ def bump(counts, i, by):
     (lambda d: (bump(d["position"][0], 0, -1), bump(d["position"][0], 1, 1)), "position 0 of its matrix"),
     (lambda d: d["position"][0].append(0), "a row of"),
     (lambda d: d.__setitem__("n", 4294967300), "\"n\""),
+    # the same written as a string, as 64-bit fields may be (DESIGN.md section 10)
+    (lambda d: d.__setitem__("n", "4294967300"), "\"n\""),
+    (lambda d: d.__setitem__("seed", "18446744073709551616"), "\"seed\""),
     (lambda d: d.__setitem__("trials", -5), "\"trials\""),
     (lambda d: d.__setitem__("seed", "12x"), "\"seed\""),
 ])

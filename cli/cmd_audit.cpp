@@ -57,6 +57,8 @@ struct AuditArgs {
   int base = 0;
   bool skip_invalid = false, progressive = false, stop_on_fail = false;
   bool hands = false;
+  std::vector<int> lags{1};
+  bool no_stream_tests = false;
   std::vector<std::string> job_flags_given;  // flags of a built-in job that were set
 };
 
@@ -74,8 +76,11 @@ std::string progress_lines(std::uint64_t records, const AuditReport& r) {
   for (const TestResult* t : r.tests()) {
     // p as the test gives it (log10 where it underflows); the grade is Holm's.
     const std::string p = t->fit.p_value > 0 ? general(t->fit.p_value, 3) : "1e" + fixed(t->fit.log10_p, 1);
-    lines += head + t->name + " chi2 " + fixed(t->fit.statistic, 1) + " df " + fixed(t->fit.df, 0) + " p " + p +
-             " -> " + std::string(verdict_name(t->verdict)) + "\n";
+    const std::string statistic = t->statistic == "z"         ? " z " + fixed(t->fit.statistic, 2)
+                                  : t->statistic == "repeats" ? " repeats " + fixed(t->fit.statistic, 0)
+                                                              : " chi2 " + fixed(t->fit.statistic, 1) + " df " +
+                                                                    fixed(t->fit.df, 0);
+    lines += head + t->name + statistic + " p " + p + " -> " + std::string(verdict_name(t->verdict)) + "\n";
   }
   return lines.empty() ? head + "no test yet\n" : lines;
 }
@@ -217,6 +222,8 @@ AuditRequest audit_request(const AuditArgs& a, bool from_input, const Team& team
   r.position = a.position;
   r.hands = a.hands;
   r.rank = !a.no_rank;
+  r.stream_tests = !a.no_stream_tests;
+  r.lags = a.lags;
   r.law = a.model.empty()             ? ReferenceLaw::uniform
           : a.model == "exact"        ? ReferenceLaw::exact
           : a.model == "plackett-luce" ? ReferenceLaw::plackett_luce
@@ -257,13 +264,14 @@ struct Counted {
   std::optional<int> exit;       // set when the command ends here, with nothing to report
   int interrupted = 0;           // the signal that ended a read of records
   std::string final_save_error;  // the last checkpoint's, when it failed
+  std::shared_ptr<const StreamTally> stream;  // records: their stream tests' counts
 };
 
 // --input: one pass over the records, memory the tallies. On a stream
 // (standard input, or --progressive) a line per test after 2^10, 2^11, ..
 // records; SIGINT ends the read and what was read is reported.
-Counted count_records(const AuditArgs& a, const Job& job, const AuditOptions& audit, const RecordOptions& records,
-                      InputFile& input_file) {
+Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOptions& audit,
+                      const RecordOptions& records, InputFile& input_file) {
   std::ostream& lines = a.job.json == "-" ? std::cerr : std::cout;
   RecordLooks looks;
   looks.enabled = a.progressive || a.input == "-";
@@ -271,7 +279,7 @@ Counted count_records(const AuditArgs& a, const Job& job, const AuditOptions& au
   looks.look = [&lines](std::uint64_t counted, const AuditReport& report) {
     lines << progress_lines(counted, report) << std::flush;
   };
-  RecordAuditor auditor(job, audit, looks);
+  RecordAuditor auditor(plan.job, audit, looks, plan.stream);
   RecordStats stats;
   Counted c;
   signals::defer_interrupt(true);
@@ -291,6 +299,7 @@ Counted count_records(const AuditArgs& a, const Job& job, const AuditOptions& au
   // The records tallied: all that were read, or up to the first FAIL.
   c.job = auditor.job();
   c.run = auditor.result();
+  c.stream = auditor.stream();
   c.input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,
                       stats.first_invalid};
   return c;
@@ -354,8 +363,10 @@ int run_audit(const AuditArgs& a, Team& team) {
   // Every check comes before any work: the job, the thresholds, the model
   // file, the memory plan and every output.
   const bool from_input = !a.input.empty();
-  if (!from_input && (!a.format.empty() || a.base != 0 || a.skip_invalid || a.progressive || a.stop_on_fail))
-    throw UsageError("--format, --base, --skip-invalid, --progressive and --stop-on-fail are for --input records; "
+  if (!from_input && (!a.format.empty() || a.base != 0 || a.skip_invalid || a.progressive || a.stop_on_fail ||
+                      a.no_stream_tests || a.lags != std::vector<int>{1}))
+    throw UsageError("--format, --base, --skip-invalid, --lag, --no-stream-tests, --progressive and --stop-on-fail are for "
+                     "--input records; "
                      "add --input FILE or drop them");
   if (from_input && team.many())
     throw UsageError("audit --input reads one stream of records in one process: run it without mpirun");
@@ -398,12 +409,13 @@ int run_audit(const AuditArgs& a, Team& team) {
   audit.alpha = a.alpha;
   audit.model = model.get();
 
-  const Counted counted = from_input ? count_records(a, job, audit, records, *input_file)
+  const Counted counted = from_input ? count_records(a, plan, audit, records, *input_file)
                                     : run_trials(a, team, job, options, checkpoint, resume);
   if (counted.exit) return *counted.exit;
   const InputInfo* source = from_input ? &counted.input : nullptr;
   const Job& done = counted.job;
   const RunResult& run = counted.run;
+  audit.stream = counted.stream.get();
   AuditReport report = analyze(done, run.tally, audit);
   report.notes.insert(report.notes.begin(), plan.notes.begin(), plan.notes.end());
 
@@ -465,6 +477,13 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
   cmd->add_flag("--hands", a->hands,
                 "deals: also tally the hands (the set of k items, C(n, k) bins) and test them; deals of 5 of 52 "
                 "always get the ten poker categories");
+  cmd->add_option("--lag", a->lags,
+                  "records: the lags L of the relabeled-record tests (record t read against record t - L), "
+                  "comma-separated, 1.." + std::to_string(kMaxLag))
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_flag("--no-stream-tests", a->no_stream_tests,
+                "records: judge each record alone (no repeats, lags, serial pairs or rising sequences)");
   cmd->add_flag("--progressive", a->progressive,
                 "a line per test after 2^10, 2^11, ... records (always on standard input)");
   cmd->add_flag("--stop-on-fail", a->stop_on_fail, "with progressive lines: stop reading at the first FAIL");

@@ -150,6 +150,7 @@ std::string flag_for(const std::string& command, Param p) {
   if (p == Param::position_matrix) return "--position";
   if (p == Param::hand_histogram) return "--hands";
   if (p == Param::algorithm) return "--algo";
+  if (p == Param::lags) return "--lag";
   std::string flag = "--" + std::string(param_name(p));
   for (char& c : flag)
     if (c == '_') c = '-';

@@ -309,9 +309,10 @@ struct AuditResult {
 };
 
 AuditResult finish_audit(const AuditPlan& plan, const Job& job, RunResult run, const ExactDistribution* model,
-                         const report::InputInfo* input) {
+                         const report::InputInfo* input, const StreamTally* stream = nullptr) {
   AuditOptions o;
   o.model = model;
+  o.stream = stream;
   AuditResult r{job, std::move(run), {}, {}};
   r.report = analyze(job, r.run.tally, o);
   r.report.notes.insert(r.report.notes.begin(), plan.notes.begin(), plan.notes.end());
@@ -371,7 +372,7 @@ py::array integer_records(const py::object& given) {
 
 AuditResult audit_records(const py::object& given, int n, std::optional<int> k, bool position, bool hands,
                           const std::optional<std::string>& model, const std::string& algo, const std::string& method,
-                          int bits, bool skip_invalid) {
+                          int bits, bool skip_invalid, bool stream_tests, const std::vector<int>& lags) {
   const py::array data = integer_records(given);
   AuditRequest request;
   request.job.n = n;
@@ -383,6 +384,8 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
   request.records = true;
   request.position = position;
   request.hands = hands;
+  request.stream_tests = stream_tests;
+  request.lags = lags;
   request.law = law_of(model);
   request.run.threads = 1;
   const AuditPlan plan = plan_audit(request);
@@ -395,12 +398,13 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
                           static_cast<int>(data.itemsize()), data.dtype().kind() == 'i'};
   AuditOptions audit;
   audit.model = law.get();
-  RecordAuditor auditor(plan.job, audit, RecordLooks{});
+  RecordAuditor auditor(plan.job, audit, RecordLooks{}, plan.stream);
   const RecordStats stats = interruptible([&](const std::function<bool()>& stop) {
     return auditor.read(array, o, stop);
   }, static_cast<std::size_t>(data.size()) <= kShortCallItems);
   const report::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid};
-  return finish_audit(plan, auditor.job(), auditor.result(), law.get(), &input);
+  const std::shared_ptr<const StreamTally> stream = auditor.stream();
+  return finish_audit(plan, auditor.job(), auditor.result(), law.get(), &input, stream.get());
 }
 
 // An audit of a built-in shuffle, planned as `melange audit` plans it.
@@ -580,15 +584,19 @@ void add_audits(py::module_& m) {
       "audit_records",
       [](const py::object& records, int n, std::optional<int> k, bool position, bool hands,
          const std::optional<std::string>& model, const std::string& algo, const std::string& method, int bits,
-         bool skip_invalid) {
+         bool skip_invalid, bool stream_tests, const std::vector<int>& lags) {
         return guarded("trials", [&] {
-          return audit_records(records, n, k, position, hands, model, algo, method, bits, skip_invalid);
+          return audit_records(records, n, k, position, hands, model, algo, method, bits, skip_invalid,
+                               stream_tests, lags);
         });
       },
       py::arg("records"), py::kw_only(), py::arg("n"), py::arg("k") = py::none(), py::arg("position") = false,
       py::arg("hands") = false, py::arg("model") = py::none(), py::arg("algo") = "fisher-yates",
       py::arg("method") = "batched", py::arg("bits") = 32, py::arg("skip_invalid") = false,
-      "Audit records made anywhere: a 2-D integer array, a permutation of 0..n-1 (or a deal of k) a row.");
+      py::arg("stream_tests") = true, py::arg("lags") = std::vector<int>{1},
+      "Audit records made anywhere: a 2-D integer array, a permutation of 0..n-1 (or a deal of k) a row, in "
+      "the order the shuffler made them. With stream_tests (the default) the rows are also read as a stream: "
+      "repeats, serial pairs, rising sequences, and each row relabeled by the row `lag` before it.");
 
   m.def(
       "exact",

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+
+#include "audit_stream.hpp"
+#include "melange/laws.hpp"
 
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
@@ -51,7 +55,9 @@ Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thr
     t.lower_graded = t.fit.log10_mode < log10_weak;
     t.too_uniform = uniform > biased;
     t.verdict = std::max(biased, uniform);
-    if (!t.lower_graded)
+    // One-sided tests (z, counts of rare events) have no lower tail to grade.
+    const bool one_sided = t.statistic == "z" || t.statistic == "repeats";
+    if (!t.lower_graded && !one_sided)
       notes.push_back(t.name + " test: too few trials to call the table too uniform (its likeliest "
                              "table has probability 10^" + std::to_string(t.fit.log10_mode).substr(0, 6) + ")");
     worst = std::max(worst, t.verdict);
@@ -80,6 +86,64 @@ std::optional<TestResult> histogram_test(const std::string& name, const std::vec
   return TestResult{name, p.empty() ? chi_square_uniform(counts, alpha) : chi_square(counts, p, alpha)};
 }
 
+// The same with adjacent bins pooled, in bin order, until each group
+// expects kMinExpectedPerBin; a last group short of it joins the one
+// before. For a law whose rare bins lie at its ends (Eulerian, hypergeometric).
+std::optional<TestResult> pooled_test(const std::string& name, const std::vector<std::uint64_t>& counts,
+                                      std::uint64_t trials, const std::vector<double>& p, double alpha,
+                                      std::vector<std::string>& notes) {
+  const double m = static_cast<double>(trials);
+  std::vector<std::uint64_t> pooled_counts;
+  std::vector<double> pooled_p;
+  double group_p = 0;
+  std::uint64_t group_count = 0;
+  for (std::size_t b = 0; b < counts.size(); ++b) {
+    group_p += p[b];
+    group_count += counts[b];
+    if (m * group_p >= kMinExpectedPerBin) {
+      pooled_p.push_back(group_p);
+      pooled_counts.push_back(group_count);
+      group_p = 0;
+      group_count = 0;
+    }
+  }
+  if (!pooled_p.empty()) {
+    pooled_p.back() += group_p;
+    pooled_counts.back() += group_count;
+  }
+  if (pooled_p.size() < 2) {
+    notes.push_back(name + " test skipped: too few trials to pool its bins into two that each expect " +
+                    std::to_string(int(kMinExpectedPerBin)));
+    return std::nullopt;
+  }
+  TestResult t{name, chi_square(pooled_counts, pooled_p, alpha)};
+  if (pooled_p.size() < counts.size())
+    t.plain = std::to_string(counts.size()) + " bins pooled into " + std::to_string(pooled_p.size());
+  return t;
+}
+
+std::string fixed_text(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", x);
+  return text;
+}
+
+// A one-sided z test of a histogram's mean bin against its law's mean.
+TestResult mean_test(const TallyKindRow& row, const std::vector<std::uint64_t>& counts, std::uint64_t trials,
+                     const std::vector<double>& law) {
+  const Moments law_moments = moments_of(law);
+  double sum = 0;
+  for (std::size_t b = 0; b < counts.size(); ++b) sum += static_cast<double>(b) * static_cast<double>(counts[b]);
+  const double m = static_cast<double>(trials);
+  const double z = (sum - m * law_moments.mean) / std::sqrt(m * law_moments.variance);
+  const bool lower = row.mean_test == MeanTail::lower;
+  const double observed = sum / m + row.first_value, expected = law_moments.mean + row.first_value;
+  return TestResult{std::string(row.test_name) + " mean", z_test(z, lower ? Tail::lower : Tail::upper),
+                    std::string(row.test_name) + "_mean",
+                    std::string(row.test_title).insert(0, "mean ") + (lower ? " test (lower tail)" : " test (upper tail)"),
+                    "z", fixed_text(observed).insert(0, "mean ") + " against " + fixed_text(expected) + " expected"};
+}
+
 // A row's fair law; empty (uniform) where it has none.
 std::vector<double> kind_fair_law(const TallyKindRow& row, Shape s) {
   return row.fair_law ? row.fair_law(s) : std::vector<double>{};
@@ -101,6 +165,7 @@ std::vector<const TestResult*> AuditReport::tests() const {
   std::vector<const TestResult*> out;
   for (TallyKind kind : kAllTallyKinds)
     if (const std::optional<TestResult>& t = test(kind)) out.push_back(&*t);
+  for (const TestResult& t : extra_tests) out.push_back(&t);
   return out;
 }
 
@@ -167,8 +232,14 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     const std::vector<double> law =
         options.model && row.model_law ? row.model_law(*options.model) : kind_fair_law(row, shape);
     report.test(row.kind) =
-        histogram_test(std::string(row.test_name), counts.counts(), tally.trials, law, options.alpha, report.notes);
+        row.pooled ? pooled_test(std::string(row.test_name), counts.counts(), tally.trials, law, options.alpha,
+                                 report.notes)
+                   : histogram_test(std::string(row.test_name), counts.counts(), tally.trials, law, options.alpha,
+                                    report.notes);
+    if (row.mean_test != MeanTail::none && tally.trials > 0 && report.test(row.kind))
+      report.extra_tests.push_back(mean_test(row, counts.counts(), tally.trials, law));
   }
+  if (options.stream) internal::add_stream_tests(report, *options.stream, options);
 
   // With one order (n = 1) or one possible order under the model, there is
   // nothing to test: drop tests with no degrees of freedom.
@@ -181,6 +252,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     }
     if (t) tests.push_back(&*t);
   }
+  for (TestResult& t : report.extra_tests) tests.push_back(&t);
   if (!tests.empty()) report.verdict = grade_tests(tests, options.thresholds, report.notes);
   return report;
 }

@@ -97,6 +97,9 @@ int coin_depth(Algorithm a, int n) {
 bool DecisionTable::fits(const Job& job) {
   // Entries are whole permutations: a deal of k < n items has none.
   if (!table_items(job.n) || is_deal(job)) return false;
+  // A table's trial counts the rank and the positions; other kinds take
+  // the trial body.
+  if (!lane_kinds_only(job.tallies)) return false;
   // Every coin algorithm stays within kMaxTableEntries up to kMaxTableItems
   // (binary insertion 2^17 at n = 8, TimSort 2^18; a test holds this), so
   // fits() need not walk the paths.

@@ -59,6 +59,7 @@ std::string_view param_name(Param p) {
     case Param::algorithm: return "algorithm";
     case Param::base: return "base";
     case Param::skip_invalid: return "skip_invalid";
+    case Param::lags: return "lags";
   }
   return "";
 }

@@ -57,6 +57,14 @@ void finish(GoodnessOfFit& g, double alpha) {
   }
 }
 
+// log10 of P(Z >= z), finite where the tail underflows: past z = 37 the
+// asymptotic series phi(z)/z (1 - 1/z^2 + 3/z^4).
+double log10_normal_upper(double z) {
+  if (z < 37) return std::log10(0.5 * std::erfc(z / std::sqrt(2.0)));
+  const double z2 = z * z;
+  return (-0.5 * z2 - 0.5 * std::log(2 * M_PI) - std::log(z) + std::log1p(-1 / z2 + 3 / (z2 * z2))) / std::log(10.0);
+}
+
 }  // namespace
 
 std::string_view verdict_name(Verdict v) {
@@ -397,6 +405,48 @@ double trials_to_detect(double df, double delta, double alpha, double power) {
       boost::math::non_central_chi_squared_distribution<double>::find_non_centrality(
           df, critical, 1 - power);
   return std::ceil(lambda / delta);
+}
+
+GoodnessOfFit z_test(double z, Tail tail) {
+  GoodnessOfFit g;
+  g.statistic = z;
+  g.df = 1;
+  g.g_statistic = g.g_p_value = std::numeric_limits<double>::quiet_NaN();
+  const double toward = tail == Tail::upper ? z : tail == Tail::lower ? -z : std::fabs(z);
+  g.log10_p = std::min(0.0, log10_normal_upper(toward) + (tail == Tail::both ? std::log10(2.0) : 0.0));
+  g.p_value = std::pow(10.0, g.log10_p);
+  g.p_lower = 1 - g.p_value;
+  g.min_expected = kInf;
+  g.log10_mode = 0;
+  return g;
+}
+
+GoodnessOfFit poisson_test(std::uint64_t x, double log_lambda) {
+  GoodnessOfFit g;
+  g.statistic = static_cast<double>(x);
+  g.df = 1;
+  g.g_statistic = g.g_p_value = std::numeric_limits<double>::quiet_NaN();
+  g.min_expected = kInf;
+  g.log10_mode = 0;
+  const double lambda = std::exp(log_lambda);
+  const auto d = static_cast<double>(x);
+  if (x == 0) {
+    g.log10_p = 0;
+  } else if (lambda >= d) {
+    g.log10_p = std::log10(boost::math::gamma_p(d, lambda));
+  } else {
+    // P(X >= x) = e^-lambda lambda^x / x! (1 + lambda/(x+1) + lambda^2/((x+1)(x+2)) + ..),
+    // a series whose terms fall at least as fast as lambda / (x + 1) < 1.
+    double sum = 1, term = 1;
+    for (int i = 1; i < 1000 && term > 1e-17 * sum; ++i) {
+      term *= lambda / (d + i);
+      sum += term;
+    }
+    g.log10_p = (-lambda + d * log_lambda - std::lgamma(d + 1) + std::log(sum)) / std::log(10.0);
+  }
+  g.p_value = std::pow(10.0, g.log10_p);
+  g.p_lower = 1 - g.p_value;
+  return g;
 }
 
 }  // namespace melange

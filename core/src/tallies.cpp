@@ -2,6 +2,7 @@
 
 #include "melange/error.hpp"
 #include "melange/exact.hpp"
+#include "melange/laws.hpp"
 
 namespace melange {
 namespace internal {
@@ -18,6 +19,8 @@ std::uint64_t rank_bins(Shape s) { return s.whole() ? factorial(s.n) : deal_coun
 std::uint64_t position_cells(Shape s) { return static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.k); }
 std::uint64_t hand_bins(Shape s) { return hand_count(s.n, s.k); }
 std::uint64_t poker_bins(Shape) { return kPokerCategories; }
+std::uint64_t rise_bins(Shape s) { return static_cast<std::uint64_t>(s.n); }
+std::uint64_t overlap_bins(Shape s) { return static_cast<std::uint64_t>(s.k) + 1; }
 
 void check_ranks(Shape s) {
   if (s.whole()) {
@@ -65,6 +68,39 @@ void check_poker(Shape s) {
   if (s.n != 52 || s.k != 5)
     throw UsageError(Param::poker_categories,
                      "poker categories ({poker_categories}) are for deals of 5 of 52 cards, got " + deal_words(s));
+}
+
+void check_rises(Shape s) {
+  if (!s.whole())
+    throw UsageError(Param::k, "rising sequences are counted on whole permutations, not on deals of " +
+                                   deal_words(s) + "; leave out {k}");
+  if (s.n > kMaxPositionItems)
+    throw UsageError(Param::n, "rising sequences are counted up to {n} = " + std::to_string(kMaxPositionItems) +
+                                   ", got n = " + std::to_string(s.n));
+}
+
+void check_overlaps(Shape s) {
+  if (s.whole())
+    throw UsageError(Param::k, "hand overlaps are counted on deals: add {k} below {n}");
+}
+
+std::vector<double> fair_rise_law(Shape s) { return eulerian_probabilities(s.n); }
+std::vector<double> fair_overlap_law(Shape s) { return to_doubles(hand_overlap_law(s.n, s.k)); }
+
+std::vector<double> model_rise_law(const ExactDistribution& model) {
+  std::vector<double> law(static_cast<std::size_t>(model.n), 0.0);
+  for (std::uint64_t r = 0; r < model.probability.size(); ++r) {
+    if (model.probability[r] == 0) continue;
+    const std::vector<int> p = lehmer_unrank(r, model.n);
+    std::uint64_t breaks = 0;
+    struct {
+      std::uint64_t* breaks;
+      void add(TallyKind, std::uint64_t bin) { *breaks = bin; }
+    } counter{&breaks};
+    RiseTally::count(p, Shape{model.n, model.n}, counter);
+    law[breaks] += static_cast<double>(model.probability[r]);
+  }
+  return law;
 }
 
 std::vector<double> fair_poker_law(Shape) {

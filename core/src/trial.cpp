@@ -1,6 +1,9 @@
 #include "melange/trial.hpp"
 
+#include <algorithm>
 #include <vector>
+
+#include "melange/rank.hpp"
 
 namespace melange {
 
@@ -13,6 +16,34 @@ void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally&
     for (std::uint64_t t = begin; t != end; ++t) run_trial<decltype(algo)::value>(tj, t, items.data(), sink);
   });
   tally.trials += end - begin;
+}
+
+namespace {
+
+// Counts an outcome `weight` times.
+struct WeightedCounter {
+  Tally& tally;
+  std::uint64_t weight;
+  void rank(std::uint64_t r) { tally[TallyKind::ranks].add(r, weight); }
+  void position(int item, int p) {
+    TallyCounts& m = tally[TallyKind::positions];
+    m.counts()[static_cast<std::size_t>(item) * m.k() + p] += weight;
+  }
+  void add(TallyKind kind, std::uint64_t bin) { tally[kind].add(bin, weight); }
+};
+
+}  // namespace
+
+void derive_from_ranks(Tally& tally, Shape shape, TallySet kinds) {
+  kinds.set(TallyKind::ranks, false);
+  for (TallyKind kind : kAllTallyKinds)
+    if (kinds.has(kind)) std::fill(tally[kind].counts().begin(), tally[kind].counts().end(), 0);
+  const std::vector<std::uint64_t>& ranks = tally[TallyKind::ranks].counts();
+  for (std::uint64_t r = 0; r < ranks.size(); ++r) {
+    if (ranks[r] == 0) continue;
+    WeightedCounter counter{tally, ranks[r]};
+    AllTallyDefinitions::count(kinds, lehmer_unrank(r, shape.n), shape, counter);
+  }
 }
 
 void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {

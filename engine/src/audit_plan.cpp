@@ -25,6 +25,7 @@ void choose_tallies(const AuditRequest& r, Job& job, std::vector<std::string>& n
   job.tallies.set(TallyKind::positions, r.position || deal);
   job.tallies.set(TallyKind::hands, r.hands);
   job.tallies.set(TallyKind::poker, deal && job.n == 52 && job.k == 5);
+  job.tallies.set(TallyKind::rises, r.records && r.stream_tests && !deal && job.n >= 2);
   const bool unrankable = deal ? deal_count(job.n, job.k) == 0 : job.n > kMaxRankItems;
   job.tallies.set(TallyKind::ranks, r.rank && !(job.tallies.has(TallyKind::positions) && unrankable));
   if (r.rank && !job.tallies.has(TallyKind::ranks))
@@ -74,7 +75,33 @@ std::uint64_t workers_cap(const Job& job, std::uint64_t cap, int held_tallies) {
   return cap - held;
 }
 
+// The stream tests of records: their lags' tallies and the history they
+// keep come off the cap first; the repeats' keys get what is left of it.
+void plan_stream(const AuditRequest& r, const Job& job, std::uint64_t cap, AuditPlan& plan) {
+  StreamTestOptions o;
+  o.lags = r.lags;
+  o.hands = r.hands;
+  const Shape s = shape_of(job);
+  validate_stream_options(s, o);
+  const StreamTally probe(s, StreamTestOptions{o.lags, 0, o.hands});
+  std::uint64_t lag_bytes = 0;
+  for (const LagTally& l : probe.lags()) lag_bytes += tally_bytes(l.job) + static_cast<std::uint64_t>(l.lag) * s.k * 2;
+  const std::uint64_t used = tally_bytes(job) + lag_bytes;
+  if (used >= cap)
+    throw UsageError(Param::memory_cap, "the stream tests' tallies do not fit {memory_cap}: raise it or ask for "
+                                        "fewer {lags}");
+  o.repeat_bytes = cap - used;
+  plan.stream = o;
+}
+
 }  // namespace
+
+std::uint64_t look_records(int look) { return std::uint64_t{1024} << (look - 1); }
+
+Thresholds look_thresholds(const Thresholds& audit, int look) {
+  const double share = 1.0 / (static_cast<double>(look) * (look + 1));
+  return Thresholds{audit.weak * share, audit.fail * share};
+}
 
 AuditPlan plan_audit(const AuditRequest& r) {
   AuditPlan plan{r.job, r.run, {}};
@@ -109,6 +136,7 @@ AuditPlan plan_audit(const AuditRequest& r) {
   }
   plan.run.memory_cap = workers_cap(job, cap, r.held_tallies);
   plan_workers(job, plan.run);  // throws when one tally cannot fit
+  if (r.records && r.stream_tests) plan_stream(r, job, cap, plan);
   return plan;
 }
 
@@ -132,25 +160,44 @@ std::shared_ptr<const ExactDistribution> reference_law(const AuditRequest& r, co
       exact_distribution(job.algorithm, shape_of(job), job.spec, plan.run.threads, stop_between_subtrees));
 }
 
-RecordAuditor::RecordAuditor(const Job& job, const AuditOptions& audit, RecordLooks looks)
+RecordAuditor::RecordAuditor(const Job& job, const AuditOptions& audit, RecordLooks looks,
+                             const std::optional<StreamTestOptions>& stream)
     : job_(job), audit_(audit), looks_(std::move(looks)), tally_(Tally::for_job(job)), counter_(tally_),
-      trial_job_(trial_job(job)) {}
+      trial_job_(trial_job(job)),
+      stream_(stream ? std::make_shared<StreamTally>(shape_of(job), *stream) : nullptr),
+      ranked_(!is_deal(job) && job.tallies.has(TallyKind::ranks) && job.n <= kMaxDerivedItems &&
+              (!stream_ || stream_->ranked())) {}
 
-// Counts a batch through one(r), record by record; with looks it stops at
-// 2^10, 2^11, ... records for one. False ends the read (a look that FAILs).
-bool RecordAuditor::count_batch(std::size_t batch, const std::function<void(std::size_t)>& one) {
+void RecordAuditor::bring_up_to_date() {
+  counter_.flush();
+  tally_.trials = counted_;
+  if (ranked_) derive_from_ranks(tally_, shape_of(job_), job_.tallies);
+}
+
+void RecordAuditor::count_ranks(const std::uint64_t* ranks, std::size_t records) {
+  for (std::size_t r = 0; r < records; ++r) counter_.rank(ranks[r]);
+  if (stream_) stream_->add_ranks(ranks, records);
+}
+
+// Counts a batch through range(begin, end), the records [begin, end) of
+// it; with looks it stops at 2^10, 2^11, ... records for one. False ends
+// the read (a look that FAILs).
+template <class Range>
+bool RecordAuditor::count_batch(std::size_t batch, Range&& range) {
   for (std::size_t r = 0; r < batch;) {
     const std::size_t end = looks_.enabled
                                 ? static_cast<std::size_t>(std::min<std::uint64_t>(batch, r + (next_look_ - counted_)))
                                 : batch;
-    for (std::size_t i = r; i < end; ++i) one(i);
+    range(r, end);
     counted_ += end - r;
     r = end;
     if (!looks_.enabled || counted_ != next_look_) continue;
     next_look_ *= 2;
-    counter_.flush();
-    tally_.trials = counted_;
-    const AuditReport report = analyze(job(), tally_, audit_);
+    bring_up_to_date();
+    AuditOptions at_look = audit_;
+    at_look.thresholds = look_thresholds(audit_.thresholds, look_++);
+    at_look.stream = stream().get();
+    const AuditReport report = analyze(job(), tally_, at_look);
     if (looks_.look) looks_.look(counted_, report);
     if (looks_.stop_on_fail && report.verdict == Verdict::fail) return false;
   }
@@ -160,17 +207,29 @@ bool RecordAuditor::count_batch(std::size_t batch, const std::function<void(std:
 RecordBatch RecordAuditor::count_items(const std::function<bool()>& stop) {
   const std::size_t width = static_cast<std::size_t>(shape_of(job_).k);  // items a record
   return [this, width, &stop](const std::uint16_t* items, std::size_t batch) {
-    const bool more = count_batch(batch, [&](std::size_t r) { count_dealt(trial_job_, items + r * width, counter_); });
+    const bool more = count_batch(batch, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t r = begin; r < end; ++r) {
+        const std::uint16_t* record = items + r * width;
+        if (ranked_) {
+          const std::uint64_t rank = lehmer_rank(record, job_.n);
+          count_ranks(&rank, 1);
+          continue;
+        }
+        count_dealt(trial_job_, record, counter_);
+        if (stream_) stream_->add(record);
+      }
+    });
     return more && !(stop && stop());
   };
 }
 
 RecordStats RecordAuditor::read(const ByteSource& source, const RecordOptions& records,
                                 const std::function<bool()>& stop) {
-  if (job_.tallies.has(TallyKind::ranks) && !job_.tallies.has(TallyKind::positions) && !is_deal(job_)) {
-    // Ranks are all this tally needs: the reader's table path gives them.
+  if (ranked_) {
+    // Ranks are all this tally and stream need: the reader's table path gives them.
     return read_record_ranks(source, records, [&](const std::uint64_t* ranks, std::size_t batch) {
-      const bool more = count_batch(batch, [&](std::size_t r) { counter_.rank(ranks[r]); });
+      const bool more =
+          count_batch(batch, [&](std::size_t begin, std::size_t end) { count_ranks(ranks + begin, end - begin); });
       return more && !(stop && stop());
     });
   }
@@ -188,9 +247,13 @@ Job RecordAuditor::job() const {
   return j;
 }
 
+std::shared_ptr<const StreamTally> RecordAuditor::stream() {
+  if (stream_) stream_->flush();
+  return stream_;
+}
+
 RunResult RecordAuditor::result() {
-  counter_.flush();
-  tally_.trials = counted_;
+  bring_up_to_date();
   RunResult run;
   run.tally = tally_;
   run.backend = "input";

@@ -31,10 +31,21 @@ void add_fit_fields(std::vector<Field>& f, const GoodnessOfFit& g) {
                      {"impossible", g.impossible}});
 }
 
-// A test's statistics after Holm's correction, and its verdict.
+// A test's statistics after Holm's correction, and its verdict. An extra
+// test's z or count stands under its own name, with its p-values, and its
+// title and plain-words line beside them.
 std::vector<Field> test_result_fields(const TestResult& t) {
   std::vector<Field> f;
-  add_fit_fields(f, t.fit);
+  if (t.statistic == "z" || t.statistic == "repeats") {
+    f.insert(f.end(), {{t.statistic, t.fit.statistic},
+                       {"p_value", t.fit.p_value},
+                       {"p_lower", t.fit.p_lower},
+                       {"log10_p", t.fit.log10_p}});
+  } else {
+    add_fit_fields(f, t.fit);
+  }
+  if (!t.title.empty()) f.push_back({"title", t.title});
+  if (!t.plain.empty()) f.push_back({"plain", t.plain});
   f.insert(f.end(), {{"p_holm", t.p_holm},
                      {"log10_p_holm", t.log10_p_holm},
                      {"p_lower_holm", t.p_lower_holm},
@@ -62,13 +73,20 @@ std::string line_for(const std::string& title, const TestResult& t, double alpha
   const GoodnessOfFit& g = t.fit;
   const Verdict v = t.verdict;
   std::ostringstream o;
-  o << title << ": chi2 " << fixed(g.statistic, 1) << ", df " << fixed(g.df, 0) << ", p "
-    << p_text(g.p_value, g.log10_p);
-  o << ", critical " << fixed(g.critical, 2) << " at alpha " << general(alpha, 3) << ", G "
-    << (std::isnan(g.g_statistic) ? std::string("n/a") : fixed(g.g_statistic, 1)) << ", Holm p " << p_text(t.p_holm, t.log10_p_holm) << " -> "
-    << verdict_name(v);
+  if (t.statistic == "z") {
+    o << title << ": z " << fixed(g.statistic, 2) << ", p " << p_text(g.p_value, g.log10_p);
+  } else if (t.statistic == "repeats") {
+    o << title << ": p " << p_text(g.p_value, g.log10_p);
+  } else {
+    o << title << ": chi2 " << fixed(g.statistic, 1) << ", df " << fixed(g.df, 0) << ", p "
+      << p_text(g.p_value, g.log10_p);
+    o << ", critical " << fixed(g.critical, 2) << " at alpha " << general(alpha, 3) << ", G "
+      << (std::isnan(g.g_statistic) ? std::string("n/a") : fixed(g.g_statistic, 1));
+  }
+  o << ", Holm p " << p_text(t.p_holm, t.log10_p_holm) << " -> " << verdict_name(v);
   if (t.too_uniform) o << " (too uniform: Holm lower-tail p " << general(t.p_lower_holm, 3) << ")";
   if (g.impossible) o << "; " << g.impossible << " trials in orders the reference forbids";
+  if (!t.plain.empty()) o << "\n    " << t.plain;
   return o.str();
 }
 
@@ -93,6 +111,7 @@ std::vector<TestFields> test_fields(const AuditReport& report) {
   for (const TallyKindRow& row : kTallyKindRows)
     if (const std::optional<TestResult>& t = report.test(row.kind); row.histogram_test && t)
       out.push_back({std::string(row.test_name), t->name, test_result_fields(*t)});
+  for (const TestResult& t : report.extra_tests) out.push_back({t.key, t.name, test_result_fields(t)});
   return out;
 }
 
@@ -322,6 +341,7 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
       o << "  " << line_for(std::string(row.test_title) + " test (" + histogram_test_scope(row, run.tally) + ")", *t,
                             report.alpha)
         << "\n";
+  for (const TestResult& t : report.extra_tests) o << "  " << line_for(t.title, t, report.alpha) << "\n";
   for (const auto& n : report.notes) o << "  note: " << n << "\n";
   o << "verdict: " << (report.verdict ? std::string(verdict_name(*report.verdict)) : "none")
     << "\n";

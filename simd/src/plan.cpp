@@ -24,6 +24,9 @@ bool vectorizable(const Job& job) {
   // their decision tables where one fits, else on the scalar path.
   // The weighted orders' keys are floating point, computed by the scalar
   // code (DESIGN.md section 3 lets them).
+  // The lanes count a whole permutation's ranks and positions; a deal's
+  // kinds go through the trial body's own count.
+  if (!is_deal(job) && !lane_kinds_only(job.tallies)) return false;
   if (draw_kind(job.algorithm) == DrawKind::coins) return DecisionTable::fits(job);
   if (draw_kind(job.algorithm) == DrawKind::keys) return false;
   return job.n >= 2;

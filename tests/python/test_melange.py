@@ -170,15 +170,19 @@ def test_audit_result_arrays_tests_and_verdict():
 
 def test_audit_records_of_permutations_equals_audit_of_the_job():
     records = melange.permutations(6, 300_000, seed=8, first=5)
-    from_array = melange.audit_records(records, n=6, position=True)
+    from_array = melange.audit_records(records, n=6, position=True, stream_tests=False)
     built_in = melange.audit(n=6, trials=300_000, seed=8, first=5, position=True)
     np.testing.assert_array_equal(from_array.histogram, built_in.histogram)
     np.testing.assert_array_equal(from_array.positions, built_in.positions)
     assert from_array.tests == built_in.tests and from_array.verdict == built_in.verdict
+    # As a stream the same records get the stream tests beside the same counts.
+    as_stream = melange.audit_records(records, n=6, position=True)
+    np.testing.assert_array_equal(as_stream.histogram, built_in.histogram)
+    assert {"rises", "rises mean", "lag 1 position", "lag 1 fixed points"} <= {t["test"] for t in as_stream.tests}
     # Any integer dtype is read; a wider one goes through int64.
     np.testing.assert_array_equal(melange.audit_records(records.astype(np.int32), n=6).histogram, built_in.histogram)
     deals = melange.deals(52, 5, 4_000_000, seed=9)  # 6 royal flushes expected: enough for the test
-    r = melange.audit_records(deals, n=52, k=5)
+    r = melange.audit_records(deals, n=52, k=5, stream_tests=False)
     assert [t["test"] for t in r.tests] == ["slot", "category"] and r.histogram is None
     assert r.verdict == "PASS"
 
@@ -187,6 +191,37 @@ def test_audit_records_of_numpys_own_shuffles():
     g = np.random.default_rng(2024)
     records = g.permuted(np.tile(np.arange(5), (200_000, 1)), axis=1)
     assert melange.audit_records(records, n=5, position=True).verdict == "PASS"
+
+
+def test_fair_streams_from_python_and_numpy_pass_the_stream_tests():
+    import random
+    rng = random.Random(2026)
+    decks = []
+    for _ in range(20_000):
+        d = list(range(52))
+        rng.shuffle(d)
+        decks.append(d)
+    r = melange.audit_records(np.array(decks, dtype=np.uint8), n=52, position=True)
+    assert r.verdict == "PASS", [t for t in r.tests if t["verdict"] != "PASS"]
+    names = {t["test"] for t in r.tests}
+    assert {"repeats", "rises", "rises mean", "lag 1 position", "lag 1 fixed points"} <= names
+    repeats = next(t for t in r.tests if t["test"] == "repeats")
+    assert repeats["repeats"] == 0 and "rules out a shuffler with 2^25 or fewer seeds" in repeats["plain"]
+    g = np.random.default_rng(2026)
+    hands = np.array([g.permutation(52)[:5] for _ in range(50_000)])
+    assert melange.audit_records(hands, n=52, k=5, lags=[1, 2]).verdict == "PASS"
+
+
+def test_a_stream_of_repeated_decks_fails_with_its_seed_space():
+    g = np.random.default_rng(7)
+    seeds = g.integers(0, 2**12, 5_000)  # a shuffler with 4,096 seeds
+    decks = np.array([np.random.default_rng(int(s)).permutation(52) for s in seeds])
+    r = melange.audit_records(decks, n=52, position=True)
+    assert r.verdict == "FAIL"
+    repeats = next(t for t in r.tests if t["test"] == "repeats")
+    assert repeats["verdict"] == "FAIL" and "as if it had about 2^12 seeds" in repeats["plain"]
+    with pytest.raises(ValueError, match="lags"):
+        melange.audit_records(decks, n=52, position=True, lags=[0])
 
 
 def test_exact_law():

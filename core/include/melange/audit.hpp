@@ -10,6 +10,7 @@
 #include "melange/exact.hpp"
 #include "melange/job.hpp"
 #include "melange/stats.hpp"
+#include "melange/stream_tests.hpp"
 
 namespace melange {
 
@@ -20,6 +21,7 @@ struct AuditOptions {
   Thresholds thresholds{};
   double alpha = kDefaultAlpha;            // for the printed critical values
   const ExactDistribution* model = nullptr; // null: test against uniform
+  const StreamTally* stream = nullptr;      // the records as a stream: its tests join the audit's
 };
 
 // Each test is graded on both tails, each tail corrected by Holm's method
@@ -29,7 +31,14 @@ struct AuditOptions {
 // single most likely table must be rarer than the threshold.
 struct TestResult {
   std::string name;        // "rank", "position"; for deals "deal", "slot"; a histogram test's row's test_name
-  GoodnessOfFit fit;
+  GoodnessOfFit fit;       // a z or count test (the extra tests) has df 1 and no G
+  // The extra tests (AuditReport::extra_tests) say what they are: the
+  // key of their statistics in the documents ("repeats", "lag1_position"),
+  // their line's title and statistic, and a line in plain words.
+  std::string key{};
+  std::string title{};
+  std::string statistic{};  // "z", "repeats", "chi2"; empty: the kind tests' chi2 line
+  std::string plain{};
   double p_holm = 1;       // upper tail, after Holm's correction across this audit's tests
   double log10_p_holm = 0; // its log10, finite where p_holm underflows
   double p_lower_holm = 1; // lower tail, after Holm's correction
@@ -49,6 +58,9 @@ struct AuditReport {
   // histogram_test: a deal's hands, its poker categories), by kind: when
   // tallied and the expected counts allow it.
   std::array<std::optional<TestResult>, kTallyKinds> histogram_tests;
+  // Tests beyond one a kind: a kind's mean (TallyKindRow::mean_test) and
+  // the stream tests (stream_tests.hpp), in the order they were made.
+  std::vector<TestResult> extra_tests;
   std::vector<std::string> notes;         // e.g. why a test was skipped
   std::optional<Verdict> verdict;         // worst of the tests, if any ran
   double mean_words = 0;                  // stream words per trial, rejected ones included
@@ -57,7 +69,7 @@ struct AuditReport {
   // The test of a kind: rank, position, or a histogram test.
   std::optional<TestResult>& test(TallyKind kind);
   const std::optional<TestResult>& test(TallyKind kind) const;
-  // Every test that ran, in kind order.
+  // Every test that ran, in kind order, then the extra tests.
   std::vector<const TestResult*> tests() const;
 };
 

@@ -57,6 +57,19 @@ GoodnessOfFit chi_square(const std::vector<std::uint64_t>& observed,
                          const std::vector<double>& probabilities, double alpha = kDefaultAlpha);
 GoodnessOfFit chi_square_uniform(const std::vector<std::uint64_t>& observed, double alpha = kDefaultAlpha);
 
+// Which tail of a statistic counts against the reference.
+enum class Tail : std::uint8_t { lower, upper, both };
+// A standard normal statistic: p = P(Z >= z) (upper), P(Z <= z) (lower) or
+// P(|Z| >= |z|) (both), with its log10 finite far into the tail. The
+// other tail is not a sign of "too uniform" and is never graded
+// (log10_mode 0); df is 1.
+GoodnessOfFit z_test(double z, Tail tail);
+// P(X >= x) for X ~ Poisson(lambda), lambda given by its natural log so
+// that it may lie below a double's range (two records of 1024 items are
+// alike with probability 1/1024!): the fit of a count of rare events, on
+// the upper tail alone, as z_test.
+GoodnessOfFit poisson_test(std::uint64_t x, double log_lambda);
+
 // Summary of a rank histogram: extremes and the identity order.
 struct RankSummary {
   double max_min_ratio = 0;  // largest count over smallest (infinite if a bin is empty)

@@ -31,6 +31,8 @@ enum class TallyKind : std::uint8_t {
   positions,  // the item x position matrix; a deal's item x slot
   hands,      // a deal's hand, by colex rank
   poker,      // a deal of 5 of 52: its poker category
+  rises,      // a permutation's rising sequences
+  overlaps,   // a deal's items below k: against the previous deal relabeled, the hand overlap
 };
 
 // ---- Definitions: how an outcome counts ----------------------------------
@@ -71,6 +73,51 @@ struct PokerTally {
   }
 };
 
+// The rising sequences of a permutation (Bayer and Diaconis 1992): its
+// maximal runs of consecutive items c, c+1, .. at increasing positions. R =
+// 1 + the number of items c whose successor c + 1 lies to the left of c;
+// bin R - 1. A riffle's law depends on R alone, so this is the tally that
+// sees too few riffles.
+struct RiseTally {
+  static constexpr TallyKind kind = TallyKind::rises;
+  template <class Deal, class Counter>
+  MELANGE_HD static void count(const Deal& deal, Shape s, Counter& counter) {
+    // A bit per item seen so far: c + 1 seen before c starts a new sequence.
+    // Up to 63 items the bits stay in a register.
+    std::uint64_t breaks = 0;
+    if (s.n < 64) {
+      std::uint64_t seen = 0;
+      for (int p = 0; p < s.n; ++p) {
+        const auto c = static_cast<unsigned>(deal[p]);
+        breaks += (seen >> (c + 1)) & 1u;
+        seen |= std::uint64_t{1} << c;
+      }
+    } else {
+      std::uint64_t seen[kMaxPositionItems / 64 + 1] = {};
+      for (int p = 0; p < s.n; ++p) {
+        const auto c = static_cast<unsigned>(deal[p]);
+        breaks += (seen[(c + 1) >> 6] >> ((c + 1) & 63)) & 1u;
+        seen[c >> 6] |= std::uint64_t{1} << (c & 63);
+      }
+    }
+    counter.add(kind, breaks);
+  }
+};
+
+// How many of a deal's items are below k. Counted on a deal relabeled by
+// the deal before it (stream_tests.hpp: that deal's items become 0..k-1),
+// it is the number of items the two hands share, Hypergeometric(n, k, k)
+// for independent uniform deals.
+struct OverlapTally {
+  static constexpr TallyKind kind = TallyKind::overlaps;
+  template <class Deal, class Counter>
+  MELANGE_HD static void count(const Deal& deal, Shape s, Counter& counter) {
+    std::uint64_t low = 0;
+    for (int p = 0; p < s.k; ++p) low += static_cast<int>(deal[p]) < s.k;
+    counter.add(kind, low);
+  }
+};
+
 // Which kinds a job tallies.
 class TallySet {
  public:
@@ -100,12 +147,32 @@ struct TallyDefinitions {
     ((set.has(Kinds::kind) ? Kinds::count(deal, s, counter) : void()), ...);
   }
 };
-using AllTallyDefinitions = TallyDefinitions<RankTally, PositionTally, HandTally, PokerTally>;
+using AllTallyDefinitions =
+    TallyDefinitions<RankTally, PositionTally, HandTally, PokerTally, RiseTally, OverlapTally>;
+
+// What the backends' fast paths count: a GPU thread counts the kinds of
+// built-in jobs (ranks, positions, hands, poker), and the SIMD lanes a
+// whole permutation's ranks and positions. The rest (rises, overlaps:
+// records and their streams) are counted on the host by the reference
+// loop; the backends refuse jobs that ask for them (lane_kinds_only,
+// device_kinds_only).
+using DeviceTallyDefinitions = TallyDefinitions<RankTally, PositionTally, HandTally, PokerTally>;
 
 inline constexpr auto kAllTallyKinds = AllTallyDefinitions::kinds;
 inline constexpr std::size_t kTallyKinds = kAllTallyKinds.size();
 static_assert(internal::lists_every_value_in_order<kAllTallyKinds>(),
               "AllTallyDefinitions lists every TallyKind once, in enum order");
+
+constexpr bool only_kinds_of(TallySet set, TallySet allowed) { return (set.bits() & ~allowed.bits()) == 0; }
+constexpr bool device_kinds_only(TallySet set) {
+  TallySet device;
+  for (TallyKind k : DeviceTallyDefinitions::kinds) device.set(k);
+  return only_kinds_of(set, device);
+}
+// A whole permutation's kinds the SIMD lanes count.
+constexpr bool lane_kinds_only(TallySet set) {
+  return only_kinds_of(set, TallySet{TallyKind::ranks, TallyKind::positions});
+}
 
 // ---- Rows: what the rest of melange knows of a kind ----------------------
 
@@ -122,6 +189,9 @@ enum class JsonCounts : std::uint8_t {
   rows,      // "key": [[an item's k counts], ...]
   labelled,  // "key": [{"category": label, "count": c, "expected": e}, ...], e under the fair law
 };
+
+// Which tail of the mean bin a kind's z test grades (TallyKindRow::mean_test).
+enum class MeanTail : std::uint8_t { none, lower, upper };
 
 struct TallyKindRow {
   TallyKind kind;
@@ -154,6 +224,15 @@ struct TallyKindRow {
   JsonCounts json;
   std::uint64_t json_max_bins;
   std::string_view json_bins_key;
+  // A histogram test whose law has rare bins (the Eulerian law's ends):
+  // adjacent bins are pooled until each group expects kMinExpectedPerBin,
+  // rather than the test waiting until every bin does.
+  bool pooled;
+  // Beside the chi-square, a one-sided z test of the mean bin against the
+  // law's: the direction a known flaw moves it (fewer rising sequences
+  // after too few riffles, more shared cards between sticky deals).
+  MeanTail mean_test;
+  int first_value;  // the value bin 0 stands for (rising sequences: 1)
 };
 
 namespace internal {
@@ -161,12 +240,19 @@ std::uint64_t rank_bins(Shape s);
 std::uint64_t position_cells(Shape s);
 std::uint64_t hand_bins(Shape s);
 std::uint64_t poker_bins(Shape s);
+std::uint64_t rise_bins(Shape s);
+std::uint64_t overlap_bins(Shape s);
 void check_ranks(Shape s);
 void check_positions(Shape s);
 void check_hands(Shape s);
 void check_poker(Shape s);
+void check_rises(Shape s);
+void check_overlaps(Shape s);
 std::vector<double> fair_poker_law(Shape s);
+std::vector<double> fair_rise_law(Shape s);
+std::vector<double> fair_overlap_law(Shape s);
 std::vector<double> model_hand_law(const ExactDistribution& model);
+std::vector<double> model_rise_law(const ExactDistribution& model);
 std::string_view poker_label(std::uint64_t bin);
 }  // namespace internal
 
@@ -176,16 +262,22 @@ inline constexpr std::uint64_t kMaxJsonHands = std::uint64_t{1} << 16;
 inline constexpr std::array<TallyKindRow, kTallyKinds> kTallyKindRows{{
     {TallyKind::ranks, "ranks", "rank histogram", CountsLayout::histogram, internal::rank_bins,
      internal::check_ranks, nullptr, nullptr, nullptr, false, "rank", "rank", "orders",
-     "histogram", JsonCounts::flat, 0, ""},
+     "histogram", JsonCounts::flat, 0, "", false, MeanTail::none, 0},
     {TallyKind::positions, "positions", "position matrix", CountsLayout::matrix, internal::position_cells,
      internal::check_positions, nullptr, nullptr, nullptr, false, "position", "position", "cells",
-     "position", JsonCounts::rows, 0, ""},
+     "position", JsonCounts::rows, 0, "", false, MeanTail::none, 0},
     {TallyKind::hands, "hands", "hand histogram", CountsLayout::histogram, internal::hand_bins,
      internal::check_hands, nullptr, internal::model_hand_law, nullptr, true, "hand", "hand", "hands",
-     "hands", JsonCounts::flat, kMaxJsonHands, "hand_bins"},
+     "hands", JsonCounts::flat, kMaxJsonHands, "hand_bins", false, MeanTail::none, 0},
     {TallyKind::poker, "categories", "poker categories", CountsLayout::histogram, internal::poker_bins,
      internal::check_poker, internal::fair_poker_law, nullptr, internal::poker_label, true, "category",
-     "poker category", "categories", "poker_categories", JsonCounts::labelled, 0, ""},
+     "poker category", "categories", "poker_categories", JsonCounts::labelled, 0, "", false, MeanTail::none, 0},
+    {TallyKind::rises, "rises", "rising sequences", CountsLayout::histogram, internal::rise_bins,
+     internal::check_rises, internal::fair_rise_law, internal::model_rise_law, nullptr, true, "rises",
+     "rising sequence", "counts of sequences", "rising_sequences", JsonCounts::flat, 0, "", true, MeanTail::lower, 1},
+    {TallyKind::overlaps, "overlaps", "items below k", CountsLayout::histogram, internal::overlap_bins,
+     internal::check_overlaps, internal::fair_overlap_law, nullptr, nullptr, true, "overlap", "hand overlap",
+     "overlap sizes", "overlaps", JsonCounts::flat, 0, "", true, MeanTail::upper, 0},
 }};
 
 constexpr bool rows_follow_kinds() {

@@ -62,7 +62,11 @@ MELANGE_HD inline void run_trial(const TrialJob& job, std::uint64_t t, Items&& i
 // here too.
 template <class Deal, class Counter>
 MELANGE_HD inline void count_dealt(const TrialJob& job, const Deal& deal, Counter& counter) {
+#ifdef __CUDA_ARCH__
+  DeviceTallyDefinitions::count(job.tallies, deal, job.shape(), counter);  // launch_plan.hpp: the kinds a GPU counts
+#else
   AllTallyDefinitions::count(job.tallies, deal, job.shape(), counter);
+#endif
 }
 
 // Reports a trial's outcome to a counter (tallies.hpp: rank(r),
@@ -232,6 +236,14 @@ class TallyCounter {
   std::uint64_t held_ = 0;  // counts added since the last flush
   std::uint64_t words_ = 0, draws_ = 0;  // since the last flush
 };
+
+// Every kind of a whole permutation is a function of its rank: from a
+// tally whose rank histogram is counted, the job's other kinds are made
+// bin by bin (n! unranked orders, each counted once with its count as
+// weight), replacing what they held. Records of a few items (n <=
+// kMaxDerivedItems) are counted this way: a rank a record, the rest once.
+inline constexpr int kMaxDerivedItems = 6;
+void derive_from_ranks(Tally& tally, Shape shape, TallySet kinds);
 
 // The scalar reference, one trial at a time: every other path is checked
 // against these bit for bit. [begin, end) may end at 2^64 (end == 0).

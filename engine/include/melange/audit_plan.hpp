@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "melange/exact.hpp"
 #include "melange/job.hpp"
 #include "melange/records.hpp"
+#include "melange/stream_tests.hpp"
 #include "melange/trial.hpp"
 
 namespace melange {
@@ -37,6 +39,11 @@ struct AuditRequest {
   bool position = false;  // also the item x position matrix (deals always have it)
   bool hands = false;     // deals: also the hand histogram
   bool rank = true;       // the rank histogram, wherever it fits
+  // Records from outside are a stream: their order is the shuffler's, and
+  // the stream tests (stream_tests.hpp) read it, with the rising sequences
+  // of each permutation beside them.
+  bool stream_tests = true;
+  std::vector<int> lags{1};
   ReferenceLaw law = ReferenceLaw::uniform;
   std::shared_ptr<const ExactDistribution> given;  // ReferenceLaw::given
   // Bytes the audit may hold: the workers' tallies, the running totals held
@@ -54,6 +61,7 @@ struct AuditPlan {
   Job job;                         // with its tallies chosen
   RunOptions run;                  // memory_cap: what the workers' tallies may use
   std::vector<std::string> notes;  // what was left out and why, for the report
+  std::optional<StreamTestOptions> stream{};  // records read as a stream: the tests and their memory
 };
 
 // Checks the request and chooses the tallies; throws UsageError (with
@@ -69,7 +77,12 @@ std::shared_ptr<const ExactDistribution> reference_law(const AuditRequest& reque
                                                        const std::function<bool()>& stop = {});
 
 // Looks at the records read so far, after 2^10, 2^11, .. records, as
-// PractRand reports by length.
+// PractRand reports by length. Look j (j = 1 at 2^10 records) is graded
+// at the audit's thresholds divided by j (j + 1): over any number of looks
+// the chance that a fair stream is flagged at one of them stays within the
+// thresholds (the sum of 1/(j(j+1)) is below 1).
+std::uint64_t look_records(int look);
+Thresholds look_thresholds(const Thresholds& audit, int look);
 struct RecordLooks {
   bool enabled = false;
   bool stop_on_fail = false;  // end the read at the first look that FAILs
@@ -82,7 +95,8 @@ struct RecordLooks {
 // still report it.
 class RecordAuditor {
  public:
-  RecordAuditor(const Job& job, const AuditOptions& audit, RecordLooks looks);
+  RecordAuditor(const Job& job, const AuditOptions& audit, RecordLooks looks,
+                const std::optional<StreamTestOptions>& stream = std::nullopt);
   RecordAuditor(const RecordAuditor&) = delete;  // its counter holds its tally
   RecordAuditor& operator=(const RecordAuditor&) = delete;
   // Reads `source` to its end (or a look's stop, or `stop()` between
@@ -94,11 +108,19 @@ class RecordAuditor {
   // The job with its trials the records counted, and their tallies.
   Job job() const;
   RunResult result();
+  // The records as a stream, brought up to date; null without stream
+  // tests. For AuditOptions::stream.
+  std::shared_ptr<const StreamTally> stream();
 
  private:
   // Each record's items through count_dealt; false stops the read.
   RecordBatch count_items(const std::function<bool()>& stop);
-  bool count_batch(std::size_t batch, const std::function<void(std::size_t)>& one);
+  template <class Range>
+  bool count_batch(std::size_t batch, Range&& range);
+  // Records by their ranks alone (ranked_): their other kinds are made from
+  // the ranks when the tally is read.
+  void count_ranks(const std::uint64_t* ranks, std::size_t records);
+  void bring_up_to_date();
 
   Job job_;
   AuditOptions audit_;
@@ -106,7 +128,10 @@ class RecordAuditor {
   Tally tally_;
   TallyCounter counter_;
   TrialJob trial_job_;
+  std::shared_ptr<StreamTally> stream_;
+  bool ranked_;
   std::uint64_t counted_ = 0, next_look_ = 1024;
+  int look_ = 1;
 };
 
 }  // namespace melange

@@ -17,7 +17,8 @@ namespace melange::cuda {
 // The algorithms and bounded methods the device code has kernels for. A job
 // outside them (a new algorithm or method not yet written for the GPU) is not
 // supported, so the engine runs it on the CPU with its usual note instead of
-// launching nothing.
+// launching nothing. So is a job that tallies a kind a GPU thread does not
+// count (tallies.hpp: DeviceTallyDefinitions).
 inline constexpr Algorithm kDeviceAlgorithms[] = {Algorithm::fisher_yates, Algorithm::naive_swap,
                                                   Algorithm::sattolo, Algorithm::partial,
                                                   Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort};
@@ -28,7 +29,7 @@ inline bool job_has_kernel(const Job& job) {
   bool algorithm = false, method = false;
   for (Algorithm a : kDeviceAlgorithms) algorithm = algorithm || a == job.algorithm;
   for (Method m : kDeviceMethods) method = method || m == job.spec.method;
-  return algorithm && method && job.n >= 1 && job.n <= kMaxDeviceItems;
+  return algorithm && method && job.n >= 1 && job.n <= kMaxDeviceItems && device_kinds_only(job.tallies);
 }
 
 struct Launch {

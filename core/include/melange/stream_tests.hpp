@@ -1,0 +1,130 @@
+// Tests of records as a stream (DESIGN.md section 6): the records in the
+// order the shuffler made them, where every other test judges each record
+// alone. A shuffler with few seeds repeats itself; one reseeded from a
+// clock or a counter, or one that reshuffles the previous deck, makes
+// records that depend on the records before them.
+//
+// StreamTally sees the records one after another and keeps, in bounded
+// memory:
+// - for each lag L, the records relabeled by the record L before them
+//   (record t's item x becomes the position of x in record t - L: for whole
+//   permutations tau_t = sigma_{t-L}^-1 sigma_t, read as items by position).
+//   For independent uniform records the relabeled records are again
+//   independent and uniform, so the ordinary tallies of one record test
+//   them with their ordinary laws: the position matrix (the lag's
+//   transition matrix), the fixed points (its trace), the rising sequences,
+//   the ranks for n <= 8; for deals the item x slot matrix and the hand
+//   overlap (a deal's items are relabeled 0..k-1, the rest k..n-1 in item
+//   order);
+// - the repeats: how many records equal an earlier one, from exact ranks
+//   where 64 bits hold them, else from 128-bit fingerprints (a Philox
+//   chain over the items), within a memory budget;
+// - for n <= 5 the serial pairs: the table of consecutive records' ranks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "melange/job.hpp"
+#include "melange/trial.hpp"
+
+namespace melange {
+
+// Relabeled records keep a rank histogram up to this many orders.
+inline constexpr std::uint64_t kMaxLagRankBins = 40320;  // 8!
+// Serial pairs are tallied up to this n (5!^2 = 14,400 cells).
+inline constexpr int kMaxSerialPairItems = 5;
+// Lags a stream may ask for, and their largest value.
+inline constexpr int kMaxLags = 8;
+inline constexpr int kMaxLag = 1 << 16;
+
+struct StreamTestOptions {
+  std::vector<int> lags{1};          // each 1..kMaxLag, at most kMaxLags of them
+  std::uint64_t repeat_bytes = 0;    // memory for the repeats' keys; 0: no repeats test
+  bool hands = false;                // deals compared as hands (order ignored) for repeats
+};
+
+// Throws UsageError (Param::lags) for lags out of range or repeated.
+void validate_stream_options(Shape s, const StreamTestOptions& o);
+
+// The records a lag has relabeled and their tallies.
+struct LagTally {
+  int lag = 1;
+  Job job;      // its shape, its kinds and (as trials) the relabeled records
+  Tally tally;
+};
+
+// Repeated records. `covered` records were compared, the first ones of the
+// stream: past the memory budget later records are not.
+struct RepeatCount {
+  std::uint64_t covered = 0;
+  std::uint64_t repeats = 0;    // covered records equal to an earlier one: covered - distinct
+  bool exact = false;           // keys are exact ranks, not fingerprints
+  bool capped = false;          // the budget stopped the comparison
+  double log_outcomes = 0;      // ln of the number of possible records (n!, n!/(n-k)!, C(n,k))
+};
+
+// Consecutive records' ranks, n <= kMaxSerialPairItems: pairs[a * N + b]
+// counts record t - 1 of rank a followed by record t of rank b; the first
+// and last ranks close the cycle when the test reads them.
+struct SerialPairs {
+  std::uint64_t orders = 0;  // N = n!
+  std::vector<std::uint64_t> pairs;
+  std::uint64_t first = 0, last = 0;
+};
+
+class StreamTally {
+ public:
+  StreamTally(Shape shape, const StreamTestOptions& options);
+  ~StreamTally();
+  StreamTally(const StreamTally&) = delete;
+  StreamTally& operator=(const StreamTally&) = delete;
+
+  // The next record: k items (n for a permutation), valid.
+  void add(const std::uint16_t* record);
+  // Whole permutations of n <= kMaxDerivedItems are counted by rank
+  // (ranked()): the next record given as its Lehmer rank. A relabeled
+  // record's rank is a table lookup, and its other tallies follow from the
+  // ranks when flushed (derive_from_ranks).
+  bool ranked() const { return ranked_; }
+  void add_ranks(const std::uint64_t* ranks, std::size_t records);
+  // Brings the tallies up to date (before they are read).
+  void flush();
+
+  std::uint64_t records() const { return records_; }
+  Shape shape() const { return shape_; }
+  const std::vector<LagTally>& lags() const { return lags_; }
+  const RepeatCount& repeats() const;
+  bool has_repeats() const { return repeats_ != nullptr; }
+  const SerialPairs* serial_pairs() const { return serial_ ? &*serial_ : nullptr; }
+
+ private:
+  class Repeats;
+  void make_compose_table();
+  // The ring slot of the record `lag` records back (lag <= max_lag_), and
+  // the step to the next slot: no division a record.
+  std::size_t ring_back(int lag) const {
+    const auto l = static_cast<std::size_t>(lag);
+    return ring_ >= l ? ring_ - l : ring_ + static_cast<std::size_t>(max_lag_) - l;
+  }
+  void advance_ring() { ring_ = ring_ + 1 == static_cast<std::size_t>(max_lag_) ? 0 : ring_ + 1; }
+  void relabel(const std::uint16_t* before, const std::uint16_t* record, std::uint16_t* out);
+
+  Shape shape_;
+  std::uint64_t records_ = 0;
+  std::vector<LagTally> lags_;
+  std::vector<std::unique_ptr<TallyCounter>> counters_;
+  std::vector<std::uint16_t> history_;  // the last max-lag records, a ring
+  int max_lag_ = 0;
+  std::size_t ring_ = 0;  // the slot of the next record
+  std::vector<std::uint16_t> label_, relabeled_;
+  bool ranked_ = false;
+  std::uint64_t orders_ = 0;                // n! when ranked
+  std::vector<std::uint16_t> compose_;      // ranked: [a n! + b] is the rank of b relabeled by a
+  std::vector<std::uint64_t> rank_history_; // ranked: the last max-lag ranks, a ring
+  std::unique_ptr<Repeats> repeats_;
+  std::unique_ptr<SerialPairs> serial_;
+};
+
+}  // namespace melange

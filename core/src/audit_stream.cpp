@@ -1,0 +1,247 @@
+#include "audit_stream.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "melange/deal.hpp"
+
+namespace melange::internal {
+namespace {
+
+constexpr double kLn2 = 0.69314718055994530942;
+// Below this many records per possible record, repeats are rare events
+// (Poisson); above, the count of distinct records is normal.
+constexpr double kSparseRecords = 1e-4;
+// Under the normal law, the count of distinct records needs this variance
+// to tell a shuffler from a fair one: with fewer, nearly every possible
+// record has been seen, whoever made them.
+constexpr double kMinDistinctVariance = 25;
+
+std::string general_text(double x, int digits = 3) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*g", digits, x);
+  return text;
+}
+
+std::string count_text(std::uint64_t x) {
+  std::string digits = std::to_string(x), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// "2^38"
+std::string power_of_two(double log2_value) { return "2^" + std::to_string(static_cast<long long>(std::floor(log2_value))); }
+
+TestResult named(TestResult t, std::string name, std::string key, std::string title) {
+  t.name = std::move(name);
+  t.key = std::move(key);
+  t.title = std::move(title);
+  return t;
+}
+
+// The lag's relabeled records through the ordinary tests, under uniform,
+// and the fixed points (the transition matrix's trace).
+void add_lag_tests(AuditReport& report, const LagTally& lag, const AuditOptions& options) {
+  const std::string prefix = "lag " + std::to_string(lag.lag);
+  const std::string key_prefix = "lag" + std::to_string(lag.lag) + "_";
+  if (lag.tally.trials == 0) return;
+  AuditOptions uniform = options;
+  uniform.model = nullptr;
+  uniform.stream = nullptr;
+  const AuditReport sub = analyze(lag.job, lag.tally, uniform);
+  for (const std::string& note : sub.notes)
+    if (note.find("too uniform") == std::string::npos) report.notes.push_back(prefix + " " + note);
+  const Shape s = shape_of(lag.job);
+  const std::string lag_words = "lag-" + std::to_string(lag.lag) + " relabeled ";
+  for (TallyKind kind : kAllTallyKinds) {
+    const std::optional<TestResult>& t = sub.test(kind);
+    if (!t) continue;
+    const std::string title = kind == TallyKind::ranks       ? (s.whole() ? "rank" : "deal")
+                              : kind == TallyKind::positions ? (s.whole() ? "position" : "slot")
+                                                             : std::string(row_of(kind).test_title);
+    report.extra_tests.push_back(
+        named(*t, prefix + " " + t->name, key_prefix + t->name, lag_words + title + " test"));
+  }
+  for (const TestResult& t : sub.extra_tests)
+    report.extra_tests.push_back(named(t, prefix + " " + t.name, key_prefix + t.key, lag_words + t.title));
+  // Fixed points: slots whose item is the one at that slot L records
+  // before. Per record mean k/n and variance k/n - k/n^2 + k(k-1)/(n^2(n-1))
+  // (1 and 1 for a whole permutation).
+  const TallyCounts& c = lag.tally[TallyKind::positions];
+  std::uint64_t fixed = 0;
+  for (int p = 0; p < s.k; ++p) fixed += c.at(p, p);
+  const double n = s.n, k = s.k, m = static_cast<double>(lag.tally.trials);
+  const double mean = k / n, variance = k / n - k / (n * n) + (n > 1 ? k * (k - 1) / (n * n * (n - 1)) : 0);
+  if (variance <= 0) return;
+  TestResult t{prefix + " fixed points", z_test((static_cast<double>(fixed) - m * mean) / std::sqrt(m * variance),
+                                                Tail::both)};
+  t.key = key_prefix + "fixed_points";
+  t.title = "lag-" + std::to_string(lag.lag) + " fixed points (items at the slot they held " +
+            std::to_string(lag.lag) + (lag.lag == 1 ? " record" : " records") + " before)";
+  t.statistic = "z";
+  t.plain = count_text(fixed) + " against " + general_text(m * mean, 6) + " expected";
+  report.extra_tests.push_back(std::move(t));
+}
+
+std::string record_noun(Shape s, bool plural) {
+  return std::string(s.whole() ? "order" : "deal") + (plural ? "s" : "");
+}
+
+// Repeats: D = covered - distinct. Rare (Poisson with mean C(m,2)/N, or
+// C(m,2) sum p^2 under a model) while records are few beside the possible
+// ones; else the count of distinct records, normal with
+// E = N(1 - a), Var = N^2(b - a^2) + N(a - b), a = (1 - 1/N)^m, b = (1 - 2/N)^m.
+void add_repeats_test(AuditReport& report, const StreamTally& stream, const AuditOptions& options) {
+  const RepeatCount& r = stream.repeats();
+  const Shape s = stream.shape();
+  if (r.covered < 2) return;
+  const double m = static_cast<double>(r.covered), d = static_cast<double>(r.repeats);
+  // ln N: the possible records, or under a model the reciprocal of the
+  // chance that two records agree.
+  double log_n = r.log_outcomes;
+  if (options.model) {
+    double collide = 0;
+    for (double p : options.model->probabilities()) collide += p * p;
+    log_n = -std::log(collide);
+  }
+  const double log_pairs = std::log(m) + std::log(m - 1) - kLn2;
+  const bool sparse = std::log(m) - log_n < std::log(kSparseRecords);
+  const std::string noun = record_noun(s, true);
+  double expected_repeats = 0;
+  TestResult t;
+  t.name = "repeats";
+  t.key = "repeats";
+  t.statistic = "repeats";
+  if (sparse) {
+    expected_repeats = std::exp(log_pairs - log_n);
+    t.fit = poisson_test(r.repeats, log_pairs - log_n);
+    t.title = "repeats (" + count_text(r.repeats) + " among " + count_text(r.covered) + " " + noun +
+              ", Poisson mean " + general_text(std::exp(log_pairs - log_n)) + ")";
+  } else if (options.model) {
+    report.notes.push_back("repeats test not run: under a model it is made for records few beside the likely " +
+                           noun + " (about " + general_text(std::exp(log_n)) + "), and " + count_text(r.covered) +
+                           " are not");
+    return;
+  } else {
+    const double big_n = std::exp(log_n);
+    const double a = std::exp(m * std::log1p(-1 / big_n)), b = std::exp(m * std::log1p(-2 / big_n));
+    const double mean = big_n * (1 - a), variance = big_n * big_n * (b - a * a) + big_n * (a - b);
+    if (!(variance >= kMinDistinctVariance)) {
+      report.notes.push_back("repeats test not run: " + count_text(r.covered) + " records among " +
+                             general_text(big_n) + " possible " + noun +
+                             " see nearly every one, whoever made them");
+      return;
+    }
+    const double distinct = m - d;
+    expected_repeats = m - mean;
+    // Too few distinct records is too many repeats: the upper tail of D.
+    t.fit = z_test((mean - distinct) / std::sqrt(variance), Tail::upper);
+    t.fit.p_lower = 1 - t.fit.p_value;
+    t.fit.log10_mode = -0.5 * std::log10(2 * M_PI * variance);  // the likeliest count's mass
+    t.statistic = "z";
+    t.title = "repeats (" + count_text(r.covered - r.repeats) + " distinct among " + count_text(r.covered) + " " +
+              noun + ", " + general_text(mean, 7) + " expected)";
+  }
+  // What the audit rules out. A shuffler with S seeds repeats among m
+  // records with probability 1 - exp(-C(m,2)/S), at least 99% once
+  // S <= m^2 / (2 ln 100).
+  const double log2_ruled_out = (2 * std::log(m) - std::log(2 * std::log(100.0))) / kLn2;
+  if (r.repeats == 0) {
+    t.plain = "no repeated " + record_noun(s, false) + " among " + count_text(r.covered) +
+              ": rules out a shuffler with " + power_of_two(log2_ruled_out) + " or fewer seeds (99%)";
+  } else {
+    const double log2_seeds = (log_pairs - std::log(d)) / kLn2;
+    t.plain = count_text(r.repeats) + " repeated " + record_noun(s, r.repeats != 1) + " among " +
+              count_text(r.covered) + "; a fair shuffler expects " +
+              general_text(expected_repeats) +
+              (log2_seeds < log_n / kLn2 - 1 ? "; the shuffler behaves as if it had about " + power_of_two(log2_seeds) +
+                                                   " seeds"
+                                             : "");
+  }
+  if (r.capped)
+    report.notes.push_back("repeats test covers the first " + count_text(r.covered) +
+                           " records: the memory cap holds no more of their keys");
+  report.extra_tests.push_back(std::move(t));
+}
+
+// Serial pairs, n <= 5: Good's nabla psi^2 = psi^2_2 - psi^2_1 over the
+// cyclic overlapping pairs of consecutive ranks, chi-square on N^2 - N df,
+// against the uniform law or the model's p_i p_j.
+void add_serial_test(AuditReport& report, const StreamTally& stream, const AuditOptions& options) {
+  const SerialPairs* serial = stream.serial_pairs();
+  if (!serial || stream.records() < 2) return;
+  const std::uint64_t n_orders = serial->orders;
+  const double m = static_cast<double>(stream.records());
+  std::vector<double> p(n_orders, 1.0 / static_cast<double>(n_orders));
+  if (options.model) p = options.model->probabilities();
+  std::vector<double> singles(n_orders, 0);
+  double min_expected = INFINITY;
+  for (std::uint64_t a = 0; a < n_orders; ++a)
+    for (std::uint64_t b = 0; b < n_orders; ++b) {
+      const double o = static_cast<double>(serial->pairs[a * n_orders + b]) +
+                       (a == serial->last && b == serial->first ? 1 : 0);
+      singles[a] += o;
+      if (p[a] * p[b] > 0) min_expected = std::min(min_expected, m * p[a] * p[b]);
+    }
+  if (min_expected < kMinExpectedPerBin) {
+    report.notes.push_back("serial pair test skipped: " + general_text(min_expected, 4) +
+                           " expected per pair of orders, below " + std::to_string(int(kMinExpectedPerBin)) +
+                           " (needs about " + count_text(static_cast<std::uint64_t>(std::ceil(m * kMinExpectedPerBin / min_expected))) +
+                           " records)");
+    return;
+  }
+  double psi2 = 0, psi1 = 0;
+  std::uint64_t impossible = 0;
+  for (std::uint64_t a = 0; a < n_orders; ++a) {
+    const double e1 = m * p[a];
+    if (e1 > 0) psi1 += (singles[a] - e1) * (singles[a] - e1) / e1;
+    for (std::uint64_t b = 0; b < n_orders; ++b) {
+      const double o = static_cast<double>(serial->pairs[a * n_orders + b]) +
+                       (a == serial->last && b == serial->first ? 1 : 0);
+      const double e = m * p[a] * p[b];
+      if (e > 0) psi2 += (o - e) * (o - e) / e;
+      else impossible += o > 0;
+    }
+  }
+  std::uint64_t possible = 0;
+  for (double q : p) possible += q > 0;
+  const double df = static_cast<double>(possible) * static_cast<double>(possible - 1);
+  if (df <= 0) return;
+  GoodnessOfFit g;
+  g.statistic = impossible ? INFINITY : psi2 - psi1;
+  g.df = df;
+  g.p_value = chi2_upper(g.statistic, df);
+  g.p_lower = chi2_lower(g.statistic, df);
+  g.log10_p = log10_chi2_upper(g.statistic, df);
+  g.critical = chi2_critical(df, options.alpha);
+  g.g_statistic = g.g_p_value = NAN;
+  g.min_expected = min_expected;
+  g.log10_mode = -INFINITY;  // a sum over many cells: its lattice is fine
+  TestResult t{"serial pairs", g};
+  t.key = "serial_pairs";
+  t.title = "serial pair test (Good's nabla psi^2, " + count_text(n_orders * n_orders) + " pairs of orders)";
+  t.statistic = "chi2";
+  report.extra_tests.push_back(std::move(t));
+}
+
+}  // namespace
+
+void add_stream_tests(AuditReport& report, const StreamTally& stream, const AuditOptions& options) {
+  if (stream.has_repeats()) add_repeats_test(report, stream, options);
+  add_serial_test(report, stream, options);
+  for (const LagTally& lag : stream.lags()) {
+    if (options.model) {
+      report.notes.push_back("lag " + std::to_string(lag.lag) +
+                             " tests n/a under a model: their law needs consecutive records independent and "
+                             "uniform, which a model of one record does not give");
+      continue;
+    }
+    add_lag_tests(report, lag, options);
+  }
+}
+
+}  // namespace melange::internal

@@ -1,0 +1,89 @@
+#include "melange/laws.hpp"
+
+#include <algorithm>
+#include <boost/multiprecision/cpp_int.hpp>
+#include <utility>
+
+namespace melange {
+
+using boost::multiprecision::cpp_int;
+
+namespace {
+
+// A(n, r) for r = 0..n-1, and n! beside them.
+std::pair<std::vector<cpp_int>, cpp_int> eulerian_numbers(int n) {
+  // A(m, r) = (r + 1) A(m - 1, r) + (m - r) A(m - 1, r - 1), one row kept,
+  // updated from its top entry down so that A(m - 1, r - 1) is still the
+  // old row's when A(m, r) is made.
+  std::vector<cpp_int> a(static_cast<std::size_t>(n), 0);
+  a[0] = 1;
+  cpp_int total = 1;  // m!
+  for (int m = 2; m <= n; ++m) {
+    for (int r = m - 1; r >= 1; --r) a[r] = (r + 1) * a[r] + (m - r) * a[r - 1];
+    total *= m;
+  }
+  return {std::move(a), std::move(total)};
+}
+
+// a / b, both shifted right together until b fits a double's range.
+double ratio(const cpp_int& a, const cpp_int& b) {
+  const auto bits = static_cast<long long>(msb(b));
+  const auto shift = static_cast<unsigned>(std::max(0LL, bits - 1000));
+  return static_cast<double>(a >> shift) / static_cast<double>(b >> shift);
+}
+
+}  // namespace
+
+std::vector<Rational> eulerian_law(int n) {
+  const auto [a, total] = eulerian_numbers(n);
+  std::vector<Rational> law;
+  law.reserve(a.size());
+  for (const cpp_int& count : a) law.emplace_back(count, total);
+  return law;
+}
+
+std::vector<double> eulerian_probabilities(int n) {
+  const auto [a, total] = eulerian_numbers(n);
+  std::vector<double> p;
+  p.reserve(a.size());
+  for (const cpp_int& count : a) p.push_back(ratio(count, total));
+  return p;
+}
+
+std::vector<Rational> hand_overlap_law(int n, int k) {
+  auto choose = [](int m, int r) {
+    cpp_int c = 1;
+    if (r < 0 || r > m) return cpp_int(0);
+    for (int i = 1; i <= r; ++i) c = c * (m - r + i) / i;
+    return c;
+  };
+  const cpp_int hands = choose(n, k);
+  std::vector<Rational> law;
+  for (int x = 0; x <= k; ++x) law.emplace_back(choose(k, x) * choose(n - k, k - x), hands);
+  return law;
+}
+
+Moments moments_of(const std::vector<double>& law) {
+  Moments m;
+  double total = 0;
+  for (std::size_t x = 0; x < law.size(); ++x) {
+    total += law[x];
+    m.mean += static_cast<double>(x) * law[x];
+  }
+  m.mean /= total;
+  for (std::size_t x = 0; x < law.size(); ++x) {
+    const double d = static_cast<double>(x) - m.mean;
+    m.variance += d * d * law[x];
+  }
+  m.variance /= total;
+  return m;
+}
+
+std::vector<double> to_doubles(const std::vector<Rational>& law) {
+  std::vector<double> p;
+  p.reserve(law.size());
+  for (const Rational& q : law) p.push_back(static_cast<double>(q));
+  return p;
+}
+
+}  // namespace melange

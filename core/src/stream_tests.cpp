@@ -1,0 +1,323 @@
+#include "melange/stream_tests.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "melange/deal.hpp"
+#include "melange/error.hpp"
+#include "melange/philox.hpp"
+#include "melange/rank.hpp"
+
+namespace melange {
+namespace {
+
+// Keys of at most this many possible records live in a bitmap (16 MB).
+constexpr std::uint64_t kMaxBitmapOutcomes = std::uint64_t{1} << 27;
+constexpr std::uint64_t kFirstTableSlots = std::uint64_t{1} << 12;
+constexpr std::uint64_t kFibonacci = 0x9E3779B97F4A7C15ull;
+
+Job lag_job(Shape s) {
+  Job job;
+  job.algorithm = s.whole() ? Algorithm::fisher_yates : Algorithm::partial;
+  job.n = s.n;
+  job.k = s.whole() ? 0 : s.k;
+  job.trials = 0;
+  job.tallies = TallySet{TallyKind::positions};
+  if (s.whole() && s.n >= 2) job.tallies.set(TallyKind::rises);
+  if (!s.whole()) job.tallies.set(TallyKind::overlaps);
+  const std::uint64_t orders = s.whole() ? (s.n <= kMaxRankItems ? factorial(s.n) : 0) : deal_count(s.n, s.k);
+  if (orders != 0 && orders <= kMaxLagRankBins) job.tallies.set(TallyKind::ranks);
+  return job;
+}
+
+double log_outcomes(Shape s, bool hands) {
+  const double n = s.n, k = s.k;
+  if (s.whole()) return std::lgamma(n + 1);
+  if (hands) return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1);
+  return std::lgamma(n + 1) - std::lgamma(n - k + 1);
+}
+
+}  // namespace
+
+void validate_stream_options(Shape s, const StreamTestOptions& o) {
+  if (o.lags.size() > static_cast<std::size_t>(kMaxLags))
+    throw UsageError(Param::lags, "{lags} takes at most " + std::to_string(kMaxLags) + " lags, got " +
+                                      std::to_string(o.lags.size()));
+  for (std::size_t i = 0; i < o.lags.size(); ++i) {
+    const int lag = o.lags[i];
+    if (lag < 1 || lag > kMaxLag)
+      throw UsageError(Param::lags, "{lags} must be between 1 and " + std::to_string(kMaxLag) + ", got " +
+                                        std::to_string(lag));
+    if (std::find(o.lags.begin(), o.lags.begin() + static_cast<std::ptrdiff_t>(i), lag) !=
+        o.lags.begin() + static_cast<std::ptrdiff_t>(i))
+      throw UsageError(Param::lags, "{lags} names lag " + std::to_string(lag) + " twice");
+  }
+  if (s.n > kMaxPositionItems)
+    throw UsageError(Param::n, "stream tests relabel records of up to {n} = " + std::to_string(kMaxPositionItems) +
+                                   " items, got n = " + std::to_string(s.n));
+}
+
+// The records seen so far, by key: an exact rank where 64 bits hold every
+// record (a bitmap when there are few), else a 128-bit fingerprint. Two
+// distinct records share a fingerprint with probability 2^-128: among 2^40
+// records, about 2^-49 for any pair at all.
+class StreamTally::Repeats {
+ public:
+  Repeats(Shape s, bool hands, std::uint64_t budget) : shape_(s), hands_(hands && !s.whole()), budget_(budget) {
+    count.log_outcomes = log_outcomes(s, hands_);
+    outcomes_ = s.whole() ? (s.n <= kMaxRankItems ? factorial(s.n) : 0)
+                          : (hands_ ? hand_count(s.n, s.k) : deal_count(s.n, s.k));
+    count.exact = outcomes_ != 0;
+    if (count.exact && outcomes_ <= kMaxBitmapOutcomes && (outcomes_ + 63) / 64 * 8 <= budget_) {
+      bitmap_.assign((outcomes_ + 63) / 64, 0);
+    } else if (kFirstTableSlots * sizeof(Key) <= budget_) {
+      table_.assign(kFirstTableSlots, Key{});
+    } else {
+      count.capped = true;
+    }
+    if (hands_) sorted_.resize(static_cast<std::size_t>(s.k));
+  }
+
+  void add(const std::uint16_t* record) {
+    if (count.capped) return;
+    if (!bitmap_.empty()) return add_exact(exact_key(record));
+    if (used_ + 1 > table_.size() / 2 && !grow()) {
+      count.capped = true;
+      return;
+    }
+    const Key key = count.exact ? Key{exact_key(record) + 1, 0} : fingerprint(record);
+    ++count.covered;
+    if (insert(key)) ++used_;
+    else ++count.repeats;
+  }
+
+  // A record by its exact key (its rank), when the keys fit a bitmap.
+  void add_exact(std::uint64_t r) {
+    std::uint64_t& word = bitmap_[r >> 6];
+    const std::uint64_t bit = std::uint64_t{1} << (r & 63);
+    count.repeats += (word & bit) != 0;
+    word |= bit;
+    ++count.covered;
+  }
+  bool bitmap() const { return !bitmap_.empty(); }
+  // Many at once: once every possible record has been seen, each one more
+  // is a repeat, and the bitmap need not be read.
+  void add_exact(const std::uint64_t* keys, std::size_t records) {
+    for (std::size_t r = 0; r < records; ++r) {
+      if (count.covered - count.repeats == outcomes_) {
+        count.covered += records - r;
+        count.repeats += records - r;
+        return;
+      }
+      add_exact(keys[r]);
+    }
+  }
+
+  RepeatCount count;
+
+ private:
+  struct Key {
+    std::uint64_t hi = 0, lo = 0;  // (0, 0): an empty slot
+    bool empty() const { return hi == 0 && lo == 0; }
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+
+  const std::uint16_t* as_hand(const std::uint16_t* record) {
+    std::copy(record, record + shape_.k, sorted_.begin());
+    std::sort(sorted_.begin(), sorted_.end());
+    return sorted_.data();
+  }
+
+  std::uint64_t exact_key(const std::uint16_t* record) {
+    if (shape_.whole()) return lehmer_rank(record, shape_.n);
+    if (hands_) return hand_rank_sorted(as_hand(record), shape_.k);
+    return deal_rank(record, shape_.n, shape_.k);
+  }
+
+  // Philox4x32-10 as a chained cipher over the items, eight 16-bit items a
+  // block, keyed by the shape: a fixed-length CBC-MAC, a pseudo-random
+  // function of the record whose outputs collide as random 128-bit values do.
+  Key fingerprint(const std::uint16_t* record) {
+    const std::uint16_t* items = hands_ ? as_hand(record) : record;
+    const PhiloxKey key{{static_cast<std::uint32_t>(shape_.n), static_cast<std::uint32_t>(shape_.k)}};
+    PhiloxCounter state{{0, 0, 0, 0}};
+    for (int i = 0; i < shape_.k; i += 8) {
+      for (int w = 0; w < 4; ++w) {
+        const int a = i + 2 * w, b = a + 1;
+        const std::uint32_t lo = a < shape_.k ? items[a] : 0xFFFFu, hi = b < shape_.k ? items[b] : 0xFFFFu;
+        state.v[w] ^= lo | (hi << 16);
+      }
+      state = philox4x32_10(state, key);
+    }
+    Key k{(std::uint64_t{state.v[0]} << 32) | state.v[1], (std::uint64_t{state.v[2]} << 32) | state.v[3]};
+    if (k.empty()) k.lo = 1;  // the one value that marks an empty slot, met with probability 2^-128
+    return k;
+  }
+
+  std::uint64_t slot_of(const Key& k) const {
+    const auto shift = static_cast<unsigned>(64 - std::countr_zero(table_.size()));
+    return ((k.hi ^ (k.lo * kFibonacci)) * kFibonacci) >> shift;
+  }
+
+  // True when the key was not there yet.
+  bool insert(const Key& key) {
+    const std::uint64_t mask = table_.size() - 1;
+    for (std::uint64_t i = slot_of(key);; i = (i + 1) & mask) {
+      if (table_[i].empty()) {
+        table_[i] = key;
+        return true;
+      }
+      if (table_[i] == key) return false;
+    }
+  }
+
+  // Doubles the table, if the budget allows it.
+  bool grow() {
+    if (table_.size() * 2 * sizeof(Key) > budget_) return false;
+    std::vector<Key> old(table_.size() * 2);
+    old.swap(table_);
+    for (const Key& k : old)
+      if (!k.empty()) insert(k);
+    return true;
+  }
+
+  Shape shape_;
+  bool hands_;
+  std::uint64_t budget_;
+  std::uint64_t outcomes_ = 0;
+  std::vector<std::uint64_t> bitmap_;
+  std::vector<Key> table_;
+  std::uint64_t used_ = 0;
+  std::vector<std::uint16_t> sorted_;
+};
+
+StreamTally::StreamTally(Shape shape, const StreamTestOptions& options)
+    : shape_(Shape{shape.n, shape.k}) {
+  validate_stream_options(shape_, options);
+  for (int lag : options.lags) {
+    LagTally l;
+    l.lag = lag;
+    l.job = lag_job(shape_);
+    l.tally = Tally::for_job(l.job);
+    lags_.push_back(std::move(l));
+    max_lag_ = std::max(max_lag_, lag);
+  }
+  // Counters hold references into lags_, which no longer moves.
+  for (LagTally& l : lags_) counters_.push_back(std::make_unique<TallyCounter>(l.tally));
+  history_.resize(static_cast<std::size_t>(max_lag_) * static_cast<std::size_t>(shape_.k));
+  label_.resize(static_cast<std::size_t>(shape_.n));
+  relabeled_.resize(static_cast<std::size_t>(shape_.k));
+  if (options.repeat_bytes > 0) repeats_ = std::make_unique<Repeats>(shape_, options.hands, options.repeat_bytes);
+  ranked_ = shape_.whole() && shape_.n <= kMaxDerivedItems && (!repeats_ || repeats_->bitmap());
+  if (ranked_) make_compose_table();
+  if (shape_.whole() && shape_.n >= 2 && shape_.n <= kMaxSerialPairItems) {
+    serial_ = std::make_unique<SerialPairs>();
+    serial_->orders = factorial(shape_.n);
+    serial_->pairs.assign(serial_->orders * serial_->orders, 0);
+  }
+}
+
+StreamTally::~StreamTally() = default;
+
+const RepeatCount& StreamTally::repeats() const { return repeats_->count; }
+
+void StreamTally::relabel(const std::uint16_t* before, const std::uint16_t* record, std::uint16_t* out) {
+  // The item at slot p of the record before becomes p; for deals the items
+  // it did not deal follow, k.. in item order.
+  const auto n = static_cast<std::uint16_t>(shape_.n);
+  if (!shape_.whole()) std::fill(label_.begin(), label_.end(), n);
+  for (int p = 0; p < shape_.k; ++p) label_[before[p]] = static_cast<std::uint16_t>(p);
+  if (!shape_.whole()) {
+    auto next = static_cast<std::uint16_t>(shape_.k);
+    for (std::uint16_t& l : label_)
+      if (l == n) l = next++;
+  }
+  for (int q = 0; q < shape_.k; ++q) out[q] = label_[record[q]];
+}
+
+void StreamTally::make_compose_table() {
+  orders_ = factorial(shape_.n);
+  compose_.resize(orders_ * orders_);
+  rank_history_.resize(static_cast<std::size_t>(max_lag_));
+  std::vector<std::uint16_t> before(label_.size()), record(label_.size()), out(label_.size());
+  for (std::uint64_t a = 0; a < orders_; ++a) {
+    const std::vector<int> pa = lehmer_unrank(a, shape_.n);
+    std::copy(pa.begin(), pa.end(), before.begin());
+    for (std::uint64_t b = 0; b < orders_; ++b) {
+      const std::vector<int> pb = lehmer_unrank(b, shape_.n);
+      std::copy(pb.begin(), pb.end(), record.begin());
+      relabel(before.data(), record.data(), out.data());
+      compose_[a * orders_ + b] = static_cast<std::uint16_t>(lehmer_rank(out.data(), shape_.n));
+    }
+  }
+}
+
+void StreamTally::add_ranks(const std::uint64_t* ranks, std::size_t records) {
+  // Lag by lag over the batch: the history ring is read before it is
+  // written, a lag's records back from each record of the batch.
+  const auto ring = static_cast<std::uint64_t>(max_lag_);
+  for (LagTally& l : lags_) {
+    const auto lag = static_cast<std::uint64_t>(l.lag);
+    std::uint64_t* counts = l.tally[TallyKind::ranks].counts().data();
+    std::size_t r = records_ >= lag ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(records, lag - records_));
+    for (; r < records; ++r) {
+      const std::uint64_t before = r >= lag ? ranks[r - lag] : rank_history_[(ring_ + ring - lag + r) % ring];
+      ++counts[compose_[before * orders_ + ranks[r]]];
+    }
+    const std::uint64_t first_counted = records_ >= lag ? 0 : std::min<std::uint64_t>(records, lag - records_);
+    l.job.trials += records - first_counted;
+  }
+  for (std::size_t r = records > ring ? records - ring : 0; r < records; ++r) {
+    rank_history_[(ring_ + r) % ring] = ranks[r];
+  }
+  if (max_lag_ > 0) ring_ = static_cast<std::size_t>((ring_ + records) % ring);
+  if (repeats_ && !repeats_->count.capped) repeats_->add_exact(ranks, records);
+  if (serial_ && records > 0) {
+    std::uint64_t last = serial_->last;
+    std::size_t r = 0;
+    if (records_ == 0) serial_->first = last = ranks[r++];
+    for (; r < records; ++r) {
+      ++serial_->pairs[last * serial_->orders + ranks[r]];
+      last = ranks[r];
+    }
+    serial_->last = last;
+  }
+  records_ += records;
+}
+
+void StreamTally::add(const std::uint16_t* record) {
+  if (ranked_) {
+    const std::uint64_t rank = lehmer_rank(record, shape_.n);
+    return add_ranks(&rank, 1);
+  }
+  const auto k = static_cast<std::size_t>(shape_.k);
+  for (std::size_t i = 0; i < lags_.size(); ++i) {
+    if (records_ < static_cast<std::uint64_t>(lags_[i].lag)) continue;
+    relabel(history_.data() + ring_back(lags_[i].lag) * k, record, relabeled_.data());
+    count_dealt(trial_job(lags_[i].job), relabeled_.data(), *counters_[i]);
+    ++lags_[i].job.trials;
+  }
+  if (max_lag_ > 0) {
+    std::copy(record, record + k, history_.begin() + static_cast<std::ptrdiff_t>(ring_ * k));
+    advance_ring();
+  }
+  if (repeats_) repeats_->add(record);
+  if (serial_) {
+    const std::uint64_t r = lehmer_rank(record, shape_.n);
+    if (records_ == 0) serial_->first = r;
+    else ++serial_->pairs[serial_->last * serial_->orders + r];
+    serial_->last = r;
+  }
+  ++records_;
+}
+
+void StreamTally::flush() {
+  for (std::size_t i = 0; i < lags_.size(); ++i) {
+    counters_[i]->flush();
+    lags_[i].tally.trials = lags_[i].job.trials;
+    if (ranked_) derive_from_ranks(lags_[i].tally, shape_, lags_[i].job.tallies);
+  }
+}
+
+}  // namespace melange

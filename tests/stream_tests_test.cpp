@@ -1,0 +1,331 @@
+// The stream tests (stream_tests.hpp): the exact laws they test against,
+// what they count on streams whose answer is known by construction, that
+// the count does not depend on how the records are cut into batches, and
+// their calibration on fair streams (p-values uniform, Kolmogorov-Smirnov
+// at 1e-6, as calibration_test does for the one-record tests).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "melange/audit.hpp"
+#include "melange/audit_plan.hpp"
+#include "melange/error.hpp"
+#include "melange/laws.hpp"
+#include "melange/rank.hpp"
+#include "melange/serve.hpp"
+#include "melange/stream_tests.hpp"
+
+namespace melange {
+namespace {
+
+constexpr double kNeverFlakes = 1e-6;
+
+// ---- Laws ------------------------------------------------------------------
+
+TEST(StreamLaws, EulerianNumbersOfFourItems) {
+  const std::vector<Rational> law = eulerian_law(4);
+  ASSERT_EQ(law.size(), 4u);
+  EXPECT_EQ(law[0], Rational(1, 24));
+  EXPECT_EQ(law[1], Rational(11, 24));
+  EXPECT_EQ(law[2], Rational(11, 24));
+  EXPECT_EQ(law[3], Rational(1, 24));
+}
+
+TEST(StreamLaws, EulerianLawSumsToOneWithItsMoments) {
+  for (int n : {2, 3, 7, 52, 200}) {
+    const std::vector<Rational> law = eulerian_law(n);
+    Rational total = 0, mean = 0, square = 0;
+    for (std::size_t r = 0; r < law.size(); ++r) {
+      total += law[r];
+      mean += law[r] * static_cast<long long>(r);
+      square += law[r] * static_cast<long long>(r * r);
+    }
+    EXPECT_EQ(total, 1) << n;
+    // R - 1 has mean (n - 1)/2 and variance (n + 1)/12.
+    EXPECT_EQ(mean, Rational(n - 1, 2)) << n;
+    EXPECT_EQ(square - mean * mean, Rational(n + 1, 12)) << n;
+  }
+}
+
+TEST(StreamLaws, EulerianProbabilitiesAreTheRationalsRounded) {
+  for (int n : {4, 52, 171, 300}) {
+    const std::vector<Rational> exact = eulerian_law(n);
+    const std::vector<double> p = eulerian_probabilities(n);
+    for (std::size_t r = 0; r < p.size(); ++r)
+      EXPECT_NEAR(p[r], static_cast<double>(exact[r]), 1e-15 * static_cast<double>(exact[r]) + 1e-300) << n << " " << r;
+  }
+  const Moments m = moments_of(eulerian_probabilities(1024));
+  EXPECT_NEAR(m.mean, 1023.0 / 2, 1e-9);
+  EXPECT_NEAR(m.variance, 1025.0 / 12, 1e-9);
+}
+
+TEST(StreamLaws, HandOverlapIsHypergeometric) {
+  for (auto [n, k] : {std::pair{52, 5}, std::pair{7, 3}, std::pair{10, 9}}) {
+    const std::vector<Rational> law = hand_overlap_law(n, k);
+    Rational total = 0, mean = 0, square = 0;
+    for (std::size_t x = 0; x < law.size(); ++x) {
+      total += law[x];
+      mean += law[x] * static_cast<long long>(x);
+      square += law[x] * static_cast<long long>(x * x);
+    }
+    EXPECT_EQ(total, 1);
+    EXPECT_EQ(mean, Rational(k * k, n));
+    EXPECT_EQ(square - mean * mean, Rational(k * k * (n - k) * (n - k), n * n * (n - 1)));
+  }
+}
+
+// R by its definition: 1 + the items c whose successor lies to their left.
+std::uint64_t rising_sequences(const std::vector<std::uint16_t>& p) {
+  std::vector<int> where(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) where[p[i]] = static_cast<int>(i);
+  std::uint64_t r = 1;
+  for (std::size_t c = 0; c + 1 < p.size(); ++c) r += where[c + 1] < where[c];
+  return r;
+}
+
+struct BinCounter {
+  std::uint64_t bin = 0;
+  void add(TallyKind, std::uint64_t b) { bin = b; }
+};
+
+TEST(StreamLaws, RiseTallyCountsRisingSequences) {
+  std::mt19937_64 rng(7);
+  for (int n : {1, 2, 5, 63, 64, 65, 300, 1024}) {
+    std::vector<std::uint16_t> p(static_cast<std::size_t>(n));
+    for (int trial = 0; trial < 20; ++trial) {
+      std::iota(p.begin(), p.end(), std::uint16_t{0});
+      std::shuffle(p.begin(), p.end(), rng);
+      BinCounter c;
+      RiseTally::count(p, Shape{n, n}, c);
+      EXPECT_EQ(c.bin + 1, rising_sequences(p)) << "n " << n;
+    }
+  }
+  // Every order of 5: the histogram of R is the Eulerian numbers.
+  std::vector<std::uint64_t> h(5, 0);
+  for (std::uint64_t r = 0; r < 120; ++r) {
+    const std::vector<int> q = lehmer_unrank(r, 5);
+    BinCounter c;
+    RiseTally::count(q, Shape{5, 5}, c);
+    ++h[c.bin];
+  }
+  EXPECT_EQ(h, (std::vector<std::uint64_t>{1, 26, 66, 26, 1}));
+}
+
+// ---- What a stream counts ----------------------------------------------------
+
+std::vector<std::uint16_t> fair_records(int n, int k, std::uint64_t records, std::uint64_t seed) {
+  Job job;
+  job.algorithm = k < n ? Algorithm::partial : Algorithm::fisher_yates;
+  job.n = n;
+  job.k = k < n ? k : 0;
+  job.seed = seed;
+  job.trials = records;
+  std::vector<std::uint16_t> out(records * static_cast<std::uint64_t>(k));
+  fill_records(job, out);
+  return out;
+}
+
+StreamTestOptions with_repeats(std::vector<int> lags = {1}) {
+  StreamTestOptions o;
+  o.lags = std::move(lags);
+  o.repeat_bytes = std::uint64_t{1} << 26;
+  return o;
+}
+
+TEST(StreamTally, TheSameRecordAgainIsTheIdentityRelabeled) {
+  StreamTally s(Shape{6, 6}, with_repeats());
+  const std::vector<std::uint16_t> r{3, 1, 4, 0, 5, 2};
+  for (int t = 0; t < 10; ++t) s.add(r.data());
+  s.flush();
+  const LagTally& lag = s.lags()[0];
+  EXPECT_EQ(lag.tally.trials, 9u);
+  for (int p = 0; p < 6; ++p) EXPECT_EQ(lag.tally[TallyKind::positions].at(p, p), 9u);
+  EXPECT_EQ(lag.tally[TallyKind::ranks].counts()[0], 9u);  // the identity
+  EXPECT_EQ(s.repeats().covered, 10u);
+  EXPECT_EQ(s.repeats().repeats, 9u);
+  EXPECT_TRUE(s.repeats().exact);
+}
+
+TEST(StreamTally, RelabelingReadsRecordTAgainstRecordTMinusLag) {
+  // sigma_{t-1} = (2 0 1), sigma_t = (0 1 2): the items at positions 0, 1,
+  // 2 of the record before are now at positions 2, 0, 1.
+  StreamTally s(Shape{3, 3}, StreamTestOptions{{1}, 0, false});
+  const std::vector<std::uint16_t> a{2, 0, 1}, b{0, 1, 2};
+  s.add(a.data());
+  s.add(b.data());
+  s.flush();
+  const TallyCounts& c = s.lags()[0].tally[TallyKind::positions];
+  EXPECT_EQ(c.at(0, 2), 1u);
+  EXPECT_EQ(c.at(1, 0), 1u);
+  EXPECT_EQ(c.at(2, 1), 1u);
+}
+
+TEST(StreamTally, DealsRelabelTheHandBeforeAsTheFirstItems) {
+  // Deal (5 2) then (2 9) of 10: the deal before labels 5 as 0 and 2 as 1,
+  // the items it left as 2.. in item order (0 1 3 4 6 7 8 9), so item 9 is
+  // label 9 and the second deal reads (1 9): one card shared.
+  StreamTally s(Shape{10, 2}, StreamTestOptions{{1}, 0, false});
+  const std::vector<std::uint16_t> a{5, 2}, b{2, 9};
+  s.add(a.data());
+  s.add(b.data());
+  s.flush();
+  const Tally& t = s.lags()[0].tally;
+  EXPECT_EQ(t[TallyKind::positions].at(1, 0), 1u);  // label 1 (item 2) at slot 0
+  EXPECT_EQ(t[TallyKind::positions].at(9, 1), 1u);  // item 9: the 8th undealt item, label 2 + 7
+  EXPECT_EQ(t[TallyKind::overlaps].counts()[1], 1u);  // one card shared
+}
+
+TEST(StreamTally, RepeatsByEveryKindOfKey) {
+  // n 6: a bitmap of ranks; n 12: ranks in a table (12! is past the
+  // bitmap); n 30: fingerprints; 52/5 as hands: colex ranks of sorted hands.
+  for (int n : {6, 12, 30}) {
+    const std::vector<std::uint16_t> fair = fair_records(n, n, 300, 11);
+    StreamTally s(Shape{n, n}, with_repeats());
+    for (int t = 0; t < 300; ++t) s.add(fair.data() + t * n);
+    for (int t = 0; t < 50; ++t) s.add(fair.data() + (t * 7 % 300) * n);  // 50 records seen before
+    std::set<std::vector<std::uint16_t>> distinct;
+    for (int t = 0; t < 300; ++t) distinct.emplace(fair.begin() + t * n, fair.begin() + (t + 1) * n);
+    const RepeatCount& r = s.repeats();
+    EXPECT_EQ(r.covered, 350u) << n;
+    EXPECT_EQ(r.repeats, 350u - distinct.size()) << n;
+    EXPECT_EQ(r.exact, n <= 20) << n;
+  }
+  StreamTestOptions hands = with_repeats();
+  hands.hands = true;
+  StreamTally s(Shape{52, 5}, hands);
+  const std::vector<std::uint16_t> a{1, 2, 3, 4, 5}, b{5, 4, 3, 2, 1}, c{5, 4, 3, 2, 0};
+  s.add(a.data());
+  s.add(b.data());
+  s.add(c.data());
+  EXPECT_EQ(s.repeats().repeats, 1u);
+}
+
+TEST(StreamTally, RepeatsPastTheBudgetCoverTheFirstRecords) {
+  StreamTestOptions o;
+  o.lags = {};
+  o.repeat_bytes = 16 * 8192;  // a table of 8,192 keys, half of them used before it must grow
+  const std::vector<std::uint16_t> fair = fair_records(30, 30, 10000, 3);
+  StreamTally s(Shape{30, 30}, o);
+  for (int t = 0; t < 10000; ++t) s.add(fair.data() + t * 30);
+  EXPECT_TRUE(s.repeats().capped);
+  EXPECT_EQ(s.repeats().covered, 4096u);
+  EXPECT_EQ(s.repeats().repeats, 0u);
+}
+
+TEST(StreamTally, LagsAreChecked) {
+  for (const std::vector<int>& lags : {std::vector<int>{0}, std::vector<int>{1, 1}, std::vector<int>{kMaxLag + 1},
+                                       std::vector<int>(kMaxLags + 1, 1)}) {
+    try {
+      StreamTally s(Shape{4, 4}, StreamTestOptions{lags, 0, false});
+      ADD_FAILURE() << "lags accepted";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(e.param(), Param::lags) << e.what();
+    }
+  }
+}
+
+// An audit of records in memory, as audit_records makes it.
+AuditReport audit_records_of(const std::vector<std::uint16_t>& items, int n, int k, std::size_t block_bytes,
+                             const RecordLooks& looks = {}) {
+  AuditRequest r;
+  r.job.n = n;
+  r.job.k = k < n ? k : 0;
+  r.records = true;
+  r.position = n > 8;
+  const AuditPlan plan = plan_audit(r);
+  RecordAuditor auditor(plan.job, AuditOptions{}, looks, plan.stream);
+  RecordOptions o;
+  o.n = n;
+  o.k = k < n ? k : 0;
+  o.block_bytes = block_bytes;
+  const RecordArray array{items.data(), items.size() / static_cast<std::size_t>(k), k, 2, false};
+  auditor.read(array, o);
+  AuditOptions a;
+  const auto stream = auditor.stream();
+  a.stream = stream.get();
+  return analyze(auditor.job(), auditor.result().tally, a);
+}
+
+TEST(StreamTally, BatchesDoNotChangeWhatIsCounted) {
+  const std::vector<std::uint16_t> items = fair_records(5, 5, 5000, 9);
+  const AuditReport whole = audit_records_of(items, 5, 5, std::size_t{1} << 20);
+  for (std::size_t block : {std::size_t{10}, std::size_t{64}, std::size_t{999}}) {
+    const AuditReport cut = audit_records_of(items, 5, 5, block);
+    ASSERT_EQ(cut.extra_tests.size(), whole.extra_tests.size());
+    for (std::size_t i = 0; i < cut.extra_tests.size(); ++i) {
+      EXPECT_EQ(cut.extra_tests[i].name, whole.extra_tests[i].name);
+      EXPECT_EQ(cut.extra_tests[i].fit.statistic, whole.extra_tests[i].fit.statistic) << cut.extra_tests[i].name;
+    }
+  }
+}
+
+TEST(StreamTally, AFairStreamPassesEveryStreamTest) {
+  const std::vector<std::uint16_t> items = fair_records(5, 5, 100000, 1);
+  const AuditReport r = audit_records_of(items, 5, 5, std::size_t{1} << 20);
+  std::vector<std::string> names;
+  for (const TestResult& t : r.extra_tests) names.push_back(t.name);
+  for (const char* expected : {"rises mean", "serial pairs", "lag 1 rank", "lag 1 position", "lag 1 rises",
+                               "lag 1 rises mean", "lag 1 fixed points"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+  for (const TestResult* t : r.tests())
+    EXPECT_EQ(t->verdict, Verdict::pass) << t->name << ": statistic " << t->fit.statistic << ", p " << t->fit.p_value
+                                         << ", Holm p " << t->p_holm;
+}
+
+// ---- Calibration -------------------------------------------------------------
+
+double ks_p_uniform(std::vector<double> p) {
+  std::sort(p.begin(), p.end());
+  const double n = static_cast<double>(p.size());
+  double d = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) d = std::max({d, (i + 1) / n - p[i], p[i] - i / n});
+  const double lambda = (std::sqrt(n) + 0.12 + 0.11 / std::sqrt(n)) * d;
+  double q = 0;
+  for (int k = 1; k <= 100; ++k) q += (k % 2 ? 2 : -2) * std::exp(-2.0 * k * k * lambda * lambda);
+  return std::clamp(q, 0.0, 1.0);
+}
+
+// Each stream test's p over 300 fair streams of `records` records.
+void expect_calibrated(int n, int k, std::uint64_t records, const std::vector<std::string>& names) {
+  std::vector<std::vector<double>> p(names.size());
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const AuditReport r = audit_records_of(fair_records(n, k, records, seed), n, k, std::size_t{1} << 20);
+    for (std::size_t i = 0; i < names.size(); ++i)
+      for (const TestResult& t : r.extra_tests)
+        if (t.name == names[i]) p[i].push_back(t.fit.p_value);
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    ASSERT_EQ(p[i].size(), 300u) << names[i];
+    const double ks = ks_p_uniform(p[i]);
+    std::printf("%s, n %d k %d, %llu records: KS p %.3g\n", names[i].c_str(), n, k,
+                static_cast<unsigned long long>(records), ks);
+    EXPECT_GE(ks, kNeverFlakes) << names[i];
+  }
+}
+
+TEST(StreamCalibration, PermutationsOfFive) {
+  expect_calibrated(5, 5, 2000, {"rises mean", "lag 1 position", "lag 1 fixed points", "lag 1 rises",
+                                 "lag 1 rises mean", "lag 1 rank"});
+}
+
+TEST(StreamCalibration, SerialPairsAndRepeatsOfSmallDecks) {
+  expect_calibrated(4, 4, 3000, {"serial pairs"});
+  expect_calibrated(7, 7, 3000, {"repeats"});
+}
+
+TEST(StreamCalibration, DecksOfFiftyTwo) {
+  expect_calibrated(52, 52, 600, {"rises mean", "lag 1 position", "lag 1 fixed points", "lag 1 rises mean"});
+}
+
+TEST(StreamCalibration, Deals) {
+  expect_calibrated(7, 3, 2000, {"lag 1 slot", "lag 1 overlap", "lag 1 overlap mean", "lag 1 fixed points"});
+}
+
+}  // namespace
+}  // namespace melange

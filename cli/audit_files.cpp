@@ -1,6 +1,10 @@
 #include "audit_files.hpp"
 
 #include "melange/error.hpp"
+#include "melange/report/exact.hpp"
+#include "melange/report/json.hpp"
+#include <filesystem>
+#include <fstream>
 
 namespace melange::cli {
 namespace {
@@ -45,6 +49,23 @@ void write_audit_files(Outputs& outputs, const DeclaredAuditFiles& d, const Audi
   if (!d.position_csv.empty()) audit_position_csv(view, outputs.open(d.position_csv));
   if (!d.category_csv.empty()) audit_category_csv(view, outputs.open(d.category_csv));
   if (!d.page.empty()) outputs.write(d.page, audit_html(view));
+}
+
+// Reads a model written by `melange exact --json`; any fault is the caller's.
+std::unique_ptr<ExactDistribution> read_model(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw UsageError("--model '" + path + "' is not a file; give 'exact' or a file written by "
+                     "'melange exact --json'");
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read --model file '" + path + "'");
+  Json j;
+  try {
+    j = Json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError("--model file '" + path + "' is not JSON; write it with 'melange exact --json'");
+  }
+  return std::make_unique<ExactDistribution>(exact_from_json(j));
 }
 
 }  // namespace melange::cli

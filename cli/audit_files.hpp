@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "artifacts.hpp"
@@ -33,5 +34,8 @@ DeclaredAuditFiles declare_audit_files(Outputs& outputs, const AuditFiles& files
 
 // Writes them (standard output's text is the caller's).
 void write_audit_files(Outputs& outputs, const DeclaredAuditFiles& files, const AuditView& view);
+
+// Reads a model written by `melange exact --json`; any fault is the caller's.
+std::unique_ptr<ExactDistribution> read_model(const std::string& path);
 
 }  // namespace melange::cli

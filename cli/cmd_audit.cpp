@@ -121,23 +121,6 @@ class InputFile {
 };
 
 
-// Reads a model written by `melange exact --json`; any fault is the caller's.
-std::unique_ptr<ExactDistribution> read_model(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw UsageError("--model '" + path + "' is not a file; give 'exact' or a file written by "
-                     "'melange exact --json'");
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read --model file '" + path + "'");
-  Json j;
-  try {
-    j = Json::parse(in);
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError("--model file '" + path + "' is not JSON; write it with 'melange exact --json'");
-  }
-  return std::make_unique<ExactDistribution>(exact_from_json(j));
-}
-
 // The checkpoint to resume from, checked against the job; its tallies must
 // fit `cap` bytes.
 Checkpoint read_resume(const std::string& path, const Job& job, std::uint64_t cap) {
@@ -417,6 +400,7 @@ int run_audit(const AuditArgs& a, Team& team) {
   const RunResult& run = counted.run;
   audit.stream = counted.stream.get();
   AuditReport report = analyze(done, run.tally, audit);
+  report.model = a.model;
   report.notes.insert(report.notes.begin(), plan.notes.begin(), plan.notes.end());
 
   const AuditView view{done, run, report, model.get(), a.model, source};

@@ -3,6 +3,8 @@
 // section 8; report::merge_results does the merging). This is how a job
 // array without MPI splits an audit.
 #include <algorithm>
+#include <charconv>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -14,6 +16,8 @@
 #include "melange/report/format.hpp"
 #include "job_args.hpp"
 #include "melange/audit.hpp"
+#include "melange/audit_plan.hpp"
+#include "melange/exact.hpp"
 #include "melange/checkpoint.hpp"
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
@@ -34,7 +38,46 @@ struct MergeArgs {
   double weak = kDefaultWeak, fail = kDefaultFail, alpha = kDefaultAlpha;
   bool fail_on_bias = false;
   std::string memory_cap = std::to_string(kDefaultMemoryCap);
+  std::string model;  // "" : the one the pieces name
 };
+
+// The pieces' law: the one they name, or --model where they name none (a
+// checkpoint does not); --model must agree with a law they name.
+std::string merged_model(const MergeArgs& a, const MergePlan& plan) {
+  if (!a.model.empty() && plan.model && *plan.model != a.model)
+    throw UsageError("--model " + a.model + " is not the law the results were tested against (" +
+                     (plan.model->empty() ? std::string("uniform") : *plan.model) +
+                     "): leave out --model, or merge results of an audit against it");
+  return a.model.empty() ? plan.model.value_or("") : a.model;
+}
+
+// The weights as the rationals their shortest decimals spell (the form
+// the audit's document wrote them in).
+std::vector<Rational> weight_rationals(const Job& job) {
+  std::vector<Rational> w;
+  for (double x : job.weights) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, x).ptr;
+    w.push_back(decimal_rational(std::string(text, end)));
+  }
+  return w;
+}
+
+// The law named by `model` for the merged job, as `audit` builds it; a
+// model file that is gone is refused by name.
+std::shared_ptr<const ExactDistribution> merged_law(const std::string& model, const Job& job) {
+  if (model.empty()) return nullptr;
+  AuditRequest request;
+  request.job = job;
+  request.law = model == "exact"           ? ReferenceLaw::exact
+                : model == "plackett-luce" ? ReferenceLaw::plackett_luce
+                                           : ReferenceLaw::given;
+  if (request.law == ReferenceLaw::given) request.given = read_model(model);
+  if (request.law == ReferenceLaw::exact) check_exact_law(job.algorithm);
+  AuditPlan plan;
+  plan.job = job;
+  return reference_law(request, plan, weight_rationals(job));
+}
 
 int run_merge(const MergeArgs& a) {
   if (!(a.fail > 0 && a.fail <= a.weak && a.weak < 0.5))
@@ -43,20 +86,28 @@ int run_merge(const MergeArgs& a) {
   const std::uint64_t cap = parse_count(a.memory_cap, "--memory-cap", ~std::uint64_t{0});
   const std::uint64_t reserve = output_reserve(cap);
   const MergePlan plan = plan_merge(a.files, cap - reserve);
+  merged_model(a, plan);  // a --model that disagrees is refused before the counts are read
   Outputs outputs;
   const DeclaredAuditFiles files = declare_audit_files(outputs, a.out, plan.job);
   const MergedResult merged = merge(plan);
   const Job& job = merged.job;
   const RunResult& run = merged.run;
 
+  const std::string model = merged_model(a, plan);
+  const std::shared_ptr<const ExactDistribution> law = merged_law(model, plan.job);
   AuditOptions audit;
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
+  audit.model = law.get();
   AuditReport report = analyze(job, run.tally, audit);
+  report.model = model;
   report.notes.insert(report.notes.begin(), merged.left_out.begin(), merged.left_out.end());
-  const AuditView view{job, run, report, nullptr, "", nullptr};
+  if (!plan.model && model.empty())
+    report.notes.push_back("tested against uniform: checkpoints do not record a model; merge with --model to "
+                           "test against one");
+  const AuditView view{job, run, report, law.get(), model, nullptr};
   write_audit_files(outputs, files, view);
-  if (a.out.json != "-") std::cout << audit_text(job, run, report, nullptr);
+  if (a.out.json != "-") std::cout << audit_text(job, run, report, law.get());
   outputs.commit();
   return a.fail_on_bias && report.verdict == Verdict::fail ? kExitBiased : 0;
 }
@@ -75,6 +126,10 @@ void add_merge_command(CLI::App& app, Action& action) {
   cmd->add_option("--svg", a->out.svg, "write the charts to FILE");
   cmd->add_option("--csv", a->out.csv, "write the tables to FILE (parts beside it, as audit does)");
   cmd->add_option("--report", a->out.report_dir, "write a self-contained HTML report to DIR/index.html");
+  cmd->add_option("--model", a->model,
+                  "the law to test the merged counts against, where the results do not name one "
+                  "(checkpoints): 'exact', 'plackett-luce' or a FILE from 'melange exact --json'; by default "
+                  "the one the audits' JSON names");
   cmd->add_option("--weak", a->weak, "p below this (or above 1 - it) is WEAK")->capture_default_str();
   cmd->add_option("--fail", a->fail, "p below this (or above 1 - it) is FAIL")->capture_default_str();
   cmd->add_option("--alpha", a->alpha, "level of the printed critical values")->capture_default_str();

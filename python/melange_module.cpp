@@ -309,12 +309,14 @@ struct AuditResult {
 };
 
 AuditResult finish_audit(const AuditPlan& plan, const Job& job, RunResult run, const ExactDistribution* model,
-                         const report::InputInfo* input, const StreamTally* stream = nullptr) {
+                         const std::optional<std::string>& model_name, const report::InputInfo* input,
+                         const StreamTally* stream = nullptr) {
   AuditOptions o;
   o.model = model;
   o.stream = stream;
   AuditResult r{job, std::move(run), {}, {}};
   r.report = analyze(job, r.run.tally, o);
+  r.report.model = model_name.value_or("");
   r.report.notes.insert(r.report.notes.begin(), plan.notes.begin(), plan.notes.end());
   r.json = report::audit_json_text(r.job, r.run, r.report, input);
   return r;
@@ -404,7 +406,7 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
   }, static_cast<std::size_t>(data.size()) <= kShortCallItems);
   const report::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid};
   const std::shared_ptr<const StreamTally> stream = auditor.stream();
-  return finish_audit(plan, auditor.job(), auditor.result(), law.get(), &input, stream.get());
+  return finish_audit(plan, auditor.job(), auditor.result(), law.get(), model, &input, stream.get());
 }
 
 // An audit of a built-in shuffle, planned as `melange audit` plans it.
@@ -428,7 +430,7 @@ AuditResult audit_builtin(const std::string& algo, int n, const py::object& tria
     o.cancelled = stop;
     return melange::run(job, o);
   }, job.trials <= kShortCallItems / static_cast<std::uint64_t>(job.n));
-  return finish_audit(plan, job, std::move(run), law.get(), nullptr);
+  return finish_audit(plan, job, std::move(run), law.get(), model, nullptr);
 }
 
 // A shuffle's exact law, as `melange exact` gives it.

@@ -204,6 +204,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
   if (!run.note.empty()) j["backend_note"] = run.note;
   if (!run.threads_note.empty()) j["threads_note"] = run.threads_note;
   j["reference"] = report.reference;
+  j["model"] = report.model.empty() ? Json(nullptr) : Json(report.model);
   if (!input) {
     j["words_consumed"] = run.tally.words;
     j["mean_words"] = report.mean_words;

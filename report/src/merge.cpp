@@ -106,6 +106,17 @@ MergePiece piece_from_json(const std::string& path, const Json& j, const Seen& s
   p.words = whole_at(j, "words_consumed", kMax, path);
   p.draws = whole_at(j, "draws", kMax, path);
   p.backend = j.value("backend", "");
+  // Documents from before the field was written were all audits whose
+  // "reference" says uniform or not; an unnamed model cannot be re-applied.
+  if (j.contains("model")) {
+    if (j["model"].is_null()) p.model = "";
+    else if (j["model"].is_string()) p.model = j["model"].get<std::string>();
+    else throw refuse("has a \"model\" that is neither null nor a string");
+  } else if (j.value("reference", "uniform") == "uniform") {
+    p.model = "";
+  } else {
+    throw refuse("was tested against a model it does not name (an older melange): merge it with --model");
+  }
   p.threads = j.contains("threads") ? static_cast<int>(whole_at(j, "threads", INT_MAX, path)) : 1;
   // Why a histogram was left out is the audit's choice (its memory cap),
   // not the tallies': it carries over as the audit wrote it.
@@ -323,6 +334,16 @@ std::vector<MergePiece> read_plan(const std::vector<std::string>& files) {
 
 }  // namespace
 
+namespace {
+
+std::string law_words(const std::string& model) {
+  if (model.empty()) return "uniform";
+  if (model == "exact" || model == "plackett-luce") return "--model " + model;
+  return "the model file " + in_quotes(model);
+}
+
+}  // namespace
+
 MergePlan plan_merge(const std::vector<std::string>& paths, std::uint64_t memory_cap) {
   if (paths.empty()) throw UsageError("nothing to merge: give the results to merge");
   MergePlan plan;
@@ -330,6 +351,16 @@ MergePlan plan_merge(const std::vector<std::string>& paths, std::uint64_t memory
   plan.memory_cap = memory_cap;
   plan.job = plan.pieces.front().job;
   for (std::size_t i = 1; i < plan.pieces.size(); ++i) plan.job.trials += plan.pieces[i].job.trials;
+  const MergePiece* named = nullptr;
+  for (const MergePiece& p : plan.pieces) {
+    if (!p.model) continue;
+    if (named && *named->model != *p.model)
+      throw UsageError(in_quotes(p.path) + " was tested against " + law_words(*p.model) + " but " +
+                       in_quotes(named->path) + " against " + law_words(*named->model) +
+                       ": merge results of one audit, with one reference");
+    named = &p;
+  }
+  if (named) plan.model = named->model;
   // The merged tally, and each later piece's as it is read: two tallies at
   // most, whatever the number of pieces; checked before either is made.
   const std::uint64_t one = tally_bytes(plan.job);

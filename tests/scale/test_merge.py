@@ -39,6 +39,39 @@ def test_a_checkpoint_is_a_piece_too(tmp_path):
     assert_same_result(merged, whole)
 
 
+def test_merge_keeps_the_model_the_pieces_were_tested_against(tmp_path):
+    job = ["--n", "6", "--algo", "naive-swap", "--model", "exact"]
+    whole = tmp_path / "whole.json"
+    run(CLI, *audit_args([*job, "--trials", "400000"], whole))
+    a = piece(tmp_path, job, 0, 250000, "a.json")
+    b = piece(tmp_path, job, 250000, 150000, "b.json")
+    merged = tmp_path / "merged.json"
+    run(CLI, "merge", a, b, "--json", merged)
+    assert_same_result(merged, whole)
+    doc = json.loads(merged.read_text())
+    # Against uniform the naive swap would FAIL by far (p about 1e-6294 at this size).
+    assert doc["model"] == "exact" and doc["reference"] == "exact model" and doc["stats"]["verdict"] != "FAIL"
+    # Checkpoints name no model: --model gives it, and must agree with the pieces that name one.
+    ckpt = tmp_path / "b.ckpt"
+    run(CLI, "audit", *job, "--first", "250000", "--trials", "150000", "--quiet", "--checkpoint", ckpt)
+    from_ckpt = tmp_path / "from_ckpt.json"
+    run(CLI, "merge", a, ckpt, "--json", from_ckpt)
+    assert_same_result(from_ckpt, whole)
+    alone = run(CLI, "merge", ckpt, "--model", "exact", "--json", "-")
+    assert json.loads(alone.stdout)["model"] == "exact"
+    uniform = piece(tmp_path, ["--n", "6", "--algo", "naive-swap"], 250000, 150000, "uniform.json")
+    for args, words in [((a, uniform), ["uniform.json", "a.json", "--model exact"]),
+                        ((a, b, "--model", "plackett-luce"), ["--model plackett-luce", "exact"])]:
+        p = run(CLI, "merge", *args, check=False)
+        assert p.returncode == 2 and all(w in p.stderr for w in words), p.stderr
+    model = tmp_path / "naive6.json"
+    run(CLI, "exact", "--algo", "naive-swap", "--n", "6", "--json", model)
+    c = piece(tmp_path, ["--n", "6", "--algo", "naive-swap", "--model", str(model)], 0, 100000, "c.json")
+    model.unlink()
+    p = run(CLI, "merge", c, check=False)
+    assert p.returncode == 2 and "naive6.json" in p.stderr, p.stderr
+
+
 def test_merge_refuses_overlaps_gaps_and_other_jobs(tmp_path):
     job = ["--n", "5"]
     a = piece(tmp_path, job, 0, 1000, "a.json")

@@ -49,6 +49,10 @@ struct TestResult {
 
 struct AuditReport {
   std::string reference;                  // "uniform" or "exact model"
+  // The law's source as the caller named it, for documents that must name
+  // it again (`merge` re-applies it): "" for uniform, "exact",
+  // "plackett-luce", or a model file's path. Set by the front end.
+  std::string model{};
   double alpha = kDefaultAlpha;           // level of the critical values
   std::optional<RankSummary> summary;     // when a rank histogram was made
   std::optional<TestResult> rank;         // when made and the expected counts allow it

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct MergePiece {
   std::string backend;
   int threads = 1;
   std::vector<std::string> left_out;  // the audit's notes on tallies it left out
+  // The law it was tested against (AuditReport::model: "" uniform), or
+  // nullopt where the piece does not say (a checkpoint).
+  std::optional<std::string> model;
   // The small labelled kinds' counts (JsonCounts::labelled), read with the job.
   std::array<std::vector<std::uint64_t>, kTallyKinds> labelled;
   std::uint64_t file_bytes = 0;
@@ -40,6 +44,9 @@ struct MergePlan {
   Job job;
   std::vector<MergePiece> pieces;
   std::uint64_t memory_cap = 0;
+  // The law the pieces that name one agree on; nullopt where none does.
+  // Pieces that name different laws are refused.
+  std::optional<std::string> model;
 };
 
 struct MergedResult {

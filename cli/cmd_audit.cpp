@@ -59,6 +59,7 @@ struct AuditArgs {
   bool hands = false;
   std::vector<int> lags{1};
   bool no_stream_tests = false;
+  bool serial = false;
   std::vector<std::string> job_flags_given;  // flags of a built-in job that were set
 };
 
@@ -206,6 +207,7 @@ AuditRequest audit_request(const AuditArgs& a, bool from_input, const Team& team
   r.hands = a.hands;
   r.rank = !a.no_rank;
   r.stream_tests = !a.no_stream_tests;
+  r.serial = a.serial;
   r.lags = a.lags;
   r.law = a.model.empty()             ? ReferenceLaw::uniform
           : a.model == "exact"        ? ReferenceLaw::exact
@@ -466,6 +468,9 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
                   "comma-separated, 1.." + std::to_string(kMaxLag))
       ->delimiter(',')
       ->capture_default_str();
+  cmd->add_flag("--serial", a->serial,
+                "audit the trials as a stream: trial t against trial t - 1 (relabeled transition matrix, fixed "
+                "points, rising sequences, serial pairs for n <= 5), on the reference path");
   cmd->add_flag("--no-stream-tests", a->no_stream_tests,
                 "records: judge each record alone (no repeats, lags, serial pairs or rising sequences)");
   cmd->add_flag("--progressive", a->progressive,

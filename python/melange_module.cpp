@@ -413,13 +413,14 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
 AuditResult audit_builtin(const std::string& algo, int n, const py::object& trials_arg, std::optional<int> k,
                           const std::vector<double>& weights, std::optional<std::uint64_t> seed, std::uint64_t first,
                           const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
-                          bool position, bool hands, const std::optional<std::string>& model) {
+                          bool position, bool hands, const std::optional<std::string>& model, bool serial) {
   AuditRequest request;
   request.job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
                        seed, first, method, bits);
   request.job.trials = count_of(trials_arg, "trials").value_or(0);
   request.position = position;
   request.hands = hands;
+  request.serial = serial;
   request.law = law_of(model);
   request.run = options_of(threads, backend);
   const AuditPlan plan = plan_audit(request);
@@ -569,18 +570,19 @@ void add_audits(py::module_& m) {
       [](const std::string& algo, int n, const py::object& trials_arg, std::optional<int> k,
          const std::vector<double>& weights, std::optional<std::uint64_t> seed, std::uint64_t first,
          const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
-         bool position, bool hands, const std::optional<std::string>& model) {
+         bool position, bool hands, const std::optional<std::string>& model, bool serial) {
         return guarded("trials", [&] {
           return audit_builtin(algo, n, trials_arg, k, weights, seed, first, method, bits, threads, backend, position,
-                               hands, model);
+                               hands, model, serial);
         });
       },
       py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("trials") = 1'000'000,
       py::arg("k") = py::none(), py::arg("weights") = std::vector<double>{}, py::arg("seed") = py::none(),
       py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("position") = false, py::arg("hands") = false,
-      py::arg("model") = py::none(),
-      "Run a built-in shuffle `trials` times and test the tallies (as `melange audit`).");
+      py::arg("model") = py::none(), py::arg("serial") = false,
+      "Run a built-in shuffle `trials` times and test the tallies (as `melange audit`); with serial, also as a "
+      "stream, each trial against the one before it (as `melange audit --serial`).");
 
   m.def(
       "audit_records",

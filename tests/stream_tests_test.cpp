@@ -15,6 +15,7 @@
 
 #include "melange/audit.hpp"
 #include "melange/audit_plan.hpp"
+#include "melange/engine.hpp"
 #include "melange/error.hpp"
 #include "melange/laws.hpp"
 #include "melange/rank.hpp"
@@ -276,6 +277,77 @@ TEST(StreamTally, AFairStreamPassesEveryStreamTest) {
   for (const TestResult* t : r.tests())
     EXPECT_EQ(t->verdict, Verdict::pass) << t->name << ": statistic " << t->fit.statistic << ", p " << t->fit.p_value
                                          << ", Holm p " << t->p_holm;
+}
+
+// A built-in job's serial kinds pair trial t with trial t - 1: the stream
+// of trials first - 1 .. first + m - 1 read as records gives the same
+// relabeled tallies, its first record serving only as the one before.
+TEST(SerialKinds, AreTheStreamOfTheTrialsBeforeAndIn) {
+  for (auto [n, k, first] : {std::tuple{5, 5, std::uint64_t{0}}, std::tuple{9, 9, std::uint64_t{77}},
+                             std::tuple{12, 4, std::uint64_t{5}}}) {
+    Job job;
+    job.algorithm = k < n ? Algorithm::partial : Algorithm::fisher_yates;
+    job.n = n;
+    job.k = k < n ? k : 0;
+    job.seed = 99;
+    job.first = first;
+    job.trials = 3000;
+    job.tallies = TallySet{TallyKind::ranks};
+    if (k < n) job.tallies = TallySet{TallyKind::positions};
+    for (TallyKind kind : AllSerialDefinitions::kinds) {
+      try {
+        row_of(kind).check(shape_of(job));
+        job.tallies.set(kind);
+      } catch (const UsageError&) {
+      }
+    }
+    RunOptions o;
+    o.threads = 2;
+    const Tally serial = run(job, o).tally;
+
+    // The trial before the first (wrapping below 0), then the job's own.
+    Job before = job;
+    before.first = first - 1;
+    before.trials = 1;
+    const auto width = static_cast<std::uint64_t>(k);
+    std::vector<std::uint16_t> items((job.trials + 1) * width);
+    fill_records(before, std::span(items).first(width));
+    fill_records(job, std::span(items).subspan(width));
+    Job records = job;
+    records.trials = job.trials + 1;
+    StreamTally stream(Shape{n, k}, StreamTestOptions{{1}, 0, false});
+    for (std::uint64_t t = 0; t < records.trials; ++t) stream.add(items.data() + t * static_cast<std::uint64_t>(k));
+    stream.flush();
+    const Tally& lag = stream.lags()[0].tally;
+    EXPECT_EQ(serial[TallyKind::lag_positions].counts(), lag[TallyKind::positions].counts()) << n;
+    if (k == n) {
+      EXPECT_EQ(serial[TallyKind::lag_rises].counts(), lag[TallyKind::rises].counts()) << n;
+    } else {
+      EXPECT_EQ(serial[TallyKind::lag_overlaps].counts(), lag[TallyKind::overlaps].counts()) << n;
+    }
+    if (job.tallies.has(TallyKind::lag_ranks)) {
+      EXPECT_EQ(serial[TallyKind::lag_ranks].counts(), lag[TallyKind::ranks].counts()) << n;
+    }
+    if (job.tallies.has(TallyKind::serial_pairs)) {
+      EXPECT_EQ(serial[TallyKind::serial_pairs].counts(), stream.serial_pairs()->pairs) << n;
+    }
+  }
+}
+
+TEST(SerialKinds, MelangesOwnStreamPasses) {
+  // melange's own trials t and t + 1 differ in one counter word: as a
+  // stream they must pass, on every split.
+  AuditRequest r;
+  r.job.n = 4;
+  r.job.trials = 2'000'000;
+  r.serial = true;
+  const AuditPlan plan = plan_audit(r);
+  const AuditReport a = analyze(plan.job, run(plan.job, RunOptions{}).tally);
+  for (const TestResult* t : a.tests()) EXPECT_EQ(t->verdict, Verdict::pass) << t->name << " p " << t->fit.p_value;
+  std::vector<std::string> names;
+  for (const TestResult& t : a.extra_tests) names.push_back(t.name);
+  for (const char* expected : {"serial pairs", "lag 1 position", "lag 1 fixed points", "lag 1 rank"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
 }
 
 // ---- Calibration -------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "melange/deal.hpp"
+#include "melange/rank.hpp"
 
 namespace melange::internal {
 namespace {
@@ -72,6 +73,7 @@ void add_lag_tests(AuditReport& report, const LagTally& lag, const AuditOptions&
   // before. Per record mean k/n and variance k/n - k/n^2 + k(k-1)/(n^2(n-1))
   // (1 and 1 for a whole permutation).
   const TallyCounts& c = lag.tally[TallyKind::positions];
+  if (c.empty()) return;
   std::uint64_t fixed = 0;
   for (int p = 0; p < s.k; ++p) fixed += c.at(p, p);
   const double n = s.n, k = s.k, m = static_cast<double>(lag.tally.trials);
@@ -95,9 +97,9 @@ std::string record_noun(Shape s, bool plural) {
 // C(m,2) sum p^2 under a model) while records are few beside the possible
 // ones; else the count of distinct records, normal with
 // E = N(1 - a), Var = N^2(b - a^2) + N(a - b), a = (1 - 1/N)^m, b = (1 - 2/N)^m.
-void add_repeats_test(AuditReport& report, const StreamTally& stream, const AuditOptions& options) {
-  const RepeatCount& r = stream.repeats();
-  const Shape s = stream.shape();
+void add_repeats_test(AuditReport& report, const StreamView& stream, const AuditOptions& options) {
+  const RepeatCount& r = *stream.repeats;
+  const Shape s = stream.shape;
   if (r.covered < 2) return;
   const double m = static_cast<double>(r.covered), d = static_cast<double>(r.repeats);
   // ln N: the possible records, or under a model the reciprocal of the
@@ -171,20 +173,30 @@ void add_repeats_test(AuditReport& report, const StreamTally& stream, const Audi
 // Serial pairs, n <= 5: Good's nabla psi^2 = psi^2_2 - psi^2_1 over the
 // cyclic overlapping pairs of consecutive ranks, chi-square on N^2 - N df,
 // against the uniform law or the model's p_i p_j.
-void add_serial_test(AuditReport& report, const StreamTally& stream, const AuditOptions& options) {
-  const SerialPairs* serial = stream.serial_pairs();
-  if (!serial || stream.records() < 2) return;
+void add_serial_test(AuditReport& report, const StreamView& stream, const AuditOptions& options) {
+  const SerialPairs* serial = stream.serial;
+  if (!serial) return;
+  std::uint64_t records = 0;
+  for (std::uint64_t c : serial->pairs) records += c;
+  records += stream.cyclic;  // the pair that closes the cycle
+  if (records < 2) return;
   const std::uint64_t n_orders = serial->orders;
-  const double m = static_cast<double>(stream.records());
+  const double m = static_cast<double>(records);
+  // A pair's count; the cycle's closing pair (the last record, then the
+  // first) where the stream closes it.
+  const auto pair_count = [&](std::uint64_t a, std::uint64_t b) {
+    return static_cast<double>(serial->pairs[a * n_orders + b]) +
+           (stream.cyclic && a == serial->last && b == serial->first ? 1 : 0);
+  };
   std::vector<double> p(n_orders, 1.0 / static_cast<double>(n_orders));
   if (options.model) p = options.model->probabilities();
+  // Each record once: the pairs' second records (a cycle's first ones are
+  // its second ones too).
   std::vector<double> singles(n_orders, 0);
   double min_expected = INFINITY;
   for (std::uint64_t a = 0; a < n_orders; ++a)
     for (std::uint64_t b = 0; b < n_orders; ++b) {
-      const double o = static_cast<double>(serial->pairs[a * n_orders + b]) +
-                       (a == serial->last && b == serial->first ? 1 : 0);
-      singles[a] += o;
+      singles[b] += pair_count(a, b);
       if (p[a] * p[b] > 0) min_expected = std::min(min_expected, m * p[a] * p[b]);
     }
   if (min_expected < kMinExpectedPerBin) {
@@ -200,8 +212,7 @@ void add_serial_test(AuditReport& report, const StreamTally& stream, const Audit
     const double e1 = m * p[a];
     if (e1 > 0) psi1 += (singles[a] - e1) * (singles[a] - e1) / e1;
     for (std::uint64_t b = 0; b < n_orders; ++b) {
-      const double o = static_cast<double>(serial->pairs[a * n_orders + b]) +
-                       (a == serial->last && b == serial->first ? 1 : 0);
+      const double o = pair_count(a, b);
       const double e = m * p[a] * p[b];
       if (e > 0) psi2 += (o - e) * (o - e) / e;
       else impossible += o > 0;
@@ -230,10 +241,40 @@ void add_serial_test(AuditReport& report, const StreamTally& stream, const Audit
 
 }  // namespace
 
-void add_stream_tests(AuditReport& report, const StreamTally& stream, const AuditOptions& options) {
-  if (stream.has_repeats()) add_repeats_test(report, stream, options);
+StreamView serial_view(const Job& job, const Tally& tally, LagTally& lag, SerialPairs& serial) {
+  StreamView v;
+  v.shape = shape_of(job);
+  v.cyclic = false;
+  lag.lag = 1;
+  lag.job = job;
+  lag.job.tallies = {};
+  constexpr std::pair<TallyKind, TallyKind> kOf[] = {{TallyKind::lag_ranks, TallyKind::ranks},
+                                                     {TallyKind::lag_positions, TallyKind::positions},
+                                                     {TallyKind::lag_rises, TallyKind::rises},
+                                                     {TallyKind::lag_overlaps, TallyKind::overlaps}};
+  for (auto [serial_kind, kind] : kOf)
+    if (job.tallies.has(serial_kind)) lag.job.tallies.set(kind);
+  if (!lag.job.tallies.empty()) {
+    lag.tally = Tally::for_job(lag.job);
+    for (auto [serial_kind, kind] : kOf)
+      if (job.tallies.has(serial_kind)) lag.tally[kind].counts() = tally[serial_kind].counts();
+    lag.tally.trials = tally.trials;
+    lag.job.trials = tally.trials;
+    v.lags.push_back(&lag);
+  }
+  if (job.tallies.has(TallyKind::serial_pairs)) {
+    serial.orders = factorial(v.shape.n);
+    serial.pairs = tally[TallyKind::serial_pairs].counts();
+    v.serial = &serial;
+  }
+  return v;
+}
+
+void add_stream_tests(AuditReport& report, const StreamView& stream, const AuditOptions& options) {
+  if (stream.repeats) add_repeats_test(report, stream, options);
   add_serial_test(report, stream, options);
-  for (const LagTally& lag : stream.lags()) {
+  for (const LagTally* lag_tally : stream.lags) {
+    const LagTally& lag = *lag_tally;
     if (options.model) {
       report.notes.push_back("lag " + std::to_string(lag.lag) +
                              " tests n/a under a model: their law needs consecutive records independent and "

@@ -6,6 +6,19 @@
 
 namespace melange::internal {
 
-void add_stream_tests(AuditReport& report, const StreamTally& stream, const AuditOptions& options);
+// What the stream tests read: a stream of records (StreamTally), or a
+// built-in job's serial kinds, which pair each trial with the one before.
+struct StreamView {
+  Shape shape;
+  std::vector<const LagTally*> lags;
+  const RepeatCount* repeats = nullptr;
+  const SerialPairs* serial = nullptr;
+  bool cyclic = true;  // the serial pairs close the cycle (records); a built-in's first trial has its pair already
+};
+
+void add_stream_tests(AuditReport& report, const StreamView& stream, const AuditOptions& options);
+// The built-in job's serial kinds, as a stream's tests read them: `lag`
+// and `serial` hold what the view points to.
+StreamView serial_view(const Job& job, const Tally& tally, LagTally& lag, SerialPairs& serial);
 
 }  // namespace melange::internal

@@ -60,6 +60,7 @@ std::string_view param_name(Param p) {
     case Param::base: return "base";
     case Param::skip_invalid: return "skip_invalid";
     case Param::lags: return "lags";
+    case Param::serial: return "serial";
   }
   return "";
 }

@@ -223,17 +223,7 @@ StreamTally::~StreamTally() = default;
 const RepeatCount& StreamTally::repeats() const { return repeats_->count; }
 
 void StreamTally::relabel(const std::uint16_t* before, const std::uint16_t* record, std::uint16_t* out) {
-  // The item at slot p of the record before becomes p; for deals the items
-  // it did not deal follow, k.. in item order.
-  const auto n = static_cast<std::uint16_t>(shape_.n);
-  if (!shape_.whole()) std::fill(label_.begin(), label_.end(), n);
-  for (int p = 0; p < shape_.k; ++p) label_[before[p]] = static_cast<std::uint16_t>(p);
-  if (!shape_.whole()) {
-    auto next = static_cast<std::uint16_t>(shape_.k);
-    for (std::uint16_t& l : label_)
-      if (l == n) l = next++;
-  }
-  for (int q = 0; q < shape_.k; ++q) out[q] = label_[record[q]];
+  melange::relabel(before, record, out, shape_, label_.data());
 }
 
 void StreamTally::make_compose_table() {

@@ -21,6 +21,8 @@ std::uint64_t hand_bins(Shape s) { return hand_count(s.n, s.k); }
 std::uint64_t poker_bins(Shape) { return kPokerCategories; }
 std::uint64_t rise_bins(Shape s) { return static_cast<std::uint64_t>(s.n); }
 std::uint64_t overlap_bins(Shape s) { return static_cast<std::uint64_t>(s.k) + 1; }
+std::uint64_t lag_rank_bins(Shape s) { return rank_bins(s); }
+std::uint64_t serial_pair_bins(Shape s) { return s.whole() && s.n <= kMaxSerialPairItems ? factorial(s.n) * factorial(s.n) : 0; }
 
 void check_ranks(Shape s) {
   if (s.whole()) {
@@ -82,6 +84,19 @@ void check_rises(Shape s) {
 void check_overlaps(Shape s) {
   if (s.whole())
     throw UsageError(Param::k, "hand overlaps are counted on deals: add {k} below {n}");
+}
+
+void check_lag_ranks(Shape s) {
+  const std::uint64_t orders = s.whole() ? (s.n <= kMaxRankItems ? factorial(s.n) : 0) : deal_count(s.n, s.k);
+  if (orders == 0 || orders > kMaxLagRankBins)
+    throw UsageError(Param::n, "the relabeled records' ranks are tallied up to " + std::to_string(kMaxLagRankBins) +
+                                   " orders (n <= 8)");
+}
+
+void check_serial_pairs(Shape s) {
+  if (!s.whole() || s.n < 2 || s.n > kMaxSerialPairItems)
+    throw UsageError(Param::n, "serial pairs are tallied for whole permutations of 2 to " +
+                                   std::to_string(kMaxSerialPairItems) + " items");
 }
 
 std::vector<double> fair_rise_law(Shape s) { return eulerian_probabilities(s.n); }

@@ -7,7 +7,38 @@
 
 namespace melange {
 
+namespace {
+
+// A job with serial kinds: each trial is counted against the trial before
+// it (t - 1, wrapping below 0), which the range's first trial re-runs, so
+// that any split of the trials (threads, chunks, ranks, checkpoints)
+// counts every pair once, and a range's pairs do not depend on where it
+// starts.
+void tally_serial_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) {
+  const TrialJob tj = trial_job(job);
+  const auto n = static_cast<std::size_t>(tj.n), k = static_cast<std::size_t>(tj.k);
+  with_algorithm(job.algorithm, [&](auto algo) {
+    constexpr Algorithm A = decltype(algo)::value;
+    std::vector<std::uint16_t> items(n), before(k), record(k), scratch(2 * n);
+    SampleSink first{before.data()};
+    run_trial<A>(tj, begin - 1, items.data(), first);
+    TallyCounter counter{tally};
+    auto sink = [&](const auto& shuffled, Shape s, const auto& src) {
+      count_trial(tj, shuffled, src.words_consumed(), src.draws_made(), counter);
+      const auto dealt = dealt_items(shuffled, s);
+      for (std::size_t p = 0; p < k; ++p) record[p] = static_cast<std::uint16_t>(dealt[static_cast<int>(p)]);
+      count_serial(tj, before.data(), record.data(), scratch.data(), counter);
+      before.swap(record);
+    };
+    for (std::uint64_t t = begin; t != end; ++t) run_trial<A>(tj, t, items.data(), sink);
+  });
+  tally.trials += end - begin;
+}
+
+}  // namespace
+
 void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) {
+  if (has_serial_kinds(job.tallies)) return tally_serial_trials(job, begin, end, tally);
   const TrialJob tj = trial_job(job);
   with_algorithm(job.algorithm, [&](auto algo) {
     std::vector<std::uint16_t> items(job.n);
@@ -42,7 +73,7 @@ void derive_from_ranks(Tally& tally, Shape shape, TallySet kinds) {
   for (std::uint64_t r = 0; r < ranks.size(); ++r) {
     if (ranks[r] == 0) continue;
     WeightedCounter counter{tally, ranks[r]};
-    AllTallyDefinitions::count(kinds, lehmer_unrank(r, shape.n), shape, counter);
+    RecordTallyDefinitions::count(kinds, lehmer_unrank(r, shape.n), shape, counter);
   }
 }
 

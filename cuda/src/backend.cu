@@ -228,11 +228,12 @@ class CudaBackend final : public Backend {
       grid = grid_for(audit_kernel<Trial>, sms_, shared_bytes);
     });
     DeviceBuffer<std::uint32_t> partials(partial ? layout.bins * grid : 0);
-    std::array<DeviceBuffer<unsigned long long>, kTallyKinds> counts;
+    std::array<DeviceBuffer<unsigned long long>, kDeviceTallyKinds> counts;
     Outputs out{partials.data(), {}, {}, nullptr};
     for (const TallyKindRow& row : kTallyKindRows) {
       if (!job.tallies.has(row.kind)) continue;
       const auto i = static_cast<std::size_t>(row.kind);
+      if (i >= kDeviceTallyKinds) throw Error("internal: a GPU job tallies a kind the device does not count");
       out.bins[i] = row.bins(dj.shape());
       counts[i] = DeviceBuffer<unsigned long long>(out.bins[i]);
       counts[i].zero();

@@ -15,10 +15,11 @@ namespace {
 
 struct Outputs {
   std::uint32_t* partials;  // [bin * grid + block], shared-counter modes
-  // By TallyKind: each kind's bins (the ranks' in global mode; the
-  // positions' [item * k + slot]), null for a kind the job does not tally.
-  unsigned long long* counts[kTallyKinds];
-  std::uint64_t bins[kTallyKinds];
+  // By TallyKind, the kinds a GPU counts (tallies.hpp: kDeviceTallyKinds):
+  // each kind's bins (the ranks' in global mode; the positions' [item * k +
+  // slot]), null for a kind the job does not tally.
+  unsigned long long* counts[kDeviceTallyKinds];
+  std::uint64_t bins[kDeviceTallyKinds];
   unsigned long long* usage;  // [0] stream words, [1] draws and coins
 };
 

@@ -12,6 +12,18 @@ namespace {
 
 bool is_deal_request(const AuditRequest& r) { return r.job.k > 0 && r.job.k < r.job.n; }
 
+// A built-in job's serial kinds: each that can tally the job's shape.
+void choose_serial_kinds(Job& job) {
+  for (TallyKind kind : AllSerialDefinitions::kinds) {
+    try {
+      row_of(kind).check(shape_of(job));
+      job.tallies.set(kind);
+    } catch (const UsageError&) {
+      // Not for this shape (serial pairs past n = 5, ranks past 8! orders).
+    }
+  }
+}
+
 // The tallies, before memory has its say: a deal's item x slot matrix is
 // small (n x k) and carries its verdict; a histogram whose bins cannot be
 // ranked in 64 bits is left out beside the matrix.
@@ -25,7 +37,8 @@ void choose_tallies(const AuditRequest& r, Job& job, std::vector<std::string>& n
   job.tallies.set(TallyKind::positions, r.position || deal);
   job.tallies.set(TallyKind::hands, r.hands);
   job.tallies.set(TallyKind::poker, deal && job.n == 52 && job.k == 5);
-  job.tallies.set(TallyKind::rises, r.records && r.stream_tests && !deal && job.n >= 2);
+  job.tallies.set(TallyKind::rises, (r.serial || (r.records && r.stream_tests)) && !deal && job.n >= 2);
+  if (r.serial) choose_serial_kinds(job);
   const bool unrankable = deal ? deal_count(job.n, job.k) == 0 : job.n > kMaxRankItems;
   job.tallies.set(TallyKind::ranks, r.rank && !(job.tallies.has(TallyKind::positions) && unrankable));
   if (r.rank && !job.tallies.has(TallyKind::ranks))
@@ -104,6 +117,11 @@ Thresholds look_thresholds(const Thresholds& audit, int look) {
 }
 
 AuditPlan plan_audit(const AuditRequest& r) {
+  if (r.serial && r.records)
+    throw UsageError(Param::serial, "{serial} audits a built-in job as a stream; records are read as one already");
+  if (r.serial && draw_kind(r.job.algorithm) == DrawKind::keys)
+    throw UsageError(Param::serial, "{serial} is for the shuffles of whole permutations and deals, not the "
+                                    "weighted orders");
   AuditPlan plan{r.job, r.run, {}};
   Job& job = plan.job;
   if (r.records) job.trials = 1;  // until the records are counted

@@ -25,8 +25,10 @@ bool vectorizable(const Job& job) {
   // The weighted orders' keys are floating point, computed by the scalar
   // code (DESIGN.md section 3 lets them).
   // The lanes count a whole permutation's ranks and positions; a deal's
-  // kinds go through the trial body's own count.
+  // kinds go through the trial body's own count. Serial kinds pair each
+  // trial with the one before: the reference loop's.
   if (!is_deal(job) && !lane_kinds_only(job.tallies)) return false;
+  if (has_serial_kinds(job.tallies)) return false;
   if (draw_kind(job.algorithm) == DrawKind::coins) return DecisionTable::fits(job);
   if (draw_kind(job.algorithm) == DrawKind::keys) return false;
   return job.n >= 2;

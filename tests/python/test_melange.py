@@ -212,6 +212,17 @@ def test_fair_streams_from_python_and_numpy_pass_the_stream_tests():
     assert melange.audit_records(hands, n=52, k=5, lags=[1, 2]).verdict == "PASS"
 
 
+def test_serial_audits_each_trial_against_the_one_before():
+    r = melange.audit(n=5, trials=200_000, seed=3, serial=True, threads=2)
+    names = {t["test"] for t in r.tests}
+    assert {"serial pairs", "lag 1 position", "lag 1 fixed points", "lag 1 rank", "rises"} <= names
+    assert r.verdict == "PASS"
+    assert r.tests == melange.audit(n=5, trials=200_000, seed=3, serial=True, threads=1).tests
+    assert r.counts("serial_pairs").sum() == 200_000
+    with pytest.raises(ValueError, match="serial"):
+        melange.audit(algo="weighted", weights=[1, 2, 3], serial=True)
+
+
 def test_a_stream_of_repeated_decks_fails_with_its_seed_space():
     g = np.random.default_rng(7)
     seeds = g.integers(0, 2**12, 5_000)  # a shuffler with 4,096 seeds

@@ -15,8 +15,9 @@ from scale_support import (CLI, assert_same_result, audit_args, checkpoint_done,
 
 # --- checkpoints in one process ---------------------------------------------
 
-def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_result(tmp_path):
-    job = ["--n", "9", "--trials", "4e7", "--seed", "11", "--position"]
+@pytest.mark.parametrize("job", [["--n", "9", "--trials", "4e7", "--seed", "11", "--position"],
+                                 ["--n", "5", "--trials", "2e7", "--seed", "11", "--serial"]], ids=["n9", "n5-serial"])
+def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_result(tmp_path, job):
     reference = one_process(tmp_path, job)
     ckpt, out = tmp_path / "run.ckpt", tmp_path / "run.json"
     moments = random.Random(2026)  # fixed: the same kill times every run

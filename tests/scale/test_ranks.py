@@ -17,6 +17,9 @@ RANK_JOBS = [
     pytest.param(["--n", "4", "--trials", "1000003"], id="n4-rank"),
     pytest.param(["--n", "4", "--position", "--trials", "1000003"], id="n4-rank+position"),
     pytest.param(["--n", "52", "--position", "--trials", "200003"], id="n52-position"),
+    # Each trial against the one before: pairs across the ranks' boundaries count once.
+    pytest.param(["--n", "5", "--serial", "--trials", "300007"], id="n5-serial"),
+    pytest.param(["--n", "52", "--k", "5", "--algo", "partial", "--serial", "--trials", "100003"], id="deal-serial"),
 ]
 
 

@@ -31,10 +31,6 @@
 
 namespace melange {
 
-// Relabeled records keep a rank histogram up to this many orders.
-inline constexpr std::uint64_t kMaxLagRankBins = 40320;  // 8!
-// Serial pairs are tallied up to this n (5!^2 = 14,400 cells).
-inline constexpr int kMaxSerialPairItems = 5;
 // Lags a stream may ask for, and their largest value.
 inline constexpr int kMaxLags = 8;
 inline constexpr int kMaxLag = 1 << 16;

@@ -33,6 +33,15 @@ enum class TallyKind : std::uint8_t {
   poker,      // a deal of 5 of 52: its poker category
   rises,      // a permutation's rising sequences
   overlaps,   // a deal's items below k: against the previous deal relabeled, the hand overlap
+  // Serial kinds (built-in jobs audited as a stream, DESIGN.md section 6):
+  // trial t against trial t - 1, the one before it in index order
+  // (wrapping below 0), relabeled by it (stream_tests.hpp); each is a kind
+  // above counted on the relabeled record.
+  lag_ranks,      // ranks of the relabeled record (tau's)
+  lag_positions,  // its item x position (slot) matrix: the transition matrix
+  lag_rises,      // its rising sequences
+  lag_overlaps,   // a deal's hand overlap with the deal before
+  serial_pairs,   // (rank of t - 1, rank of t), n <= 5: n!^2 bins
 };
 
 // ---- Definitions: how an outcome counts ----------------------------------
@@ -127,15 +136,15 @@ class TallySet {
   }
   MELANGE_HD constexpr bool has(TallyKind k) const { return (bits_ >> static_cast<unsigned>(k)) & 1u; }
   constexpr void set(TallyKind k, bool on = true) {
-    const auto bit = static_cast<std::uint8_t>(1u << static_cast<unsigned>(k));
-    bits_ = on ? static_cast<std::uint8_t>(bits_ | bit) : static_cast<std::uint8_t>(bits_ & ~bit);
+    const auto bit = static_cast<std::uint16_t>(1u << static_cast<unsigned>(k));
+    bits_ = on ? static_cast<std::uint16_t>(bits_ | bit) : static_cast<std::uint16_t>(bits_ & ~bit);
   }
   MELANGE_HD constexpr bool empty() const { return bits_ == 0; }
-  MELANGE_HD constexpr std::uint8_t bits() const { return bits_; }
+  MELANGE_HD constexpr std::uint16_t bits() const { return bits_; }
   friend constexpr bool operator==(TallySet, TallySet) = default;
 
  private:
-  std::uint8_t bits_ = 0;
+  std::uint16_t bits_ = 0;
 };
 
 template <class... Kinds>
@@ -147,8 +156,98 @@ struct TallyDefinitions {
     ((set.has(Kinds::kind) ? Kinds::count(deal, s, counter) : void()), ...);
   }
 };
-using AllTallyDefinitions =
+using RecordTallyDefinitions =
     TallyDefinitions<RankTally, PositionTally, HandTally, PokerTally, RiseTally, OverlapTally>;
+
+// ---- Serial definitions: a record against the record before it -----------
+// count(before, record, relabeled, shape, counter): `relabeled` is the
+// record with each item replaced by its slot in `before` (a deal's undealt
+// items numbered k.. in item order: stream_tests.hpp's relabel).
+
+// Relabels `record` by `before` into `out` (k items each): the item at slot
+// p of `before` becomes p; for deals the items `before` did not deal become
+// k, k + 1, .. in item order. `label` is scratch for n entries. For whole
+// permutations out = before^-1 o record: independent uniform records give
+// an independent uniform relabeled one.
+template <class Item>
+void relabel(const Item* before, const Item* record, Item* out, Shape s, Item* label) {
+  const auto none = static_cast<Item>(s.n);
+  if (!s.whole())
+    for (int i = 0; i < s.n; ++i) label[i] = none;
+  for (int p = 0; p < s.k; ++p) label[before[p]] = static_cast<Item>(p);
+  if (!s.whole()) {
+    auto next = static_cast<Item>(s.k);
+    for (int i = 0; i < s.n; ++i)
+      if (label[i] == none) label[i] = next++;
+  }
+  for (int q = 0; q < s.k; ++q) out[q] = label[record[q]];
+}
+
+// A counter that files a kind's counts under its lag kind.
+template <class Counter>
+struct LagCounter {
+  Counter& counter;
+  int k;
+  MELANGE_HD void rank(std::uint64_t r) { counter.add(TallyKind::lag_ranks, r); }
+  MELANGE_HD void position(int item, int p) {
+    counter.add(TallyKind::lag_positions, static_cast<std::uint64_t>(item) * static_cast<std::uint64_t>(k) +
+                                              static_cast<std::uint64_t>(p));
+  }
+  MELANGE_HD void add(TallyKind kind, std::uint64_t bin) {
+    counter.add(kind == TallyKind::rises ? TallyKind::lag_rises : TallyKind::lag_overlaps, bin);
+  }
+};
+
+template <TallyKind Kind, class Of>
+struct LagOf {
+  static constexpr TallyKind kind = Kind;
+  template <class Deal, class Counter>
+  static void count(const Deal&, const Deal&, const Deal& relabeled, Shape s, Counter& counter) {
+    LagCounter<Counter> lag{counter, s.k};
+    Of::count(relabeled, s, lag);
+  }
+};
+
+struct SerialPairTally {
+  static constexpr TallyKind kind = TallyKind::serial_pairs;
+  template <class Deal, class Counter>
+  static void count(const Deal& before, const Deal& record, const Deal&, Shape s, Counter& counter) {
+    const std::uint64_t orders = factorial(s.n);
+    counter.add(kind, lehmer_rank(before, s.n) * orders + lehmer_rank(record, s.n));
+  }
+};
+
+template <class... Kinds>
+struct SerialDefinitions {
+  static constexpr std::array<TallyKind, sizeof...(Kinds)> kinds{Kinds::kind...};
+  template <class Deal, class Counter>
+  static void count(TallySet set, const Deal& before, const Deal& record, const Deal& relabeled, Shape s,
+                    Counter& counter) {
+    ((set.has(Kinds::kind) ? Kinds::count(before, record, relabeled, s, counter) : void()), ...);
+  }
+};
+using AllSerialDefinitions =
+    SerialDefinitions<LagOf<TallyKind::lag_ranks, RankTally>, LagOf<TallyKind::lag_positions, PositionTally>,
+                      LagOf<TallyKind::lag_rises, RiseTally>, LagOf<TallyKind::lag_overlaps, OverlapTally>,
+                      SerialPairTally>;
+
+// Every kind: the record kinds, then the serial ones.
+struct AllTallyDefinitions : RecordTallyDefinitions {
+  static constexpr auto kinds = [] {
+    std::array<TallyKind, RecordTallyDefinitions::kinds.size() + AllSerialDefinitions::kinds.size()> all{};
+    std::size_t i = 0;
+    for (TallyKind k : RecordTallyDefinitions::kinds) all[i++] = k;
+    for (TallyKind k : AllSerialDefinitions::kinds) all[i++] = k;
+    return all;
+  }();
+};
+
+constexpr TallySet serial_kinds() {
+  TallySet set;
+  for (TallyKind k : AllSerialDefinitions::kinds) set.set(k);
+  return set;
+}
+constexpr bool has_serial_kinds(TallySet set) { return (set.bits() & serial_kinds().bits()) != 0; }
 
 // What the backends' fast paths count: a GPU thread counts the kinds of
 // built-in jobs (ranks, positions, hands, poker), and the SIMD lanes a
@@ -157,6 +256,10 @@ using AllTallyDefinitions =
 // loop; the backends refuse jobs that ask for them (lane_kinds_only,
 // device_kinds_only).
 using DeviceTallyDefinitions = TallyDefinitions<RankTally, PositionTally, HandTally, PokerTally>;
+// They are the first kinds, so that a GPU's arrays by kind stop after them.
+inline constexpr std::size_t kDeviceTallyKinds = DeviceTallyDefinitions::kinds.size();
+static_assert(internal::lists_every_value_in_order<DeviceTallyDefinitions::kinds>(),
+              "the device kinds are the first TallyKinds, in enum order");
 
 inline constexpr auto kAllTallyKinds = AllTallyDefinitions::kinds;
 inline constexpr std::size_t kTallyKinds = kAllTallyKinds.size();
@@ -242,12 +345,16 @@ std::uint64_t hand_bins(Shape s);
 std::uint64_t poker_bins(Shape s);
 std::uint64_t rise_bins(Shape s);
 std::uint64_t overlap_bins(Shape s);
+std::uint64_t lag_rank_bins(Shape s);
+std::uint64_t serial_pair_bins(Shape s);
 void check_ranks(Shape s);
 void check_positions(Shape s);
 void check_hands(Shape s);
 void check_poker(Shape s);
 void check_rises(Shape s);
 void check_overlaps(Shape s);
+void check_lag_ranks(Shape s);
+void check_serial_pairs(Shape s);
 std::vector<double> fair_poker_law(Shape s);
 std::vector<double> fair_rise_law(Shape s);
 std::vector<double> fair_overlap_law(Shape s);
@@ -255,6 +362,11 @@ std::vector<double> model_hand_law(const ExactDistribution& model);
 std::vector<double> model_rise_law(const ExactDistribution& model);
 std::string_view poker_label(std::uint64_t bin);
 }  // namespace internal
+
+// Relabeled records keep a rank histogram up to this many orders.
+inline constexpr std::uint64_t kMaxLagRankBins = 40320;  // 8!
+// Serial pairs are tallied up to this n (5!^2 = 14,400 cells).
+inline constexpr int kMaxSerialPairItems = 5;
 
 // Above this many hands the JSON document gives the hand test, not the counts.
 inline constexpr std::uint64_t kMaxJsonHands = std::uint64_t{1} << 16;
@@ -278,6 +390,24 @@ inline constexpr std::array<TallyKindRow, kTallyKinds> kTallyKindRows{{
     {TallyKind::overlaps, "overlaps", "items below k", CountsLayout::histogram, internal::overlap_bins,
      internal::check_overlaps, internal::fair_overlap_law, nullptr, nullptr, true, "overlap", "hand overlap",
      "overlap sizes", "overlaps", JsonCounts::flat, 0, "", true, MeanTail::upper, 0},
+    // The serial kinds: their tests are the stream tests (audit_stream.cpp),
+    // made from them as from a stream of records.
+    {TallyKind::lag_ranks, "lag_ranks", "lag-1 relabeled ranks", CountsLayout::histogram, internal::lag_rank_bins,
+     internal::check_lag_ranks, nullptr, nullptr, nullptr, false, "lag_rank", "lag-1 rank", "orders", "lag1_ranks",
+     JsonCounts::flat, 0, "", false, MeanTail::none, 0},
+    {TallyKind::lag_positions, "lag_positions", "lag-1 transition matrix", CountsLayout::matrix,
+     internal::position_cells, internal::check_positions, nullptr, nullptr, nullptr, false, "lag_position",
+     "lag-1 position", "cells", "lag1_positions", JsonCounts::rows, 0, "", false, MeanTail::none, 0},
+    {TallyKind::lag_rises, "lag_rises", "lag-1 relabeled rising sequences", CountsLayout::histogram,
+     internal::rise_bins, internal::check_rises, internal::fair_rise_law, nullptr, nullptr, false, "lag_rises",
+     "lag-1 rising sequence", "counts of sequences", "lag1_rising_sequences", JsonCounts::flat, 0, "", false,
+     MeanTail::none, 1},
+    {TallyKind::lag_overlaps, "lag_overlaps", "lag-1 hand overlaps", CountsLayout::histogram, internal::overlap_bins,
+     internal::check_overlaps, internal::fair_overlap_law, nullptr, nullptr, false, "lag_overlap", "lag-1 hand overlap",
+     "overlap sizes", "lag1_overlaps", JsonCounts::flat, 0, "", false, MeanTail::none, 0},
+    {TallyKind::serial_pairs, "serial_pairs", "serial pairs", CountsLayout::histogram, internal::serial_pair_bins,
+     internal::check_serial_pairs, nullptr, nullptr, nullptr, false, "serial_pairs", "serial pair", "pairs of orders",
+     "serial_pairs", JsonCounts::flat, 0, "", false, MeanTail::none, 0},
 }};
 
 constexpr bool rows_follow_kinds() {

@@ -65,8 +65,19 @@ MELANGE_HD inline void count_dealt(const TrialJob& job, const Deal& deal, Counte
 #ifdef __CUDA_ARCH__
   DeviceTallyDefinitions::count(job.tallies, deal, job.shape(), counter);  // launch_plan.hpp: the kinds a GPU counts
 #else
-  AllTallyDefinitions::count(job.tallies, deal, job.shape(), counter);
+  RecordTallyDefinitions::count(job.tallies, deal, job.shape(), counter);
 #endif
+}
+
+// Reports a record against the record before it to a counter: the job's
+// serial kinds (tallies.hpp), on the host. `scratch` holds 2n items.
+template <class Counter>
+inline void count_serial(const TrialJob& job, const std::uint16_t* before, const std::uint16_t* record,
+                         std::uint16_t* scratch, Counter& counter) {
+  const Shape s = job.shape();
+  std::uint16_t* relabeled = scratch + s.n;
+  relabel(before, record, relabeled, s, scratch);
+  AllSerialDefinitions::count(job.tallies, before, record, static_cast<const std::uint16_t*>(relabeled), s, counter);
 }
 
 // Reports a trial's outcome to a counter (tallies.hpp: rank(r),

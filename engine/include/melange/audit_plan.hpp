@@ -44,6 +44,9 @@ struct AuditRequest {
   // of each permutation beside them.
   bool stream_tests = true;
   std::vector<int> lags{1};
+  // A built-in job audited as a stream: trial t against trial t - 1 (the
+  // serial kinds, tallies.hpp), rising sequences beside them.
+  bool serial = false;
   ReferenceLaw law = ReferenceLaw::uniform;
   std::shared_ptr<const ExactDistribution> given;  // ReferenceLaw::given
   // Bytes the audit may hold: the workers' tallies, the running totals held

@@ -141,12 +141,19 @@ RankChart rank_chart_points(const std::vector<std::uint64_t>& counts, double tri
   return c;
 }
 
+// A test's row. The extra tests' z or count stands in the statistic's
+// column, named; the columns only a chi-square has are left blank, and
+// the plain-words line follows the name.
 std::string fit_row(const std::string& name, const TestResult& t) {
+  const bool chi2 = t.statistic.empty() || t.statistic == "chi2";
   std::ostringstream o;
-  o << "<tr><td>" << name << "</td><td>" << fixed(t.fit.statistic, 2) << "</td><td>"
-    << fixed(t.fit.df, 0) << "</td><td>" << p_text(t.fit.p_value, t.fit.log10_p) << "</td><td>"
-    << fixed(t.fit.log10_p, 2) << "</td><td>" << fixed(t.fit.critical, 2) << "</td><td>"
-    << fixed(t.fit.g_statistic, 2) << "</td><td>" << p_text(t.p_holm, t.log10_p_holm)
+  o << "<tr><td>" << xml_escape(name);
+  if (!t.plain.empty()) o << "<br><small>" << xml_escape(t.plain) << "</small>";
+  o << "</td><td>" << (chi2 ? "" : t.statistic + " ") << fixed(t.fit.statistic, 2) << "</td><td>"
+    << (chi2 ? fixed(t.fit.df, 0) : "") << "</td><td>" << p_text(t.fit.p_value, t.fit.log10_p) << "</td><td>"
+    << fixed(t.fit.log10_p, 2) << "</td><td>" << (chi2 ? fixed(t.fit.critical, 2) : "") << "</td><td>"
+    << (chi2 && !std::isnan(t.fit.g_statistic) ? fixed(t.fit.g_statistic, 2) : "") << "</td><td>"
+    << p_text(t.p_holm, t.log10_p_holm)
     << "</td><td class=\"v" << verdict_name(t.verdict) << "\">" << verdict_name(t.verdict)
     << "</td></tr>\n";
   return o.str();
@@ -176,6 +183,7 @@ std::string audit_command(const AuditView& v) {
   if (v.job.tallies.has(TallyKind::hands)) o << " --hands";
   if (v.job.tallies.has(TallyKind::positions) && !is_deal(v.job)) o << " --position";
   if (!v.job.tallies.has(TallyKind::ranks)) o << " --no-rank";
+  if (has_serial_kinds(v.job.tallies)) o << " --serial";
   if (!v.model_arg.empty()) o << " --model " << v.model_arg;
   return o.str();
 }
@@ -330,6 +338,7 @@ std::string audit_html(const AuditView& v) {
   for (const TallyKindRow& row : kTallyKindRows)
     if (const std::optional<TestResult>& t = v.report.test(row.kind); row.histogram_test && t)
       o << fit_row(std::string(row.test_title) + " (" + histogram_test_scope(row, v.run.tally) + ")", *t);
+  for (const TestResult& t : v.report.extra_tests) o << fit_row(t.title, t);
   o << "</table>\n";
   if (!v.run.tally[TallyKind::poker].empty()) {
     o << "<h2>Poker categories</h2>\n<table><tr><th>category</th><th>count</th><th>expected</th><th>ratio</th>"

@@ -190,6 +190,7 @@ TEST(StreamTally, RepeatsByEveryKindOfKey) {
     StreamTally s(Shape{n, n}, with_repeats());
     for (int t = 0; t < 300; ++t) s.add(fair.data() + t * n);
     for (int t = 0; t < 50; ++t) s.add(fair.data() + (t * 7 % 300) * n);  // 50 records seen before
+    s.flush();
     std::set<std::vector<std::uint16_t>> distinct;
     for (int t = 0; t < 300; ++t) distinct.emplace(fair.begin() + t * n, fair.begin() + (t + 1) * n);
     const RepeatCount& r = s.repeats();
@@ -204,6 +205,7 @@ TEST(StreamTally, RepeatsByEveryKindOfKey) {
   s.add(a.data());
   s.add(b.data());
   s.add(c.data());
+  s.flush();
   EXPECT_EQ(s.repeats().repeats, 1u);
 }
 
@@ -214,6 +216,7 @@ TEST(StreamTally, RepeatsPastTheBudgetCoverTheFirstRecords) {
   const std::vector<std::uint16_t> fair = fair_records(30, 30, 10000, 3);
   StreamTally s(Shape{30, 30}, o);
   for (int t = 0; t < 10000; ++t) s.add(fair.data() + t * 30);
+  s.flush();
   EXPECT_TRUE(s.repeats().capped);
   EXPECT_EQ(s.repeats().covered, 4096u);
   EXPECT_EQ(s.repeats().repeats, 0u);

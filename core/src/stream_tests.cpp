@@ -82,14 +82,27 @@ class StreamTally::Repeats {
   void add(const std::uint16_t* record) {
     if (count.capped) return;
     if (!bitmap_.empty()) return add_exact(exact_key(record));
-    if (used_ + 1 > table_.size() / 2 && !grow()) {
+    // Keys waiting to go in count as held: the table stays at most half full.
+    if (used_ + waiting_ + 1 > table_.size() / 2 && !grow()) {
       count.capped = true;
       return;
     }
     const Key key = count.exact ? Key{exact_key(record) + 1, 0} : fingerprint(record);
     ++count.covered;
-    if (insert(key)) ++used_;
-    else ++count.repeats;
+    // The key's slot is fetched now and the key goes in kPipeline records
+    // later: a table past the cache misses on nearly every key, and the
+    // misses overlap rather than wait in turn. Which of two equal records
+    // is the repeat does not change the count.
+    __builtin_prefetch(&table_[slot_of(key)], 1);
+    if (waiting_ == kPipeline) put(pipeline_[(next_ + kPipeline - waiting_--) % kPipeline]);
+    pipeline_[next_] = key;
+    next_ = (next_ + 1) % kPipeline;
+    ++waiting_;
+  }
+
+  // The keys still waiting go in (before the count is read).
+  void drain() {
+    while (waiting_ > 0) put(pipeline_[(next_ + kPipeline - waiting_--) % kPipeline]);
   }
 
   // A record by its exact key (its rank), when the keys fit a bitmap.
@@ -160,6 +173,11 @@ class StreamTally::Repeats {
     return ((k.hi ^ (k.lo * kFibonacci)) * kFibonacci) >> shift;
   }
 
+  void put(const Key& key) {
+    if (insert(key)) ++used_;
+    else ++count.repeats;
+  }
+
   // True when the key was not there yet.
   bool insert(const Key& key) {
     const std::uint64_t mask = table_.size() - 1;
@@ -189,6 +207,9 @@ class StreamTally::Repeats {
   std::vector<std::uint64_t> bitmap_;
   std::vector<Key> table_;
   std::uint64_t used_ = 0;
+  static constexpr std::size_t kPipeline = 16;
+  Key pipeline_[kPipeline];
+  std::size_t next_ = 0, waiting_ = 0;
   std::vector<std::uint16_t> sorted_;
 };
 
@@ -251,6 +272,8 @@ void StreamTally::add_ranks(const std::uint64_t* ranks, std::size_t records) {
     const auto lag = static_cast<std::uint64_t>(l.lag);
     std::uint64_t* counts = l.tally[TallyKind::ranks].counts().data();
     std::size_t r = records_ >= lag ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(records, lag - records_));
+    // Lag 1 beside the serial pairs is read off them when flushed.
+    if (lag == 1 && serial_) r = records;
     for (; r < records; ++r) {
       const std::uint64_t before = r >= lag ? ranks[r - lag] : rank_history_[(ring_ + ring - lag + r) % ring];
       ++counts[compose_[before * orders_ + ranks[r]]];
@@ -303,9 +326,16 @@ void StreamTally::add(const std::uint16_t* record) {
 }
 
 void StreamTally::flush() {
+  if (repeats_) repeats_->drain();
   for (std::size_t i = 0; i < lags_.size(); ++i) {
     counters_[i]->flush();
     lags_[i].tally.trials = lags_[i].job.trials;
+    if (ranked_ && lags_[i].lag == 1 && serial_) {
+      // Each pair (a, b) of consecutive ranks is one relabeled record, of rank compose(a, b).
+      std::vector<std::uint64_t>& ranks = lags_[i].tally[TallyKind::ranks].counts();
+      std::fill(ranks.begin(), ranks.end(), 0);
+      for (std::uint64_t cell = 0; cell < serial_->pairs.size(); ++cell) ranks[compose_[cell]] += serial_->pairs[cell];
+    }
     if (ranked_) derive_from_ranks(lags_[i].tally, shape_, lags_[i].job.tallies);
   }
 }

@@ -274,7 +274,7 @@ TEST(StreamTally, AFairStreamPassesEveryStreamTest) {
   const AuditReport r = audit_records_of(items, 5, 5, std::size_t{1} << 20);
   std::vector<std::string> names;
   for (const TestResult& t : r.extra_tests) names.push_back(t.name);
-  for (const char* expected : {"rises mean", "serial pairs", "lag 1 rank", "lag 1 position", "lag 1 rises",
+  for (const char* expected : {"rises mean", "serial pairs", "gaps", "lag 1 rank", "lag 1 position", "lag 1 rises",
                                "lag 1 rises mean", "lag 1 fixed points"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   for (const TestResult* t : r.tests())
@@ -390,7 +390,8 @@ TEST(StreamCalibration, PermutationsOfFive) {
 }
 
 TEST(StreamCalibration, SerialPairsAndRepeatsOfSmallDecks) {
-  expect_calibrated(4, 4, 3000, {"serial pairs"});
+  expect_calibrated(4, 4, 3000, {"serial pairs", "gaps"});
+  expect_calibrated(5, 5, 20000, {"gaps"});
   expect_calibrated(7, 7, 3000, {"repeats"});
 }
 

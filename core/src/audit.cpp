@@ -86,9 +86,35 @@ std::optional<TestResult> histogram_test(const std::string& name, const std::vec
   return TestResult{name, p.empty() ? chi_square_uniform(counts, alpha) : chi_square(counts, p, alpha)};
 }
 
-// The same with adjacent bins pooled, in bin order, until each group
-// expects kMinExpectedPerBin; a last group short of it joins the one
-// before. For a law whose rare bins lie at its ends (Eulerian, hypergeometric).
+std::string fixed_text(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", x);
+  return text;
+}
+
+// A one-sided z test of a histogram's mean bin against its law's mean.
+TestResult mean_test(const TallyKindRow& row, const std::vector<std::uint64_t>& counts, std::uint64_t trials,
+                     const std::vector<double>& law) {
+  const Moments law_moments = moments_of(law);
+  double sum = 0;
+  for (std::size_t b = 0; b < counts.size(); ++b) sum += static_cast<double>(b) * static_cast<double>(counts[b]);
+  const double m = static_cast<double>(trials);
+  const double z = (sum - m * law_moments.mean) / std::sqrt(m * law_moments.variance);
+  const bool lower = row.mean_test == MeanTail::lower;
+  const double observed = sum / m + row.first_value, expected = law_moments.mean + row.first_value;
+  return TestResult{std::string(row.test_name) + " mean", z_test(z, lower ? Tail::lower : Tail::upper),
+                    std::string(row.test_name) + "_mean",
+                    std::string(row.test_title).insert(0, "mean ") + (lower ? " test (lower tail)" : " test (upper tail)"),
+                    "z", fixed_text(observed).insert(0, "mean ") + " against " + fixed_text(expected) + " expected"};
+}
+
+// A row's fair law; empty (uniform) where it has none.
+std::vector<double> kind_fair_law(const TallyKindRow& row, Shape s) {
+  return row.fair_law ? row.fair_law(s) : std::vector<double>{};
+}
+
+}  // namespace
+
 std::optional<TestResult> pooled_test(const std::string& name, const std::vector<std::uint64_t>& counts,
                                       std::uint64_t trials, const std::vector<double>& p, double alpha,
                                       std::vector<std::string>& notes) {
@@ -121,35 +147,6 @@ std::optional<TestResult> pooled_test(const std::string& name, const std::vector
     t.plain = std::to_string(counts.size()) + " bins pooled into " + std::to_string(pooled_p.size());
   return t;
 }
-
-std::string fixed_text(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", x);
-  return text;
-}
-
-// A one-sided z test of a histogram's mean bin against its law's mean.
-TestResult mean_test(const TallyKindRow& row, const std::vector<std::uint64_t>& counts, std::uint64_t trials,
-                     const std::vector<double>& law) {
-  const Moments law_moments = moments_of(law);
-  double sum = 0;
-  for (std::size_t b = 0; b < counts.size(); ++b) sum += static_cast<double>(b) * static_cast<double>(counts[b]);
-  const double m = static_cast<double>(trials);
-  const double z = (sum - m * law_moments.mean) / std::sqrt(m * law_moments.variance);
-  const bool lower = row.mean_test == MeanTail::lower;
-  const double observed = sum / m + row.first_value, expected = law_moments.mean + row.first_value;
-  return TestResult{std::string(row.test_name) + " mean", z_test(z, lower ? Tail::lower : Tail::upper),
-                    std::string(row.test_name) + "_mean",
-                    std::string(row.test_title).insert(0, "mean ") + (lower ? " test (lower tail)" : " test (upper tail)"),
-                    "z", fixed_text(observed).insert(0, "mean ") + " against " + fixed_text(expected) + " expected"};
-}
-
-// A row's fair law; empty (uniform) where it has none.
-std::vector<double> kind_fair_law(const TallyKindRow& row, Shape s) {
-  return row.fair_law ? row.fair_law(s) : std::vector<double>{};
-}
-
-}  // namespace
 
 std::optional<TestResult>& AuditReport::test(TallyKind kind) {
   if (kind == TallyKind::ranks) return rank;
@@ -245,6 +242,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     for (const LagTally& l : options.stream->lags()) v.lags.push_back(&l);
     if (options.stream->has_repeats()) v.repeats = &options.stream->repeats();
     v.serial = options.stream->serial_pairs();
+    v.gaps = options.stream->gaps();
     internal::add_stream_tests(report, v, options);
   }
   if (has_serial_kinds(job.tallies) && tally.trials > 0) {

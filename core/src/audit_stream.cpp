@@ -239,6 +239,35 @@ void add_serial_test(AuditReport& report, const StreamView& stream, const AuditO
   report.extra_tests.push_back(std::move(t));
 }
 
+// Gaps between the identity's occurrences against Geometric(1/N), bins
+// pooled until each expects kMinExpectedPerBin.
+void add_gap_test(AuditReport& report, const StreamView& stream, const AuditOptions& options) {
+  const GapCounts* gaps = stream.gaps;
+  if (!gaps) return;
+  if (options.model) {
+    report.notes.push_back("gap test n/a under a model: its law is the uniform one's");
+    return;
+  }
+  std::uint64_t total = 0;
+  for (std::uint64_t c : gaps->bins) total += c;
+  if (total == 0) return;
+  const double p = 1.0 / static_cast<double>(gaps->orders);
+  std::vector<double> law(gaps->bins.size());
+  double stay = 1;  // (1 - p)^(g - 1)
+  for (std::size_t g = 0; g + 1 < law.size(); ++g) {
+    law[g] = p * stay;
+    stay *= 1 - p;
+  }
+  law.back() = stay;  // at least bins.size()
+  std::optional<TestResult> t = pooled_test("gaps", gaps->bins, total, law, options.alpha, report.notes);
+  if (!t) return;
+  t->key = "gaps";
+  t->title = "gap test (" + count_text(total) + " gaps between the identity's occurrences, Geometric(1/" +
+             count_text(gaps->orders) + "))";
+  t->statistic = "chi2";
+  report.extra_tests.push_back(std::move(*t));
+}
+
 }  // namespace
 
 StreamView serial_view(const Job& job, const Tally& tally, LagTally& lag, SerialPairs& serial) {
@@ -273,6 +302,7 @@ StreamView serial_view(const Job& job, const Tally& tally, LagTally& lag, Serial
 void add_stream_tests(AuditReport& report, const StreamView& stream, const AuditOptions& options) {
   if (stream.repeats) add_repeats_test(report, stream, options);
   add_serial_test(report, stream, options);
+  add_gap_test(report, stream, options);
   for (const LagTally* lag_tally : stream.lags) {
     const LagTally& lag = *lag_tally;
     if (options.model) {

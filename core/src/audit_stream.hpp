@@ -13,6 +13,7 @@ struct StreamView {
   std::vector<const LagTally*> lags;
   const RepeatCount* repeats = nullptr;
   const SerialPairs* serial = nullptr;
+  const GapCounts* gaps = nullptr;
   bool cyclic = true;  // the serial pairs close the cycle (records); a built-in's first trial has its pair already
 };
 

@@ -16,6 +16,9 @@ namespace {
 constexpr std::uint64_t kMaxBitmapOutcomes = std::uint64_t{1} << 27;
 constexpr std::uint64_t kFirstTableSlots = std::uint64_t{1} << 12;
 constexpr std::uint64_t kFibonacci = 0x9E3779B97F4A7C15ull;
+// Gaps are binned up to this many times the number of orders; a longer one
+// (probability about e^-64) goes in the last bin.
+constexpr std::uint64_t kGapBinsPerOrder = 64;
 
 Job lag_job(Shape s) {
   Job job;
@@ -236,10 +239,19 @@ StreamTally::StreamTally(Shape shape, const StreamTestOptions& options)
     serial_ = std::make_unique<SerialPairs>();
     serial_->orders = factorial(shape_.n);
     serial_->pairs.assign(serial_->orders * serial_->orders, 0);
+    gaps_ = std::make_unique<GapCounts>();
+    gaps_->orders = serial_->orders;
+    gaps_->bins.assign(kGapBinsPerOrder * serial_->orders, 0);
   }
 }
 
 StreamTally::~StreamTally() = default;
+
+// The identity at `record`: the gap since it was last seen.
+void StreamTally::add_gap(std::uint64_t record) {
+  if (gaps_->last != 0) ++gaps_->bins[std::min<std::uint64_t>(record + 1 - gaps_->last, gaps_->bins.size()) - 1];
+  gaps_->last = record + 1;
+}
 
 const RepeatCount& StreamTally::repeats() const { return repeats_->count; }
 
@@ -287,14 +299,29 @@ void StreamTally::add_ranks(const std::uint64_t* ranks, std::size_t records) {
   if (max_lag_ > 0) ring_ = static_cast<std::size_t>((ring_ + records) % ring);
   if (repeats_ && !repeats_->count.capped) repeats_->add_exact(ranks, records);
   if (serial_ && records > 0) {
+    // Locals: the pairs' stores may not alias the table's size or address.
+    std::uint64_t* pairs = serial_->pairs.data();
+    const std::uint64_t orders = serial_->orders;
     std::uint64_t last = serial_->last;
     std::size_t r = 0;
     if (records_ == 0) serial_->first = last = ranks[r++];
     for (; r < records; ++r) {
-      ++serial_->pairs[last * serial_->orders + ranks[r]];
+      ++pairs[last * orders + ranks[r]];
       last = ranks[r];
     }
     serial_->last = last;
+  }
+  if (gaps_) {
+    // The identity's records of the batch, found without a branch a
+    // record (it comes once in n! records: a branch would be mispredicted
+    // there every time).
+    std::size_t found = 0;
+    identities_.resize(records);
+    for (std::size_t r = 0; r < records; ++r) {
+      identities_[found] = r;
+      found += ranks[r] == 0;
+    }
+    for (std::size_t i = 0; i < found; ++i) add_gap(records_ + identities_[i]);
   }
   records_ += records;
 }
@@ -318,6 +345,7 @@ void StreamTally::add(const std::uint16_t* record) {
   if (repeats_) repeats_->add(record);
   if (serial_) {
     const std::uint64_t r = lehmer_rank(record, shape_.n);
+    if (r == 0) add_gap(records_);
     if (records_ == 0) serial_->first = r;
     else ++serial_->pairs[serial_->last * serial_->orders + r];
     serial_->last = r;

@@ -189,11 +189,24 @@ RecordAuditor::RecordAuditor(const Job& job, const AuditOptions& audit, RecordLo
 void RecordAuditor::bring_up_to_date() {
   counter_.flush();
   tally_.trials = counted_;
+  if (ranks_from_pairs()) {
+    // Each record but the first is the second of a serial pair.
+    const SerialPairs& s = *stream_->serial_pairs();
+    std::vector<std::uint64_t>& ranks = tally_[TallyKind::ranks].counts();
+    std::fill(ranks.begin(), ranks.end(), 0);
+    for (std::uint64_t cell = 0; cell < s.pairs.size(); ++cell) ranks[cell % s.orders] += s.pairs[cell];
+    if (counted_ > 0) ++ranks[s.first];
+  }
   if (ranked_) derive_from_ranks(tally_, shape_of(job_), job_.tallies);
 }
 
+bool RecordAuditor::ranks_from_pairs() const { return ranked_ && stream_ && stream_->serial_pairs(); }
+
 void RecordAuditor::count_ranks(const std::uint64_t* ranks, std::size_t records) {
-  for (std::size_t r = 0; r < records; ++r) counter_.rank(ranks[r]);
+  // Beside the serial pairs the rank histogram is theirs, read off them
+  // when the tally is read: one count a record, not two.
+  if (!ranks_from_pairs())
+    for (std::size_t r = 0; r < records; ++r) counter_.rank(ranks[r]);
   if (stream_) stream_->add_ranks(ranks, records);
 }
 

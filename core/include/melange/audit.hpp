@@ -86,6 +86,15 @@ Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thr
                     std::vector<std::string>& notes);
 
 
+// Pearson's chi-square of `counts` (of `trials` outcomes) against the law
+// `p`, its adjacent bins pooled, in bin order, until each group expects
+// kMinExpectedPerBin; a last group short of it joins the one before. For a
+// law whose rare bins lie at its ends (Eulerian, hypergeometric,
+// geometric). Without two such groups, a note and no test.
+std::optional<TestResult> pooled_test(const std::string& name, const std::vector<std::uint64_t>& counts,
+                                      std::uint64_t trials, const std::vector<double>& p, double alpha,
+                                      std::vector<std::string>& notes);
+
 // The probabilities a rank histogram is tested against: uniform (1/n!, or
 // one over a deal's n!/(n-k)! ranks), or the model's.
 std::vector<double> reference_probabilities(Shape s, const ExactDistribution* model);

@@ -19,7 +19,8 @@
 // - the repeats: how many records equal an earlier one, from exact ranks
 //   where 64 bits hold them, else from 128-bit fingerprints (a Philox
 //   chain over the items), within a memory budget;
-// - for n <= 5 the serial pairs: the table of consecutive records' ranks.
+// - for n <= 5 the serial pairs: the table of consecutive records' ranks,
+//   and the gaps between occurrences of the identity.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +71,18 @@ struct SerialPairs {
   std::uint64_t first = 0, last = 0;
 };
 
+// Gaps between occurrences of the identity order, n <= kMaxSerialPairItems
+// (Knuth's gap test): a gap g >= 1 is counted in bins[g - 1], every gap of
+// at least bins.size() in the last bin. For independent uniform records
+// the gaps are independent and Geometric(1/n!). One order keeps that law
+// exact (the gaps of different orders are not independent of each other)
+// and costs a compare a record.
+struct GapCounts {
+  std::uint64_t orders = 0;
+  std::vector<std::uint64_t> bins;
+  std::uint64_t last = 0;  // 1 + the record where the identity was last seen; 0: not yet
+};
+
 class StreamTally {
  public:
   StreamTally(Shape shape, const StreamTestOptions& options);
@@ -94,6 +107,7 @@ class StreamTally {
   const RepeatCount& repeats() const;
   bool has_repeats() const { return repeats_ != nullptr; }
   const SerialPairs* serial_pairs() const { return serial_ ? &*serial_ : nullptr; }
+  const GapCounts* gaps() const { return gaps_ ? &*gaps_ : nullptr; }
 
  private:
   class Repeats;
@@ -121,6 +135,9 @@ class StreamTally {
   std::vector<std::uint64_t> rank_history_; // ranked: the last max-lag ranks, a ring
   std::unique_ptr<Repeats> repeats_;
   std::unique_ptr<SerialPairs> serial_;
+  std::unique_ptr<GapCounts> gaps_;
+  std::vector<std::size_t> identities_;  // scratch: where a batch holds the identity
+  void add_gap(std::uint64_t record);
 };
 
 }  // namespace melange

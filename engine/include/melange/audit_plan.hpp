@@ -123,6 +123,7 @@ class RecordAuditor {
   // Records by their ranks alone (ranked_): their other kinds are made from
   // the ranks when the tally is read.
   void count_ranks(const std::uint64_t* ranks, std::size_t records);
+  bool ranks_from_pairs() const;
   void bring_up_to_date();
 
   Job job_;

@@ -300,6 +300,7 @@ StreamView serial_view(const Job& job, const Tally& tally, LagTally& lag, Serial
 }
 
 void add_stream_tests(AuditReport& report, const StreamView& stream, const AuditOptions& options) {
+  if (stream.shape.n < 2) return;  // one item: every record is the same, and there is nothing to test
   if (stream.repeats) add_repeats_test(report, stream, options);
   add_serial_test(report, stream, options);
   add_gap_test(report, stream, options);

@@ -12,6 +12,7 @@
 
 #include "melange/audit.hpp"
 #include "melange/audit_plan.hpp"
+#include "record_audit_support.hpp"
 #include "redteam/shufflers.hpp"
 
 namespace melange {
@@ -53,28 +54,13 @@ struct Audited {
 };
 
 Audited audit(const std::vector<std::uint16_t>& items, int n, int k) {
-  AuditRequest request;
-  request.job.n = n;
-  request.job.k = k < n ? k : 0;
-  request.records = true;
-  request.position = n > 8;
-  const AuditPlan plan = plan_audit(request);
-  RecordOptions o;
-  o.n = n;
-  o.k = k < n ? k : 0;
-  const RecordArray array{items.data(), items.size() / static_cast<std::size_t>(k), k, 2, false};
   Audited a;
   RecordLooks looks;
   looks.enabled = true;
   looks.look = [&a](std::uint64_t records, const AuditReport& r) {
     if (r.verdict == Verdict::fail && !a.first) a.first = records;
   };
-  RecordAuditor auditor(plan.job, AuditOptions{}, looks, plan.stream);
-  auditor.read(array, o);
-  AuditOptions whole;
-  const auto stream = auditor.stream();
-  whole.stream = stream.get();
-  a.report = analyze(auditor.job(), auditor.result().tally, whole);
+  a.report = testing::audit_record_array(items, n, k, looks);
   return a;
 }
 

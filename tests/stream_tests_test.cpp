@@ -21,6 +21,7 @@
 #include "melange/rank.hpp"
 #include "melange/serve.hpp"
 #include "melange/stream_tests.hpp"
+#include "record_audit_support.hpp"
 
 namespace melange {
 namespace {
@@ -234,26 +235,8 @@ TEST(StreamTally, LagsAreChecked) {
   }
 }
 
-// An audit of records in memory, as audit_records makes it.
-AuditReport audit_records_of(const std::vector<std::uint16_t>& items, int n, int k, std::size_t block_bytes,
-                             const RecordLooks& looks = {}) {
-  AuditRequest r;
-  r.job.n = n;
-  r.job.k = k < n ? k : 0;
-  r.records = true;
-  r.position = n > 8;
-  const AuditPlan plan = plan_audit(r);
-  RecordAuditor auditor(plan.job, AuditOptions{}, looks, plan.stream);
-  RecordOptions o;
-  o.n = n;
-  o.k = k < n ? k : 0;
-  o.block_bytes = block_bytes;
-  const RecordArray array{items.data(), items.size() / static_cast<std::size_t>(k), k, 2, false};
-  auditor.read(array, o);
-  AuditOptions a;
-  const auto stream = auditor.stream();
-  a.stream = stream.get();
-  return analyze(auditor.job(), auditor.result().tally, a);
+AuditReport audit_records_of(const std::vector<std::uint16_t>& items, int n, int k, std::size_t block_bytes) {
+  return testing::audit_record_array(items, n, k, {}, block_bytes);
 }
 
 TEST(StreamTally, BatchesDoNotChangeWhatIsCounted) {

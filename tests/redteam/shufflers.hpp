@@ -118,6 +118,13 @@ inline void deal(const std::vector<std::uint16_t>& deck, int k, std::uint16_t* o
   std::copy(deck.begin(), deck.begin() + k, out);
 }
 
+// A new deck shuffled by Collections.shuffle(deck, new Random(seed)), dealt.
+inline void java_deal(std::int64_t seed, std::vector<std::uint16_t>& deck, int k, std::uint16_t* out) {
+  deck = new_deck(static_cast<int>(deck.size()));
+  JavaRandom(seed).shuffle(deck);
+  deal(deck, k, out);
+}
+
 // Each flaw by name; `k` below n deals the deck's first k cards.
 inline Shuffler make_shuffler(std::string_view name, int n, int k, std::uint64_t seed) {
   Shuffler s{n, k, {}};
@@ -144,20 +151,12 @@ inline Shuffler make_shuffler(std::string_view name, int n, int k, std::uint64_t
     auto clock = std::make_shared<std::int64_t>(1'764'000'000'000 + static_cast<std::int64_t>(seed % 1000));
     s.next = [=](std::uint16_t* out) mutable {
       *clock += bounded(words, 40);
-      JavaRandom java(*clock);
-      *deck = new_deck(n);
-      java.shuffle(*deck);
-      deal(*deck, k, out);
+      java_deal(*clock, *deck, k, out);
     };
   } else if (name == "java-counter") {
     // new Random(deal number) per deck.
     auto counter = std::make_shared<std::int64_t>(static_cast<std::int64_t>(seed % 1'000'000));
-    s.next = [=](std::uint16_t* out) mutable {
-      JavaRandom java((*counter)++);
-      *deck = new_deck(n);
-      java.shuffle(*deck);
-      deal(*deck, k, out);
-    };
+    s.next = [=](std::uint16_t* out) mutable { java_deal((*counter)++, *deck, k, out); };
   } else if (name == "lcg-counter") {
     // srand(deal number); Fisher-Yates with rand() % (i + 1).
     auto counter = std::make_shared<std::uint32_t>(static_cast<std::uint32_t>(seed % 1'000'000));

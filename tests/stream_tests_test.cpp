@@ -320,6 +320,33 @@ TEST(SerialKinds, AreTheStreamOfTheTrialsBeforeAndIn) {
   }
 }
 
+// The SIMD lanes count a serial job of n <= 5 from their ranks in trial
+// order: the same tally as the reference loop, bit for bit, rejected lanes
+// (redone by the reference) and ranges that start anywhere included.
+TEST(SerialKinds, LanesCountWhatTheReferenceLoopCounts) {
+  for (auto [n, method, bits] : {std::tuple{4, Method::batched, 32}, std::tuple{5, Method::lemire, 4},
+                                 std::tuple{3, Method::modulo, 32}, std::tuple{5, Method::rejection, 3}}) {
+    AuditRequest r;
+    r.job.n = n;
+    r.job.spec = BoundedSpec{method, bits};
+    r.job.first = 1'000'003;
+    r.job.trials = 200'001;
+    r.serial = true;
+    const Job job = plan_audit(r).job;
+    RunOptions scalar;
+    scalar.backend = "scalar";
+    const RunResult reference = run(job, scalar);
+    for (int threads : {1, 2}) {
+      RunOptions lanes;
+      lanes.backend = "simd";
+      lanes.threads = threads;
+      const RunResult simd = run(job, lanes);
+      EXPECT_EQ(simd.backend, "simd") << simd.note;
+      EXPECT_EQ(simd.tally, reference.tally) << "n " << n << " " << method_name(method) << ", " << threads << " threads";
+    }
+  }
+}
+
 TEST(SerialKinds, MelangesOwnStreamPasses) {
   // melange's own trials t and t + 1 differ in one counter word: as a
   // stream they must pass, on every split.

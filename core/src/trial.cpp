@@ -77,6 +77,25 @@ void derive_from_ranks(Tally& tally, Shape shape, TallySet kinds) {
   }
 }
 
+void count_rank_pairs(const Job& job, const std::vector<std::uint64_t>& pairs, Tally& tally) {
+  const TrialJob tj = trial_job(job);
+  const Shape s = tj.shape();
+  const std::uint64_t orders = factorial(s.n);
+  TallySet others = job.tallies;
+  for (TallyKind kind : {TallyKind::ranks, TallyKind::positions}) others.set(kind, false);
+  const auto n = static_cast<std::size_t>(s.n);
+  std::vector<std::uint16_t> before(n), record(n), scratch(2 * n);
+  for (std::uint64_t cell = 0; cell < pairs.size(); ++cell) {
+    if (pairs[cell] == 0) continue;
+    const std::vector<int> a = lehmer_unrank(cell / orders, s.n), b = lehmer_unrank(cell % orders, s.n);
+    std::copy(a.begin(), a.end(), before.begin());
+    std::copy(b.begin(), b.end(), record.begin());
+    WeightedCounter counter{tally, pairs[cell]};
+    RecordTallyDefinitions::count(others, record.data(), s, counter);
+    count_serial(tj, before.data(), record.data(), scratch.data(), counter);
+  }
+}
+
 void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
   const TrialJob tj = trial_job(job);
   with_algorithm(job.algorithm, [&](auto algo) {

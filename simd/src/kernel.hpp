@@ -224,6 +224,14 @@ struct Kernel {
                                     Tally& tally) {
     const bool want_ranks = !tally[TallyKind::ranks].empty(), want_positions = !tally[TallyKind::positions].empty();
     Counters c(p, want_ranks, want_positions);
+    // A serial job (n <= kMaxSerialPairItems): the lanes' ranks in trial
+    // order make pairs with the trial before each; count_rank_pairs counts
+    // the rest of what a pair holds. A lane the scalar reference redoes
+    // counts its own pair; its rank is still the next lane's "before".
+    const bool serial = has_serial_kinds(p.job.tallies);
+    const std::uint64_t orders = serial ? factorial(N) : 0;
+    std::vector<std::uint64_t> pairs(orders * orders);
+    std::uint64_t before = serial ? scalar_rank(p, begin - 1) : 0;
     std::uint64_t clean = 0;
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
@@ -234,6 +242,16 @@ struct Kernel {
       if (some_rejected) keep.store_aligned(kept);
       if (want_ranks) c.add_ranks(packed_rank<N>(perm), some_rejected ? kept : nullptr);
       if (want_positions) c.template add_positions<N>(perm, keep);
+      if (serial) {
+        alignas(64) std::uint32_t rank[kLanes];
+        packed_rank<N>(perm).store_aligned(rank);
+        for (int l = 0; l < kLanes; ++l) {
+          const bool redone = some_rejected && !kept[l];
+          const std::uint64_t r = redone ? scalar_rank(p, t + static_cast<std::uint64_t>(l)) : rank[l];
+          if (!redone) ++pairs[before * orders + r];
+          before = r;
+        }
+      }
       if (some_rejected) {
         for (int l = 0; l < kLanes; ++l) clean += kept[l] != 0;
       } else {
@@ -242,7 +260,15 @@ struct Kernel {
       if (++c.batches == kFlushBatches) c.flush(tally);
     }
     c.flush(tally);
+    if (serial) count_rank_pairs(p.job, pairs, tally);
     return clean;
+  }
+
+  // The rank of trial t's permutation, by the scalar reference.
+  static std::uint64_t scalar_rank(const Plan& p, std::uint64_t t) {
+    std::uint16_t items[kPackedItems];
+    sample_trials(p.job, t, t + 1, items);
+    return lehmer_rank(items, p.job.n);
   }
 
   // Larger n, and deals: per-lane item arrays in memory. Returns the trials

@@ -26,9 +26,13 @@ bool vectorizable(const Job& job) {
   // code (DESIGN.md section 3 lets them).
   // The lanes count a whole permutation's ranks and positions; a deal's
   // kinds go through the trial body's own count. Serial kinds pair each
-  // trial with the one before: the reference loop's.
+  // trial with the one before: up to kMaxSerialPairItems items the lanes'
+  // ranks, in trial order, give the pairs (count_rank_pairs the rest);
+  // beyond, and for deals, the reference loop's.
+  if (has_serial_kinds(job.tallies))
+    return !is_deal(job) && job.n >= 2 && job.n <= kMaxSerialPairItems &&
+           draw_kind(job.algorithm) == DrawKind::schedule;
   if (!is_deal(job) && !lane_kinds_only(job.tallies)) return false;
-  if (has_serial_kinds(job.tallies)) return false;
   if (draw_kind(job.algorithm) == DrawKind::coins) return DecisionTable::fits(job);
   if (draw_kind(job.algorithm) == DrawKind::keys) return false;
   return job.n >= 2;

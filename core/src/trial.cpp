@@ -81,8 +81,6 @@ void count_rank_pairs(const Job& job, const std::vector<std::uint64_t>& pairs, T
   const TrialJob tj = trial_job(job);
   const Shape s = tj.shape();
   const std::uint64_t orders = factorial(s.n);
-  TallySet others = job.tallies;
-  for (TallyKind kind : {TallyKind::ranks, TallyKind::positions}) others.set(kind, false);
   const auto n = static_cast<std::size_t>(s.n);
   std::vector<std::uint16_t> before(n), record(n), scratch(2 * n);
   for (std::uint64_t cell = 0; cell < pairs.size(); ++cell) {
@@ -91,7 +89,7 @@ void count_rank_pairs(const Job& job, const std::vector<std::uint64_t>& pairs, T
     std::copy(a.begin(), a.end(), before.begin());
     std::copy(b.begin(), b.end(), record.begin());
     WeightedCounter counter{tally, pairs[cell]};
-    RecordTallyDefinitions::count(others, record.data(), s, counter);
+    RecordTallyDefinitions::count(job.tallies, record.data(), s, counter);
     count_serial(tj, before.data(), record.data(), scratch.data(), counter);
   }
 }

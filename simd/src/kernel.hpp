@@ -226,8 +226,8 @@ struct Kernel {
     Counters c(p, want_ranks, want_positions);
     // A serial job (n <= kMaxSerialPairItems): the lanes' ranks in trial
     // order make pairs with the trial before each; count_rank_pairs counts
-    // the rest of what a pair holds. A lane the scalar reference redoes
-    // counts its own pair; its rank is still the next lane's "before".
+    // everything a pair holds. A lane the scalar reference redoes counts
+    // its own pair; its rank is still the next lane's "before".
     const bool serial = has_serial_kinds(p.job.tallies);
     const std::uint64_t orders = serial ? factorial(N) : 0;
     std::vector<std::uint64_t> pairs(orders * orders);
@@ -240,9 +240,9 @@ struct Kernel {
       const u32 keep = some_rejected ? redo_rejected(p, t, reject, tally) : u32(~0u);
       alignas(64) std::uint32_t kept[kLanes];
       if (some_rejected) keep.store_aligned(kept);
-      if (want_ranks) c.add_ranks(packed_rank<N>(perm), some_rejected ? kept : nullptr);
-      if (want_positions) c.template add_positions<N>(perm, keep);
       if (serial) {
+        // Every kind of the pair's second record follows from its rank too:
+        // count_rank_pairs counts them, and the lanes count only the pairs.
         alignas(64) std::uint32_t rank[kLanes];
         packed_rank<N>(perm).store_aligned(rank);
         for (int l = 0; l < kLanes; ++l) {
@@ -251,6 +251,9 @@ struct Kernel {
           if (!redone) ++pairs[before * orders + r];
           before = r;
         }
+      } else {
+        if (want_ranks) c.add_ranks(packed_rank<N>(perm), some_rejected ? kept : nullptr);
+        if (want_positions) c.template add_positions<N>(perm, keep);
       }
       if (some_rejected) {
         for (int l = 0; l < kLanes; ++l) clean += kept[l] != 0;

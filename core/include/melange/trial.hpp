@@ -258,9 +258,9 @@ void derive_from_ranks(Tally& tally, Shape shape, TallySet kinds);
 
 // A serial job's pairs of consecutive whole permutations known by their
 // ranks (pairs[a n! + b]: a record of rank b after one of rank a): each
-// pair's serial kinds, and the second record's kinds other than its rank
-// and positions, counted as many times as the pair came. What a counter
-// that sees ranks alone (the SIMD lanes, n <= kMaxSerialPairItems) leaves.
+// pair's serial kinds and the second record's kinds, counted as many times
+// as the pair came. What a counter that sees ranks alone (the SIMD lanes,
+// n <= kMaxSerialPairItems) hands on.
 void count_rank_pairs(const Job& job, const std::vector<std::uint64_t>& pairs, Tally& tally);
 
 // The scalar reference, one trial at a time: every other path is checked

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "melange/deal.hpp"
+#include "melange/internal/grouped_digits.hpp"
 #include "melange/rank.hpp"
 
 namespace melange::internal {
@@ -25,14 +26,6 @@ std::string general_text(double x, int digits = 3) {
   return text;
 }
 
-std::string count_text(std::uint64_t x) {
-  std::string digits = std::to_string(x), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 // "2^38"
 std::string power_of_two(double log2_value) { return "2^" + std::to_string(static_cast<long long>(std::floor(log2_value))); }
@@ -85,7 +78,7 @@ void add_lag_tests(AuditReport& report, const LagTally& lag, const AuditOptions&
   t.title = "lag-" + std::to_string(lag.lag) + " fixed points (items at the slot they held " +
             std::to_string(lag.lag) + (lag.lag == 1 ? " record" : " records") + " before)";
   t.statistic = "z";
-  t.plain = count_text(fixed) + " against " + general_text(m * mean, 6) + " expected";
+  t.plain = grouped_digits(fixed) + " against " + general_text(m * mean, 6) + " expected";
   report.extra_tests.push_back(std::move(t));
 }
 
@@ -121,11 +114,11 @@ void add_repeats_test(AuditReport& report, const StreamView& stream, const Audit
   if (sparse) {
     expected_repeats = std::exp(log_pairs - log_n);
     t.fit = poisson_test(r.repeats, log_pairs - log_n);
-    t.title = "repeats (" + count_text(r.repeats) + " among " + count_text(r.covered) + " " + noun +
+    t.title = "repeats (" + grouped_digits(r.repeats) + " among " + grouped_digits(r.covered) + " " + noun +
               ", Poisson mean " + general_text(std::exp(log_pairs - log_n)) + ")";
   } else if (options.model) {
     report.notes.push_back("repeats test not run: under a model it is made for records few beside the likely " +
-                           noun + " (about " + general_text(std::exp(log_n)) + "), and " + count_text(r.covered) +
+                           noun + " (about " + general_text(std::exp(log_n)) + "), and " + grouped_digits(r.covered) +
                            " are not");
     return;
   } else {
@@ -133,7 +126,7 @@ void add_repeats_test(AuditReport& report, const StreamView& stream, const Audit
     const double a = std::exp(m * std::log1p(-1 / big_n)), b = std::exp(m * std::log1p(-2 / big_n));
     const double mean = big_n * (1 - a), variance = big_n * big_n * (b - a * a) + big_n * (a - b);
     if (!(variance >= kMinDistinctVariance)) {
-      report.notes.push_back("repeats test not run: " + count_text(r.covered) + " records among " +
+      report.notes.push_back("repeats test not run: " + grouped_digits(r.covered) + " records among " +
                              general_text(big_n) + " possible " + noun +
                              " see nearly every one, whoever made them");
       return;
@@ -145,7 +138,7 @@ void add_repeats_test(AuditReport& report, const StreamView& stream, const Audit
     t.fit.p_lower = 1 - t.fit.p_value;
     t.fit.log10_mode = -0.5 * std::log10(2 * M_PI * variance);  // the likeliest count's mass
     t.statistic = "z";
-    t.title = "repeats (" + count_text(r.covered - r.repeats) + " distinct among " + count_text(r.covered) + " " +
+    t.title = "repeats (" + grouped_digits(r.covered - r.repeats) + " distinct among " + grouped_digits(r.covered) + " " +
               noun + ", " + general_text(mean, 7) + " expected)";
   }
   // What the audit rules out. A shuffler with S seeds repeats among m
@@ -153,19 +146,19 @@ void add_repeats_test(AuditReport& report, const StreamView& stream, const Audit
   // S <= m^2 / (2 ln 100).
   const double log2_ruled_out = (2 * std::log(m) - std::log(2 * std::log(100.0))) / kLn2;
   if (r.repeats == 0) {
-    t.plain = "no repeated " + record_noun(s, false) + " among " + count_text(r.covered) +
+    t.plain = "no repeated " + record_noun(s, false) + " among " + grouped_digits(r.covered) +
               ": rules out a shuffler with " + power_of_two(log2_ruled_out) + " or fewer seeds (99%)";
   } else {
     const double log2_seeds = (log_pairs - std::log(d)) / kLn2;
-    t.plain = count_text(r.repeats) + " repeated " + record_noun(s, r.repeats != 1) + " among " +
-              count_text(r.covered) + "; a fair shuffler expects " +
+    t.plain = grouped_digits(r.repeats) + " repeated " + record_noun(s, r.repeats != 1) + " among " +
+              grouped_digits(r.covered) + "; a fair shuffler expects " +
               general_text(expected_repeats) +
               (log2_seeds < log_n / kLn2 - 1 ? "; the shuffler behaves as if it had about " + power_of_two(log2_seeds) +
                                                    " seeds"
                                              : "");
   }
   if (r.capped)
-    report.notes.push_back("repeats test covers the first " + count_text(r.covered) +
+    report.notes.push_back("repeats test covers the first " + grouped_digits(r.covered) +
                            " records: the memory cap holds no more of their keys");
   report.extra_tests.push_back(std::move(t));
 }
@@ -202,7 +195,7 @@ void add_serial_test(AuditReport& report, const StreamView& stream, const AuditO
   if (min_expected < kMinExpectedPerBin) {
     report.notes.push_back("serial pair test skipped: " + general_text(min_expected, 4) +
                            " expected per pair of orders, below " + std::to_string(int(kMinExpectedPerBin)) +
-                           " (needs about " + count_text(static_cast<std::uint64_t>(std::ceil(m * kMinExpectedPerBin / min_expected))) +
+                           " (needs about " + grouped_digits(static_cast<std::uint64_t>(std::ceil(m * kMinExpectedPerBin / min_expected))) +
                            " records)");
     return;
   }
@@ -234,7 +227,7 @@ void add_serial_test(AuditReport& report, const StreamView& stream, const AuditO
   g.log10_mode = -INFINITY;  // a sum over many cells: its lattice is fine
   TestResult t{"serial pairs", g};
   t.key = "serial_pairs";
-  t.title = "serial pair test (Good's nabla psi^2, " + count_text(n_orders * n_orders) + " pairs of orders)";
+  t.title = "serial pair test (Good's nabla psi^2, " + grouped_digits(n_orders * n_orders) + " pairs of orders)";
   t.statistic = "chi2";
   report.extra_tests.push_back(std::move(t));
 }
@@ -262,8 +255,8 @@ void add_gap_test(AuditReport& report, const StreamView& stream, const AuditOpti
   std::optional<TestResult> t = pooled_test("gaps", gaps->bins, total, law, options.alpha, report.notes);
   if (!t) return;
   t->key = "gaps";
-  t->title = "gap test (" + count_text(total) + " gaps between the identity's occurrences, Geometric(1/" +
-             count_text(gaps->orders) + "))";
+  t->title = "gap test (" + grouped_digits(total) + " gaps between the identity's occurrences, Geometric(1/" +
+             grouped_digits(gaps->orders) + "))";
   t->statistic = "chi2";
   report.extra_tests.push_back(std::move(*t));
 }

@@ -12,6 +12,7 @@
 #include <functional>
 #include <vector>
 
+#include "ks_support.hpp"
 #include "melange/audit.hpp"
 #include "melange/engine.hpp"
 #include "melange/exact.hpp"
@@ -22,19 +23,7 @@ namespace {
 constexpr int kAudits = 300;
 constexpr double kNeverFlakes = 1e-6;
 
-// P(D >= observed) for the one-sample KS statistic against U(0, 1), by the
-// asymptotic series with Stephens' small-sample correction.
-double ks_p_uniform(std::vector<double> p) {
-  std::sort(p.begin(), p.end());
-  const double n = static_cast<double>(p.size());
-  double d = 0;
-  for (std::size_t i = 0; i < p.size(); ++i)
-    d = std::max({d, (i + 1) / n - p[i], p[i] - i / n});
-  const double lambda = (std::sqrt(n) + 0.12 + 0.11 / std::sqrt(n)) * d;
-  double q = 0;
-  for (int k = 1; k <= 100; ++k) q += (k % 2 ? 2 : -2) * std::exp(-2.0 * k * k * lambda * lambda);
-  return std::clamp(q, 0.0, 1.0);
-}
+using testing::ks_p_uniform;
 
 // The most p-values out of kAudits a fair test may put below 0.005 (or above
 // 0.995) before that count itself is a 1e-6 event.

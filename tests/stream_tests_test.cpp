@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "ks_support.hpp"
 #include "melange/audit.hpp"
 #include "melange/audit_plan.hpp"
 #include "melange/engine.hpp"
@@ -365,16 +366,7 @@ TEST(SerialKinds, MelangesOwnStreamPasses) {
 
 // ---- Calibration -------------------------------------------------------------
 
-double ks_p_uniform(std::vector<double> p) {
-  std::sort(p.begin(), p.end());
-  const double n = static_cast<double>(p.size());
-  double d = 0;
-  for (std::size_t i = 0; i < p.size(); ++i) d = std::max({d, (i + 1) / n - p[i], p[i] - i / n});
-  const double lambda = (std::sqrt(n) + 0.12 + 0.11 / std::sqrt(n)) * d;
-  double q = 0;
-  for (int k = 1; k <= 100; ++k) q += (k % 2 ? 2 : -2) * std::exp(-2.0 * k * k * lambda * lambda);
-  return std::clamp(q, 0.0, 1.0);
-}
+using testing::ks_p_uniform;
 
 // Each stream test's p over 300 fair streams of `records` records.
 void expect_calibrated(int n, int k, std::uint64_t records, const std::vector<std::string>& names) {

@@ -236,15 +236,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     if (row.mean_test != MeanTail::none && tally.trials > 0 && report.test(row.kind))
       report.extra_tests.push_back(mean_test(row, counts.counts(), tally.trials, law));
   }
-  if (options.stream) {
-    internal::StreamView v;
-    v.shape = options.stream->shape();
-    for (const LagTally& l : options.stream->lags()) v.lags.push_back(&l);
-    if (options.stream->has_repeats()) v.repeats = &options.stream->repeats();
-    v.serial = options.stream->serial_pairs();
-    v.gaps = options.stream->gaps();
-    internal::add_stream_tests(report, v, options);
-  }
+  if (options.stream) internal::add_stream_tests(report, internal::stream_view(*options.stream), options);
   if (has_serial_kinds(job.tallies) && tally.trials > 0) {
     LagTally lag;
     SerialPairs serial;

@@ -263,6 +263,16 @@ void add_gap_test(AuditReport& report, const StreamView& stream, const AuditOpti
 
 }  // namespace
 
+StreamView stream_view(const StreamTally& stream) {
+  StreamView v;
+  v.shape = stream.shape();
+  for (const LagTally& l : stream.lags()) v.lags.push_back(&l);
+  if (stream.has_repeats()) v.repeats = &stream.repeats();
+  v.serial = stream.serial_pairs();
+  v.gaps = stream.gaps();
+  return v;
+}
+
 StreamView serial_view(const Job& job, const Tally& tally, LagTally& lag, SerialPairs& serial) {
   StreamView v;
   v.shape = shape_of(job);

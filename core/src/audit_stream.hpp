@@ -18,6 +18,8 @@ struct StreamView {
 };
 
 void add_stream_tests(AuditReport& report, const StreamView& stream, const AuditOptions& options);
+// A stream of records, as its tests read it.
+StreamView stream_view(const StreamTally& stream);
 // The built-in job's serial kinds, as a stream's tests read them: `lag`
 // and `serial` hold what the view points to.
 StreamView serial_view(const Job& job, const Tally& tally, LagTally& lag, SerialPairs& serial);

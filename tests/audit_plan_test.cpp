@@ -8,6 +8,7 @@
 #include "melange/audit_plan.hpp"
 #include "melange/error.hpp"
 #include "melange/serve.hpp"
+#include "record_pipeline.hpp"
 
 namespace melange {
 namespace {
@@ -137,6 +138,73 @@ TEST(RecordAuditor, LooksComeAtPowersOfTwoAndAStopOnFailEndsTheRead) {
       EXPECT_EQ(auditor.result().tally[TallyKind::ranks].counts()[0], 5000u);
     }
   }
+}
+
+TEST(RecordAuditor, AStopOnFailEndsAPipelinedReadAtTheLook) {
+  // n = 9 with stream tests: records counted on a second thread. 100,000
+  // records of the identity, so the first look FAILs and the read ends
+  // there, however far the reader had gone.
+  const int n = 9;
+  std::vector<std::uint16_t> same(100000 * n);
+  for (std::size_t i = 0; i < same.size(); ++i) same[i] = static_cast<std::uint16_t>(i % n);
+  AuditRequest r = request_for(Algorithm::fisher_yates, n);
+  r.records = true;
+  r.position = true;
+  const AuditPlan plan = plan_audit(r);
+  ASSERT_TRUE(plan.stream.has_value());
+  RecordOptions o;
+  o.n = n;
+  std::vector<std::uint64_t> looked;
+  RecordLooks looks;
+  looks.enabled = true;
+  looks.stop_on_fail = true;
+  looks.look = [&](std::uint64_t records, const AuditReport&) { looked.push_back(records); };
+  RecordAuditor auditor(plan.job, AuditOptions{}, looks, plan.stream);
+  auditor.read(RecordArray{same.data(), 100000, n, 2, false}, o);
+  EXPECT_EQ(looked, (std::vector<std::uint64_t>{1024}));
+  EXPECT_EQ(auditor.counted(), 1024u);
+  EXPECT_EQ(auditor.stream()->records(), 1024u);
+}
+
+// The pipeline hands every record on once, in order, in batches of any
+// size; a counter that says stop stops the reader; its error is rethrown.
+TEST(RecordPipeline, HandsOnEveryRecordInOrderAndStopsWhenTold) {
+  const std::size_t width = 7, total = 200003;
+  std::vector<std::uint16_t> items(total * width);
+  for (std::size_t i = 0; i < items.size(); ++i) items[i] = static_cast<std::uint16_t>(i / width);
+  for (const std::uint64_t stop_after : {std::uint64_t{0}, std::uint64_t{50000}}) {
+    std::uint64_t seen = 0;
+    bool in_order = true;
+    internal::RecordPipeline pipe(width, [&](const std::uint16_t* batch, std::size_t records) {
+      for (std::size_t r = 0; r < records; ++r, ++seen)
+        in_order = in_order && batch[r * width] == static_cast<std::uint16_t>(seen) &&
+                   batch[r * width + width - 1] == static_cast<std::uint16_t>(seen);
+      return stop_after == 0 || seen < stop_after;
+    });
+    std::size_t pushed = 0, step = 1;
+    bool more = true;
+    while (more && pushed < total) {
+      const std::size_t batch = std::min(total - pushed, step);
+      more = pipe.push(items.data() + pushed * width, batch);
+      pushed += batch;
+      step = step * 3 % 5003 + 1;  // batch sizes from 1 to 5003
+    }
+    pipe.finish();
+    EXPECT_TRUE(in_order);
+    if (stop_after == 0) {
+      EXPECT_EQ(seen, total);
+    } else {
+      // The counter stops in the buffer that passed the mark; the reader learns it late.
+      EXPECT_GE(seen, stop_after);
+      EXPECT_LT(seen, stop_after + internal::RecordPipeline::kBufferItems / width + 1);
+      EXPECT_FALSE(more) << "the reader was never told to stop";
+    }
+  }
+  internal::RecordPipeline failing(width, [](const std::uint16_t*, std::size_t) -> bool {
+    throw UsageError(Param::n, "counted badly");
+  });
+  failing.push(items.data(), 1000);
+  EXPECT_THROW(failing.finish(), UsageError);
 }
 
 TEST(RecordAuditor, ArrayRecordsGetTheChecksOfAFile) {

@@ -6,6 +6,7 @@
 #include "melange/error.hpp"
 #include "melange/internal/grouped_digits.hpp"
 #include "melange/rank.hpp"
+#include "record_pipeline.hpp"
 
 namespace melange {
 namespace {
@@ -254,6 +255,18 @@ RecordBatch RecordAuditor::count_items(const std::function<bool()>& stop) {
   };
 }
 
+RecordStats RecordAuditor::pipelined(const std::function<RecordStats(const RecordBatch&)>& read,
+                                     const std::function<bool()>& stop) {
+  // Without stream tests a record costs more to read than to count: a
+  // second thread would gain little and pay its hand-offs.
+  if (!stream_) return read(count_items(stop));
+  internal::RecordPipeline pipeline(static_cast<std::size_t>(shape_of(job_).k), count_items(stop));
+  const RecordStats stats =
+      read([&](const std::uint16_t* items, std::size_t batch) { return pipeline.push(items, batch); });
+  pipeline.finish();
+  return stats;
+}
+
 RecordStats RecordAuditor::read(const ByteSource& source, const RecordOptions& records,
                                 const std::function<bool()>& stop) {
   if (ranked_) {
@@ -264,12 +277,12 @@ RecordStats RecordAuditor::read(const ByteSource& source, const RecordOptions& r
       return more && !(stop && stop());
     });
   }
-  return read_records(source, records, count_items(stop));
+  return pipelined([&](const RecordBatch& each) { return read_records(source, records, each); }, stop);
 }
 
 RecordStats RecordAuditor::read(const RecordArray& array, const RecordOptions& records,
                                 const std::function<bool()>& stop) {
-  return read_record_array(array, records, count_items(stop));
+  return pipelined([&](const RecordBatch& each) { return read_record_array(array, records, each); }, stop);
 }
 
 Job RecordAuditor::job() const {

@@ -18,7 +18,7 @@
 //   order);
 // - the repeats: how many records equal an earlier one, from exact ranks
 //   where 64 bits hold them, else from 128-bit fingerprints (a Philox
-//   chain over the items), within a memory budget;
+//   MAC over the items: the blocks xored), within a memory budget;
 // - for n <= 5 the serial pairs: the table of consecutive records' ranks,
 //   and the gaps between occurrences of the identity.
 #pragma once

@@ -118,6 +118,10 @@ class RecordAuditor {
  private:
   // Each record's items through count_dealt; false stops the read.
   RecordBatch count_items(const std::function<bool()>& stop);
+  // read(each) with each = count_items(stop), or, with stream tests, the
+  // records counted on a second thread while the next ones are read.
+  RecordStats pipelined(const std::function<RecordStats(const RecordBatch&)>& read,
+                        const std::function<bool()>& stop);
   template <class Range>
   bool count_batch(std::size_t batch, Range&& range);
   // Records by their ranks alone (ranked_): their other kinds are made from

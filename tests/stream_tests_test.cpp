@@ -120,6 +120,34 @@ TEST(StreamLaws, RiseTallyCountsRisingSequences) {
   EXPECT_EQ(h, (std::vector<std::uint64_t>{1, 26, 66, 26, 1}));
 }
 
+// Every sequence of m draws from N outcomes, counted by its repeats.
+TEST(StreamLaws, RepeatsLawIsTheCountOverEverySequence) {
+  for (auto [m, big_n] : {std::pair{6, 5}, std::pair{4, 9}, std::pair{7, 3}}) {
+    std::vector<double> with(static_cast<std::size_t>(m) + 1, 0.0);
+    std::vector<int> draw(static_cast<std::size_t>(m), 0);
+    double sequences = 0;
+    for (;;) {
+      std::set<int> seen(draw.begin(), draw.end());
+      with[static_cast<std::size_t>(m) - seen.size()] += 1;
+      sequences += 1;
+      int i = 0;
+      while (i < m && ++draw[static_cast<std::size_t>(i)] == big_n) draw[static_cast<std::size_t>(i++)] = 0;
+      if (i == m) break;
+    }
+    double at_least = 0;
+    for (int d = m; d >= 0; --d) {
+      at_least += with[static_cast<std::size_t>(d)] / sequences;
+      EXPECT_NEAR(repeats_at_least(static_cast<std::uint64_t>(m), big_n, static_cast<std::uint64_t>(d)), at_least,
+                  1e-12)
+          << "m " << m << ", N " << big_n << ", d " << d;
+    }
+  }
+  // The birthday problem: P(some repeat) = 1 - prod (1 - t/N).
+  double none = 1;
+  for (int t = 0; t < 23; ++t) none *= 1 - t / 365.0;
+  EXPECT_NEAR(repeats_at_least(23, 365, 1), 1 - none, 1e-12);
+}
+
 // ---- What a stream counts ----------------------------------------------------
 
 std::vector<std::uint16_t> fair_records(int n, int k, std::uint64_t records, std::uint64_t seed) {
@@ -266,12 +294,59 @@ TEST(StreamTally, AFairStreamPassesEveryStreamTest) {
                                          << ", Holm p " << t->p_holm;
 }
 
+// Each record is the one before with a uniform odd permutation applied:
+// tau_t is uniform on the odd orders. The records alternate in parity, so
+// over the stream every order is as frequent as the others; the odd orders
+// move any two items to any two places, so the transition matrix is flat;
+// but half the orders never come as tau, which the lag's rank test sees,
+// here at n = 9 (5 expected in each of 9! bins).
+bool odd(const std::vector<std::uint16_t>& p) {
+  // (n - cycles) transpositions make p.
+  std::vector<bool> seen(p.size());
+  std::size_t cycles = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (seen[i]) continue;
+    ++cycles;
+    for (std::size_t j = i; !seen[j]; j = p[j]) seen[j] = true;
+  }
+  return (p.size() - cycles) % 2 == 1;
+}
+
+TEST(StreamTally, TheLagRankTestSeesRelabeledRecordsOfOneParity) {
+  const int n = 9;
+  const std::uint64_t records = 5 * factorial(n) + 1;
+  std::vector<std::uint16_t> items(records * n);
+  std::mt19937_64 rng(2026);
+  std::vector<std::uint16_t> pi(n);
+  std::iota(items.begin(), items.begin() + n, 0);
+  std::shuffle(items.begin(), items.begin() + n, rng);
+  for (std::uint64_t t = 1; t < records; ++t) {
+    std::iota(pi.begin(), pi.end(), 0);
+    std::shuffle(pi.begin(), pi.end(), rng);
+    if (!odd(pi)) std::swap(pi[0], pi[1]);
+    const std::uint16_t* before = items.data() + (t - 1) * n;
+    for (int q = 0; q < n; ++q) items[t * n + q] = before[pi[q]];  // record t at q: the item at pi[q] of record t - 1
+  }
+  const AuditReport r = audit_records_of(items, n, n, std::size_t{1} << 20);
+  bool ranked = false;
+  for (const TestResult* t : r.tests()) {
+    if (t->name == "lag 1 position" || t->name == "rank" || t->name == "position" || t->name == "repeats") {
+      EXPECT_EQ(t->verdict, Verdict::pass) << t->name << ": p " << t->fit.p_value;
+    }
+    if (t->name != "lag 1 rank") continue;
+    ranked = true;
+    EXPECT_EQ(t->verdict, Verdict::fail) << "statistic " << t->fit.statistic << ", p " << t->fit.p_value;
+  }
+  EXPECT_TRUE(ranked) << "no lag 1 rank test at n = " << n;
+  EXPECT_EQ(r.verdict, Verdict::fail);
+}
+
 // A built-in job's serial kinds pair trial t with trial t - 1: the stream
 // of trials first - 1 .. first + m - 1 read as records gives the same
 // relabeled tallies, its first record serving only as the one before.
 TEST(SerialKinds, AreTheStreamOfTheTrialsBeforeAndIn) {
   for (auto [n, k, first] : {std::tuple{5, 5, std::uint64_t{0}}, std::tuple{9, 9, std::uint64_t{77}},
-                             std::tuple{12, 4, std::uint64_t{5}}}) {
+                             std::tuple{10, 10, std::uint64_t{3}}, std::tuple{12, 4, std::uint64_t{5}}}) {
     Job job;
     job.algorithm = k < n ? Algorithm::partial : Algorithm::fisher_yates;
     job.n = n;
@@ -362,6 +437,65 @@ TEST(SerialKinds, MelangesOwnStreamPasses) {
   for (const TestResult& t : a.extra_tests) names.push_back(t.name);
   for (const char* expected : {"serial pairs", "lag 1 position", "lag 1 fixed points", "lag 1 rank"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+}
+
+// 2,000 records of 9 items: repeats are few (5.5 expected) but the records
+// are not few beside 9! (the Poisson law's range ends at 36): the exact
+// law grades them. A shuffler with 4,096 seeds repeats about 490 times.
+TEST(StreamTally, FewRepeatsAmongManyOutcomesGetTheExactLaw) {
+  const std::vector<std::uint16_t> fair = fair_records(9, 9, 2000, 4);
+  std::vector<std::uint16_t> seeded(fair.size());
+  const std::vector<std::uint16_t> decks = fair_records(9, 9, 4096, 5);
+  std::mt19937_64 rng(6);
+  for (std::size_t t = 0; t < 2000; ++t) {
+    const std::size_t deck = rng() % 4096;
+    std::copy_n(decks.begin() + static_cast<std::ptrdiff_t>(deck * 9), 9, seeded.begin() + static_cast<std::ptrdiff_t>(t * 9));
+  }
+  for (const bool flawed : {false, true}) {
+    const AuditReport r = audit_records_of(flawed ? seeded : fair, 9, 9, std::size_t{1} << 20);
+    const TestResult* repeats = nullptr;
+    for (const TestResult& t : r.extra_tests)
+      if (t.name == "repeats") repeats = &t;
+    ASSERT_NE(repeats, nullptr) << "flawed " << flawed;
+    EXPECT_NE(repeats->title.find("exact law"), std::string::npos) << repeats->title;
+    EXPECT_EQ(repeats->verdict, flawed ? Verdict::fail : Verdict::pass) << repeats->title << ", p " << repeats->fit.p_value;
+  }
+}
+
+// Under --serial the repeats come from the rank (deal rank) histogram:
+// the count a StreamTally makes of the same trials read as records, on
+// every split of the run.
+TEST(SerialKinds, RepeatsAreTheStreamsRepeats) {
+  for (auto [n, k, trials] : {std::tuple{6, 6, std::uint64_t{600}}, std::tuple{7, 7, std::uint64_t{3000}},
+                              std::tuple{12, 3, std::uint64_t{900}}}) {
+    AuditRequest r;
+    r.job.algorithm = k < n ? Algorithm::partial : Algorithm::fisher_yates;
+    r.job.n = n;
+    r.job.k = k < n ? k : 0;
+    r.job.seed = 5;
+    r.job.first = 1000;
+    r.job.trials = trials;
+    r.serial = true;
+    const AuditPlan plan = plan_audit(r);
+    std::vector<std::uint16_t> items(trials * static_cast<std::uint64_t>(k));
+    fill_records(plan.job, items);
+    StreamTally stream(Shape{n, k}, with_repeats());
+    for (std::uint64_t t = 0; t < trials; ++t) stream.add(items.data() + t * static_cast<std::uint64_t>(k));
+    stream.flush();
+    ASSERT_TRUE(stream.repeats().exact);
+    for (int threads : {1, 2}) {
+      RunOptions o;
+      o.threads = threads;
+      const AuditReport a = analyze(plan.job, run(plan.job, o).tally);
+      const TestResult* repeats = nullptr;
+      for (const TestResult& t : a.extra_tests)
+        if (t.name == "repeats") repeats = &t;
+      ASSERT_NE(repeats, nullptr) << "n " << n << " k " << k;
+      const std::string count = std::to_string(stream.repeats().repeats);
+      EXPECT_NE((repeats->title + " " + repeats->plain).find(count), std::string::npos)
+          << repeats->title << " | " << repeats->plain << " | the stream counts " << count;
+    }
+  }
 }
 
 // ---- Calibration -------------------------------------------------------------

@@ -238,9 +238,8 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
   }
   if (options.stream) internal::add_stream_tests(report, internal::stream_view(*options.stream), options);
   if (has_serial_kinds(job.tallies) && tally.trials > 0) {
-    LagTally lag;
-    SerialPairs serial;
-    internal::add_stream_tests(report, internal::serial_view(job, tally, lag, serial), options);
+    internal::SerialViewParts parts;
+    internal::add_stream_tests(report, internal::serial_view(job, tally, parts), options);
   }
 
   // With one order (n = 1) or one possible order under the model, there is

@@ -2,10 +2,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "melange/deal.hpp"
 #include "melange/internal/grouped_digits.hpp"
+#include "melange/laws.hpp"
 #include "melange/rank.hpp"
 
 namespace melange::internal {
@@ -19,6 +21,9 @@ constexpr double kSparseRecords = 1e-4;
 // to tell a shuffler from a fair one: with fewer, nearly every possible
 // record has been seen, whoever made them.
 constexpr double kMinDistinctVariance = 25;
+// Below that variance, with fewer records than outcomes, the exact law of
+// the repeats: a chain over the records of this many steps at most.
+constexpr double kMaxExactRepeatSteps = 2e8;
 
 std::string general_text(double x, int digits = 3) {
   char text[32];
@@ -90,6 +95,21 @@ std::string record_noun(Shape s, bool plural) {
 // C(m,2) sum p^2 under a model) while records are few beside the possible
 // ones; else the count of distinct records, normal with
 // E = N(1 - a), Var = N^2(b - a^2) + N(a - b), a = (1 - 1/N)^m, b = (1 - 2/N)^m.
+// The exact upper tail of the repeats among m uniform records of N. Too few
+// repeats is not graded (the likeliest count is likely).
+GoodnessOfFit exact_repeats_test(std::uint64_t m, double outcomes, std::uint64_t repeats) {
+  GoodnessOfFit g;
+  g.statistic = static_cast<double>(repeats);
+  g.df = 1;
+  g.g_statistic = g.g_p_value = std::numeric_limits<double>::quiet_NaN();
+  g.min_expected = std::numeric_limits<double>::infinity();
+  g.log10_mode = 0;
+  g.p_value = repeats_at_least(m, outcomes, repeats);
+  g.log10_p = std::log10(g.p_value);
+  g.p_lower = 1 - g.p_value;
+  return g;
+}
+
 void add_repeats_test(AuditReport& report, const StreamView& stream, const AuditOptions& options) {
   const RepeatCount& r = *stream.repeats;
   const Shape s = stream.shape;
@@ -123,23 +143,37 @@ void add_repeats_test(AuditReport& report, const StreamView& stream, const Audit
     return;
   } else {
     const double big_n = std::exp(log_n);
-    const double a = std::exp(m * std::log1p(-1 / big_n)), b = std::exp(m * std::log1p(-2 / big_n));
-    const double mean = big_n * (1 - a), variance = big_n * big_n * (b - a * a) + big_n * (a - b);
-    if (!(variance >= kMinDistinctVariance)) {
+    // E = N(1 - a), Var = N^2 (b - a^2) + N (a - b), a = (1 - 1/N)^m,
+    // b = (1 - 2/N)^m, written with b/a^2 = (1 - 1/(N-1)^2)^m and
+    // b/a = (1 - 1/(N-1))^m: the plain form loses every digit to
+    // cancellation when m is small beside N.
+    const double a = std::exp(m * std::log1p(-1 / big_n));
+    const double mean = -big_n * std::expm1(m * std::log1p(-1 / big_n));
+    const double variance = big_n * big_n * a * a * std::expm1(m * std::log1p(-1 / ((big_n - 1) * (big_n - 1)))) -
+                            big_n * a * std::expm1(m * std::log1p(-1 / (big_n - 1)));
+    const bool few_repeats = m < big_n && m * (d + 2) <= kMaxExactRepeatSteps;
+    if (!(variance >= kMinDistinctVariance) && few_repeats) {
+      // Repeats are few, but records not few beside N: the exact law.
+      expected_repeats = m - mean;
+      t.fit = exact_repeats_test(r.covered, big_n, r.repeats);
+      t.title = "repeats (" + grouped_digits(r.repeats) + " among " + grouped_digits(r.covered) + " " + noun +
+                ", " + general_text(expected_repeats) + " expected, exact law)";
+    } else if (!(variance >= kMinDistinctVariance)) {
       report.notes.push_back("repeats test not run: " + grouped_digits(r.covered) + " records among " +
                              general_text(big_n) + " possible " + noun +
                              " see nearly every one, whoever made them");
       return;
+    } else {
+      const double distinct = m - d;
+      expected_repeats = m - mean;
+      // Too few distinct records is too many repeats: the upper tail of D.
+      t.fit = z_test((mean - distinct) / std::sqrt(variance), Tail::upper);
+      t.fit.p_lower = 1 - t.fit.p_value;
+      t.fit.log10_mode = -0.5 * std::log10(2 * M_PI * variance);  // the likeliest count's mass
+      t.statistic = "z";
+      t.title = "repeats (" + grouped_digits(r.covered - r.repeats) + " distinct among " + grouped_digits(r.covered) + " " +
+                noun + ", " + general_text(mean, 7) + " expected)";
     }
-    const double distinct = m - d;
-    expected_repeats = m - mean;
-    // Too few distinct records is too many repeats: the upper tail of D.
-    t.fit = z_test((mean - distinct) / std::sqrt(variance), Tail::upper);
-    t.fit.p_lower = 1 - t.fit.p_value;
-    t.fit.log10_mode = -0.5 * std::log10(2 * M_PI * variance);  // the likeliest count's mass
-    t.statistic = "z";
-    t.title = "repeats (" + grouped_digits(r.covered - r.repeats) + " distinct among " + grouped_digits(r.covered) + " " +
-              noun + ", " + general_text(mean, 7) + " expected)";
   }
   // What the audit rules out. A shuffler with S seeds repeats among m
   // records with probability 1 - exp(-C(m,2)/S), at least 99% once
@@ -273,7 +307,9 @@ StreamView stream_view(const StreamTally& stream) {
   return v;
 }
 
-StreamView serial_view(const Job& job, const Tally& tally, LagTally& lag, SerialPairs& serial) {
+StreamView serial_view(const Job& job, const Tally& tally, SerialViewParts& parts) {
+  LagTally& lag = parts.lag;
+  SerialPairs& serial = parts.serial;
   StreamView v;
   v.shape = shape_of(job);
   v.cyclic = false;
@@ -298,6 +334,14 @@ StreamView serial_view(const Job& job, const Tally& tally, LagTally& lag, Serial
     serial.orders = factorial(v.shape.n);
     serial.pairs = tally[TallyKind::serial_pairs].counts();
     v.serial = &serial;
+  }
+  // Every possible record has its bin: a deal's ordered deal if it can,
+  // else its hand.
+  const bool ranks = job.tallies.has(TallyKind::ranks), hands = !ranks && job.tallies.has(TallyKind::hands);
+  if (ranks || hands) {
+    parts.repeats = repeats_in_histogram(v.shape, hands, tally[ranks ? TallyKind::ranks : TallyKind::hands].counts(),
+                                         tally.trials);
+    v.repeats = &parts.repeats;
   }
   return v;
 }

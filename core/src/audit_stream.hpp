@@ -20,8 +20,14 @@ struct StreamView {
 void add_stream_tests(AuditReport& report, const StreamView& stream, const AuditOptions& options);
 // A stream of records, as its tests read it.
 StreamView stream_view(const StreamTally& stream);
-// The built-in job's serial kinds, as a stream's tests read them: `lag`
-// and `serial` hold what the view points to.
-StreamView serial_view(const Job& job, const Tally& tally, LagTally& lag, SerialPairs& serial);
+// What a stream's tests read in a built-in job's tally under --serial: its
+// serial kinds, and the repeats from its rank (or hand) histogram where it
+// has one. `lag`, `serial` and `repeats` hold what the view points to.
+struct SerialViewParts {
+  LagTally lag;
+  SerialPairs serial;
+  RepeatCount repeats;
+};
+StreamView serial_view(const Job& job, const Tally& tally, SerialViewParts& parts);
 
 }  // namespace melange::internal

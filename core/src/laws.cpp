@@ -86,4 +86,24 @@ std::vector<double> to_doubles(const std::vector<Rational>& law) {
   return p;
 }
 
+double repeats_at_least(std::uint64_t m, double outcomes, std::uint64_t d) {
+  if (d == 0) return 1;
+  // at[r]: P(r repeats so far), r < d; the mass that reaches d stays there.
+  std::vector<double> at(d, 0.0);
+  at[0] = 1;
+  double reached = 0;
+  const std::uint64_t last = d - 1;
+  for (std::uint64_t t = 0; t < m; ++t) {
+    // Draw t + 1 repeats when it lands on one of the t - r outcomes seen.
+    if (t >= last) reached += at[last] * (static_cast<double>(t - last) / outcomes);
+    for (std::uint64_t r = std::min(t + 1, last); r > 0; --r) {
+      const double repeat = static_cast<double>(t - (r - 1)) / outcomes;
+      const double fresh = r <= t ? 1 - static_cast<double>(t - r) / outcomes : 0;
+      at[r] = at[r] * fresh + at[r - 1] * repeat;
+    }
+    at[0] *= 1 - static_cast<double>(t) / outcomes;
+  }
+  return reached;
+}
+
 }  // namespace melange

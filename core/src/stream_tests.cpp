@@ -43,6 +43,18 @@ double log_outcomes(Shape s, bool hands) {
 
 }  // namespace
 
+RepeatCount repeats_in_histogram(Shape s, bool hands, const std::vector<std::uint64_t>& counts,
+                                 std::uint64_t records) {
+  RepeatCount r;
+  r.covered = records;
+  r.exact = true;
+  r.log_outcomes = log_outcomes(s, hands);
+  std::uint64_t distinct = 0;
+  for (std::uint64_t c : counts) distinct += c != 0;
+  r.repeats = records - distinct;
+  return r;
+}
+
 void validate_stream_options(Shape s, const StreamTestOptions& o) {
   if (o.lags.size() > static_cast<std::size_t>(kMaxLags))
     throw UsageError(Param::lags, "{lags} takes at most " + std::to_string(kMaxLags) + " lags, got " +

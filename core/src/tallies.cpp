@@ -90,7 +90,7 @@ void check_lag_ranks(Shape s) {
   const std::uint64_t orders = s.whole() ? (s.n <= kMaxRankItems ? factorial(s.n) : 0) : deal_count(s.n, s.k);
   if (orders == 0 || orders > kMaxLagRankBins)
     throw UsageError(Param::n, "the relabeled records' ranks are tallied up to " + std::to_string(kMaxLagRankBins) +
-                                   " orders (n <= 8)");
+                                   " orders (n <= 10)");
 }
 
 void check_serial_pairs(Shape s) {

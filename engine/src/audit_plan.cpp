@@ -20,7 +20,7 @@ void choose_serial_kinds(Job& job) {
       row_of(kind).check(shape_of(job));
       job.tallies.set(kind);
     } catch (const UsageError&) {
-      // Not for this shape (serial pairs past n = 5, ranks past 8! orders).
+      // Not for this shape (serial pairs past n = 5, ranks past 10! orders).
     }
   }
 }

@@ -13,7 +13,7 @@
 //   independent and uniform, so the ordinary tallies of one record test
 //   them with their ordinary laws: the position matrix (the lag's
 //   transition matrix), the fixed points (its trace), the rising sequences,
-//   the ranks for n <= 8; for deals the item x slot matrix and the hand
+//   the ranks for n <= 10; for deals the item x slot matrix and the hand
 //   overlap (a deal's items are relabeled 0..k-1, the rest k..n-1 in item
 //   order);
 // - the repeats: how many records equal an earlier one, from exact ranks
@@ -61,6 +61,14 @@ struct RepeatCount {
   bool capped = false;          // the budget stopped the comparison
   double log_outcomes = 0;      // ln of the number of possible records (n!, n!/(n-k)!, C(n,k))
 };
+
+// The repeats among records whose histogram over every possible record is
+// known (Lehmer ranks, deal ranks, or hands): each record but the first of
+// its bin is a repeat. Exact, and as mergeable as the histogram: a built-in
+// job's repeats under --serial come from its rank histogram, the same on
+// every backend, split and resumed run.
+RepeatCount repeats_in_histogram(Shape s, bool hands, const std::vector<std::uint64_t>& counts,
+                                 std::uint64_t records);
 
 // Consecutive records' ranks, n <= kMaxSerialPairItems: pairs[a * N + b]
 // counts record t - 1 of rank a followed by record t of rank b; the first

@@ -364,7 +364,7 @@ std::string_view poker_label(std::uint64_t bin);
 }  // namespace internal
 
 // Relabeled records keep a rank histogram up to this many orders.
-inline constexpr std::uint64_t kMaxLagRankBins = 40320;  // 8!
+inline constexpr std::uint64_t kMaxLagRankBins = 3628800;  // 10!: 29 MB a lag
 // Serial pairs are tallied up to this n (5!^2 = 14,400 cells).
 inline constexpr int kMaxSerialPairItems = 5;
 

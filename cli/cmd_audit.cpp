@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
+#include <cstring>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +24,7 @@
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
+#include "melange/npy.hpp"
 #include "melange/records.hpp"
 #include "melange/report/format.hpp"
 #include "signals.hpp"
@@ -54,7 +57,11 @@ struct AuditArgs {
   bool checkpoint_every_given = false;
   // audit --input: records written by another program instead of a job.
   std::string input, format;
+  std::string file;  // the positional FILE: the same as --input FILE
   int base = 0;
+  bool n_given = false, base_given = false;
+  bool header = false;     // inferred: the text's first line names columns
+  std::string inferred;    // what the records said of themselves, in words
   bool skip_invalid = false, progressive = false, stop_on_fail = false;
   bool hands = false;
   std::vector<int> lags{1};
@@ -106,8 +113,36 @@ class InputFile {
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
 
-  // What read(2) gives, as it arrives; 0 at the end, or once SIGINT came.
-  std::size_t read(char* buffer, std::size_t capacity) const {
+  // The input's first bytes, read ahead (and handed out again by read()):
+  // up to `bytes`, or fewer once they hold `lines` whole lines or the input
+  // ends, so that a slow pipe is not waited on for more than a few records.
+  std::string_view peek(std::size_t bytes, std::size_t lines) {
+    std::size_t newlines = 0;
+    while (ahead_.size() < bytes && newlines < lines) {
+      const std::size_t before = ahead_.size();
+      ahead_.resize(bytes);
+      const std::size_t got = read_fd(ahead_.data() + before, bytes - before);
+      ahead_.resize(before + got);
+      if (got == 0) break;
+      newlines += static_cast<std::size_t>(std::count(ahead_.begin() + static_cast<std::ptrdiff_t>(before), ahead_.end(), '\n'));
+    }
+    return ahead_;
+  }
+
+  // What read(2) gives, as it arrives (the bytes peeked first); 0 at the
+  // end, or once SIGINT came.
+  std::size_t read(char* buffer, std::size_t capacity) {
+    if (served_ < ahead_.size()) {
+      const std::size_t n = std::min(capacity, ahead_.size() - served_);
+      std::memcpy(buffer, ahead_.data() + served_, n);
+      served_ += n;
+      return n;
+    }
+    return read_fd(buffer, capacity);
+  }
+
+ private:
+  std::size_t read_fd(char* buffer, std::size_t capacity) const {
     for (;;) {
       if (signals::interrupted()) return 0;
       const ssize_t got = ::read(fd_, buffer, capacity);
@@ -116,11 +151,72 @@ class InputFile {
     }
   }
 
- private:
   int fd_ = STDIN_FILENO;
   bool owned_ = false;
+  std::string ahead_;       // bytes peeked
+  std::size_t served_ = 0;  // of them, handed out by read()
 };
 
+
+// What the records say of themselves where the flags did not: n from the
+// first record (text, or a .npy array's shape), 1-based text when the first
+// record is a permutation of 1..n, a header line passed over. A given --n
+// that the first record contradicts is refused, saying what the records
+// hold. Reads ahead a few lines (up to 64 KB), which the audit reads again.
+void infer_from_records(AuditArgs& a, InputFile& input, RecordFormat format) {
+  const bool deal = a.job.k != 0;
+  const std::string noun = deal ? "--k" : "--n";
+  const int given = deal ? a.job.k : a.job.n;
+  std::vector<std::string> said;
+  if (format == RecordFormat::npy) {
+    const std::string_view head = input.peek(std::size_t{1} << 16, ~std::size_t{0});
+    std::size_t at = 0;
+    const NpyArray array = read_npy_header([&](char* buffer, std::size_t size) {
+      const std::size_t got = std::min(size, head.size() - at);
+      std::memcpy(buffer, head.data() + at, got);
+      at += got;
+      return got;
+    });
+    const auto items = static_cast<int>(std::min<std::uint64_t>(array.cols, 1u << 20));
+    if (a.n_given || deal) {
+      if (items != given)
+        throw UsageError("the array's records have " + std::to_string(items) + " items; " + noun + " is " +
+                         std::to_string(given) + (deal ? ": fix --k" : ": drop --n (melange reads it from the array) or fix it"));
+      return;
+    }
+    a.job.n = items;
+    said.push_back("n " + std::to_string(items) + " from the array's shape");
+  } else if (format == RecordFormat::text) {
+    const TextSniff sniff = sniff_text(input.peek(std::size_t{1} << 16, 3));
+    if (sniff.items == 0) {
+      if (a.n_given || deal) return;  // the reader names what is wrong with the first line
+      throw UsageError("no record among the first lines (the first reads \"" + sniff.first +
+                       "\"): give records of items 0..n-1 a line, or pass --n and --format");
+    }
+    if (a.n_given || deal) {
+      if (sniff.items != given)
+        throw UsageError("records have " + std::to_string(sniff.items) + " items (the first reads \"" +
+                         (sniff.header ? std::string("...") : sniff.first) + "\"); " + noun + " is " +
+                         std::to_string(given) +
+                         (deal ? ": fix --k" : ": drop --n (melange reads it from the records) or fix it"));
+    } else {
+      a.job.n = sniff.items;
+      said.push_back("n " + std::to_string(sniff.items) + " from the first record");
+    }
+    if (!a.base_given && !deal && sniff.one_based) {
+      a.base = 1;
+      said.push_back("1-based (the first record holds 1.." + std::to_string(sniff.items) + ", no 0; --base 0 says otherwise)");
+    }
+    if (sniff.header) {
+      a.header = true;
+      said.push_back("the first line passed over as a header (\"" + sniff.first + "\")");
+    }
+  } else if (!a.n_given && !deal) {
+    throw UsageError(std::string(record_format_name(format)) +
+                     " records have no line ends to count items by: pass --n (items a record)");
+  }
+  for (const std::string& s : said) a.inferred += (a.inferred.empty() ? "" : "; ") + s;
+}
 
 // The checkpoint to resume from, checked against the job; its tallies must
 // fit `cap` bytes.
@@ -222,6 +318,13 @@ AuditRequest audit_request(const AuditArgs& a, bool from_input, const Team& team
   return r;
 }
 
+// --format, or the one the file's name implies.
+RecordFormat input_format(const AuditArgs& a) {
+  if (a.format.empty()) return record_format_for_path(a.input);
+  if (const auto f = parse_record_format(a.format)) return *f;
+  throw UsageError("unknown --format '" + a.format + "': use " + record_format_names(", "));
+}
+
 // --input's reading options.
 RecordOptions record_options(const AuditArgs& a, const Job& job) {
   RecordOptions records;
@@ -229,13 +332,8 @@ RecordOptions record_options(const AuditArgs& a, const Job& job) {
   records.k = is_deal(job) ? job.k : 0;
   records.base = a.base;
   records.skip_invalid = a.skip_invalid;
-  if (a.format.empty()) {
-    records.format = record_format_for_path(a.input);
-  } else if (const auto f = parse_record_format(a.format)) {
-    records.format = *f;
-  } else {
-    throw UsageError("unknown --format '" + a.format + "': use " + record_format_names(", "));
-  }
+  records.header = a.header;
+  records.format = input_format(a);
   if (a.base != 0 && a.base != 1) throw UsageError("--base must be 0 or 1");
   return records;
 }
@@ -286,7 +384,7 @@ Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOpti
   c.run = auditor.result();
   c.stream = auditor.stream();
   c.input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,
-                      stats.first_invalid};
+                      stats.first_invalid, a.inferred};
   return c;
 }
 
@@ -344,15 +442,19 @@ Counted run_trials(const AuditArgs& a, Team& team, const Job& job, RunOptions op
   return c;
 }
 
-int run_audit(const AuditArgs& a, Team& team) {
+int run_audit(AuditArgs a, Team& team) {
   // Every check comes before any work: the job, the thresholds, the model
   // file, the memory plan and every output.
-  const bool from_input = !a.input.empty();
-  if (!from_input && (!a.format.empty() || a.base != 0 || a.skip_invalid || a.progressive || a.stop_on_fail ||
+  if (a.file.empty() && a.input.empty() && (!a.format.empty() || a.base != 0 || a.skip_invalid || a.progressive || a.stop_on_fail ||
                       a.no_stream_tests || a.lags != std::vector<int>{1}))
     throw UsageError("--format, --base, --skip-invalid, --lag, --no-stream-tests, --progressive and --stop-on-fail are for "
                      "--input records; "
                      "add --input FILE or drop them");
+  if (!a.file.empty()) {
+    if (!a.input.empty()) throw UsageError("give the records once: 'melange audit FILE' or --input FILE, not both");
+    a.input = a.file;
+  }
+  const bool from_input = !a.input.empty();
   if (from_input && team.many())
     throw UsageError("audit --input reads one stream of records in one process: run it without mpirun");
   if (from_input && !a.job_flags_given.empty())
@@ -362,6 +464,8 @@ int run_audit(const AuditArgs& a, Team& team) {
     throw UsageError("thresholds need 0 < --fail <= --weak < 0.5");
   if (!(a.alpha > 0 && a.alpha < 1))
     throw UsageError("--alpha must lie strictly between 0 and 1, such as 0.05");
+  const std::unique_ptr<InputFile> input_file = from_input ? std::make_unique<InputFile>(a.input) : nullptr;
+  if (from_input) infer_from_records(a, *input_file, input_format(a));
   AuditRequest request = audit_request(a, from_input, team);
   if (request.law == ReferenceLaw::given) request.given = read_model(a.model);
   const AuditPlan plan = plan_audit(request);
@@ -384,7 +488,6 @@ int run_audit(const AuditArgs& a, Team& team) {
     if (!a.resume.empty()) resume = read_resume(a.resume, job, cap);
   }
   const RecordOptions records = from_input ? record_options(a, job) : RecordOptions{};
-  const std::unique_ptr<InputFile> input_file = from_input ? std::make_unique<InputFile>(a.input) : nullptr;
 
   const std::shared_ptr<const ExactDistribution> model =
       reference_law(request, plan, draw_kind(job.algorithm) == DrawKind::keys ? weight_rationals(a.job)
@@ -454,6 +557,8 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
   cmd->add_option("--report", a->report_dir, "write a self-contained HTML report to DIR/index.html");
   cmd->add_flag("--fail-on-bias", a->fail_on_bias, "exit with status 3 when a test FAILs after Holm");
   cmd->add_flag("--quiet", a->quiet, "no progress line on the terminal");
+  cmd->add_option("file", a->file,
+                  "records to audit, from FILE or '-' (standard input): the same as --input FILE");
   cmd->add_option("--input", a->input,
                   "audit records another program wrote, from FILE or '-' (standard input): one permutation "
                   "of 0..n-1 a record; --algo then only names the --model exact to test against");
@@ -491,6 +596,8 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
     for (const char* flag : kJobOnlyFlags)
       if (cmd->count(flag)) a->job_flags_given.emplace_back(flag);
     a->checkpoint_every_given = cmd->count("--checkpoint-every") > 0;
+    a->n_given = cmd->count("--n") > 0;
+    a->base_given = cmd->count("--base") > 0;
     action = [a, &team] { return run_audit(*a, team); };
   });
 }

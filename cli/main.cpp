@@ -81,11 +81,15 @@ bool first_rank_by_launcher() {
   return true;
 }
 
-// Whether the command line reads standard input: only `audit --input -`.
+// Whether the command line reads standard input: only `audit -` (or
+// `audit --input -`).
 bool reads_stdin(const CLI::App& app, const std::string& command) {
   if (command != "audit") return false;
-  const CLI::Option* input = app.get_subcommand("audit")->get_option("--input");
-  return input->count() > 0 && input->as<std::string>() == "-";
+  for (const char* name : {"--input", "file"}) {
+    const CLI::Option* input = app.get_subcommand("audit")->get_option(name);
+    if (input->count() > 0 && input->as<std::string>() == "-") return true;
+  }
+  return false;
 }
 
 // The commands that split their work over MPI ranks; the others run in one

@@ -34,7 +34,7 @@ bool data_waits() {
 void refuse_unread_stdin() {
   if (data_waits())
     throw UsageError("standard input holds data, and this command does not read it: to audit those records, "
-                     "use 'melange audit --input -' (with --n, and --k for deals)");
+                     "use 'melange audit -' (n is read from the records; --n and --k for deals)");
 }
 
 }  // namespace melange::cli

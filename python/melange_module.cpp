@@ -404,7 +404,7 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
   const RecordStats stats = interruptible([&](const std::function<bool()>& stop) {
     return auditor.read(array, o, stop);
   }, static_cast<std::size_t>(data.size()) <= kShortCallItems);
-  const report::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid};
+  const report::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid, ""};
   const std::shared_ptr<const StreamTally> stream = auditor.stream();
   return finish_audit(plan, auditor.job(), auditor.result(), law.get(), model, &input, stream.get());
 }

@@ -117,6 +117,7 @@ TEST(CliAudit, TextShowsEveryOrderForSmallN) {
 TEST(CliAudit, ThreadCountDoesNotChangeTheJson) {
   const auto a = nlohmann::json::parse(run_cli("audit --n 5 --trials 300001 --threads 1 --json -").out);
   const auto b = nlohmann::json::parse(run_cli("audit --n 5 --trials 300001 --threads 7 --json -").out);
+  ASSERT_TRUE(a["histogram"].is_array());
   EXPECT_EQ(a["histogram"], b["histogram"]);
   EXPECT_EQ(a["stats"]["chi2"], b["stats"]["chi2"]);
 }
@@ -371,6 +372,86 @@ TEST(CliInput, AWrongRecordStopsBeforeAnythingIsWritten) {
   const auto empty = run_shell("printf '' | " MELANGE_CLI " audit --input - --n 4");
   EXPECT_EQ(empty.status, 2);
   EXPECT_NE(empty.err.find("no records"), std::string::npos) << empty.err;
+  std::filesystem::remove_all(dir);
+}
+
+// A biased log piped into `audit --n 4` gets no PASS (it is refused:
+// robustness_reads_test has the cases); `audit -` reads it and FAILs it.
+TEST(CliInput, APipedBiasedLogGetsNoPass) {
+  const std::string biased = "for i in $(seq 3000); do echo 0 1 2 3; done";
+  const auto ignored = run_shell(biased + " | " MELANGE_CLI " audit --n 4 --trials 1000");
+  EXPECT_EQ(ignored.status, 2) << ignored.out;
+  EXPECT_EQ(ignored.out.find("PASS"), std::string::npos) << ignored.out;
+  const auto read = run_shell(biased + " | " MELANGE_CLI " audit - --quiet");
+  EXPECT_EQ(read.status, 0) << read.err;
+  EXPECT_NE(read.out.find("verdict: FAIL"), std::string::npos) << read.out;
+}
+
+// `melange audit FILE` is `--input FILE`; what the flags leave out, the
+// records say: n (text: the first record; .npy: its shape), 1-based items,
+// a header line, Python's list form; each inference is stated. A given --n
+// that the records contradict is refused with what they hold.
+TEST(CliInput, RecordsExplainThemselves) {
+  const auto dir = scratch_dir("input-infer");
+  const auto path = [&](const char* name) { return (dir / name).string(); };
+  ASSERT_EQ(run_cli("sample --n 6 --count 3000 --seed 4 --output " + path("six.txt")).status, 0);
+  ASSERT_EQ(run_cli("sample --n 6 --count 3000 --seed 4 --format npy --output " + path("six.npy")).status, 0);
+  const auto as_input = run_cli("audit --input " + path("six.txt") + " --n 6 --json -");
+  const auto as_file = run_cli("audit " + path("six.txt") + " --json -");
+  ASSERT_EQ(as_file.status, 0) << as_file.err;
+  auto a = nlohmann::json::parse(as_input.out), b = nlohmann::json::parse(as_file.out);
+  ASSERT_TRUE(a["histogram"].is_array());
+  EXPECT_EQ(a["histogram"], b["histogram"]);
+  EXPECT_EQ(b["input"]["inferred"], "n 6 from the first record");
+  EXPECT_EQ(nlohmann::json::parse(run_cli("audit " + path("six.npy") + " --json -").out)["input"]["inferred"],
+            "n 6 from the array's shape");
+  // The same records 1-based, under a header line, as Python lists.
+  std::ifstream in(path("six.txt"));
+  std::ofstream one(path("one.txt")), header(path("header.csv")), lists(path("lists.txt"));
+  header << "first,second,third,fourth,fifth,sixth\n";
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream items(line);
+    bool first = true;
+    for (int x; items >> x; first = false) {
+      one << (first ? "" : " ") << x + 1;
+      header << (first ? "" : ",") << x;
+      lists << (first ? "[" : ", ") << x;
+    }
+    one << "\n";
+    header << "\n";
+    lists << "]\n";
+  }
+  one.close();
+  header.close();
+  lists.close();
+  for (const char* name : {"one.txt", "header.csv", "lists.txt"}) {
+    const auto r = run_cli("audit " + path(name) + " --json -");
+    ASSERT_EQ(r.status, 0) << name << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["histogram"], a["histogram"]) << name;
+    EXPECT_EQ(j["input"]["base"], std::string(name) == "one.txt" ? 1 : 0) << name;
+  }
+  const auto text = run_cli("audit " + path("header.csv") + " --quiet");
+  EXPECT_NE(text.out.find("read from the records: n 6 from the first record; the first line passed over as a header "
+                          "(\"first,second,third,fourth,fifth,sixth\")"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(run_cli("audit " + path("one.txt") + " --quiet").out.find("1-based (the first record holds 1..6, no 0"),
+            std::string::npos);
+  // What a wrong flag gets told.
+  const auto wrong_n = run_cli("audit " + path("six.txt") + " --n 4");
+  EXPECT_EQ(wrong_n.status, 2);
+  EXPECT_NE(wrong_n.err.find("records have 6 items"), std::string::npos) << wrong_n.err;
+  EXPECT_NE(wrong_n.err.find("--n is 4"), std::string::npos) << wrong_n.err;
+  const auto wrong_npy = run_cli("audit " + path("six.npy") + " --n 5");
+  EXPECT_NE(wrong_npy.err.find("the array's records have 6 items; --n is 5"), std::string::npos) << wrong_npy.err;
+  const auto u8 = run_cli("audit " + path("six.txt") + " --format u8");
+  EXPECT_EQ(u8.status, 2);
+  EXPECT_NE(u8.err.find("pass --n"), std::string::npos) << u8.err;
+  const auto twice = run_cli("audit " + path("six.txt") + " --input " + path("six.txt"));
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_NE(twice.err.find("give the records once"), std::string::npos) << twice.err;
   std::filesystem::remove_all(dir);
 }
 

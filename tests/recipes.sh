@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's recipes: real shufflers piped into `melange audit --input`,
+# The README's recipes: real shufflers' records given to `melange audit FILE`,
 # each checked for its verdict. A recipe whose tool is missing is skipped.
 # Usage: recipes.sh MELANGE PYTHON
 set -euo pipefail
@@ -35,8 +35,8 @@ if command -v node >/dev/null; then
   node -e 'const o = [];
     for (let i = 0; i < 200000; i++) { const a = [0, 1, 2, 3]; a.sort(() => Math.random() - 0.5); o.push(a.join(" ")); }
     console.log(o.join("\n"));' >"$scratch/node.txt"
-  expect "node a.sort(() => Math.random() - 0.5) vs uniform" FAIL --input "$scratch/node.txt" --n 4
-  expect_sound "node one-liner vs sort-v8-timsort's exact law" --input "$scratch/node.txt" --n 4 --algo sort-v8-timsort --model exact
+  expect "node a.sort(() => Math.random() - 0.5) vs uniform" FAIL "$scratch/node.txt"
+  expect_sound "node one-liner vs sort-v8-timsort's exact law" "$scratch/node.txt" --algo sort-v8-timsort --model exact
 else
   echo "skip  node: not installed"
 fi
@@ -45,7 +45,7 @@ fi
 random.seed(2024)
 for _ in range(200000):
     a = list(range(4)); random.shuffle(a); print(*a)' >"$scratch/python.txt"
-expect "python random.shuffle" PASS --input "$scratch/python.txt" --n 4
+expect "python random.shuffle" PASS "$scratch/python.txt"
 
 if "$python" -c 'import numpy' 2>&1 | grep -q .; then
   echo "skip  numpy: not importable by $python"
@@ -53,12 +53,12 @@ else
   "$python" -c 'import numpy as np
 g = np.random.default_rng(2024)
 np.save("'"$scratch"'/numpy.npy", np.array([g.permutation(5) for _ in range(100000)], dtype=np.uint16))'
-  expect "numpy Generator.permutation as .npy" PASS --input "$scratch/numpy.npy" --n 5 --position
+  expect "numpy Generator.permutation as .npy" PASS "$scratch/numpy.npy" --position
 fi
 
 if command -v shuf >/dev/null; then
   for _ in $(seq 3000); do shuf -i 0-3 | paste -sd' '; done >"$scratch/shuf.txt"
-  expect_sound "shuf -i 0-3" --input "$scratch/shuf.txt" --n 4
+  expect_sound "shuf -i 0-3" "$scratch/shuf.txt"
 else
   echo "skip  shuf: not installed"
 fi

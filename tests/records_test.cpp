@@ -378,3 +378,48 @@ TEST(Records, FormatsByNameAndPath) {
 
 }  // namespace
 }  // namespace melange
+
+namespace melange {
+namespace {
+
+// What the first lines of a text say: items, letters, 1-based, a header.
+TEST(SniffText, ReadsTheFirstRecordAsTheReaderWould) {
+  const TextSniff plain = sniff_text("# made by a tool\n\n2 0 1 3\n1 0 2 3\n");
+  EXPECT_EQ(plain.items, 4);
+  EXPECT_FALSE(plain.one_based);
+  EXPECT_FALSE(plain.header);
+  const TextSniff one = sniff_text("3 1 2 4\r\n");
+  EXPECT_EQ(one.items, 4);
+  EXPECT_TRUE(one.one_based);
+  const TextSniff list = sniff_text("[1, 3, 0, 2]\n");
+  EXPECT_EQ(list.items, 4);
+  const TextSniff quoted = sniff_text("\"1\",\"0\",\"2\"\n");
+  EXPECT_EQ(quoted.items, 3);
+  const TextSniff letters = sniff_text("BDAC\n");
+  EXPECT_EQ(letters.items, 4);
+  EXPECT_TRUE(letters.letters);
+  const TextSniff header = sniff_text("pos0,pos1,pos2\n2,0,1\n");
+  EXPECT_EQ(header.items, 3);
+  EXPECT_TRUE(header.header);
+  EXPECT_EQ(header.first, "pos0,pos1,pos2");
+  EXPECT_EQ(sniff_text("this is not\nrecords at all\n1 0\n").items, 0) << "two lines that are not records: no guess";
+  EXPECT_EQ(sniff_text("0 1 2").items, 0) << "a line the head cuts is not read";
+}
+
+// A header line is passed over once; brackets and quotes separate items.
+TEST(TextRecords, HeaderAndBracketsAndQuotes) {
+  RecordOptions o;
+  o.n = 3;
+  o.header = true;
+  std::istringstream in("# note\nfirst,second,third\n[2, 0, 1]\n\"0\",\"1\",\"2\"\n");
+  std::vector<std::uint16_t> seen;
+  const RecordStats stats = read_records(in, o, [&](const std::uint16_t* items, std::size_t records) {
+    seen.insert(seen.end(), items, items + records * 3);
+    return true;
+  });
+  EXPECT_EQ(stats.records, 2u);
+  EXPECT_EQ(seen, (std::vector<std::uint16_t>{2, 0, 1, 0, 1, 2}));
+}
+
+}  // namespace
+}  // namespace melange

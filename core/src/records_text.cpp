@@ -2,13 +2,31 @@
 // spaces, commas, semicolons or tabs, or letters A.. .
 #include <charconv>
 #include <cstring>
+#include <optional>
+#include <algorithm>
 
 #include "records_reader.hpp"
 
 namespace melange::internal {
 namespace {
 
-bool separator(char c) { return c == ' ' || c == ',' || c == ';' || c == '\t'; }
+// Brackets and quotes around items separate them too: Python's
+// print(list) and quoted CSV fields read as plain items.
+bool separator(char c) {
+  switch (c) {
+    case ' ': case ',': case ';': case '\t': case '[': case ']': case '(': case ')': case '"': case '\'':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A line that holds a record (or a wrong one): not blank, not a # comment.
+bool data_line(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && (separator(line[i]) || line[i] == '\r')) ++i;
+  return i < line.size() && line[i] != '#';
+}
 
 // Digits past which an item is out of range for any n (n <= 65536), and
 // so never parsed into a number that could overflow.
@@ -71,6 +89,15 @@ RecordStats read_text(const ByteSource& source, const RecordOptions& o, Records&
   std::vector<char> buffer(std::max<std::size_t>(o.block_bytes, 64));
   std::size_t held = 0;  // bytes of an unfinished line at the buffer's start
   std::uint64_t line_number = 0;
+  bool header = o.header;  // a header line still to pass over
+  const auto line = [&](std::string_view text) {
+    ++line_number;
+    if (header && data_line(line_number == 1 && text.substr(0, 3) == "\xEF\xBB\xBF" ? text.substr(3) : text)) {
+      header = false;
+      return true;
+    }
+    return text_line(text, line_number, records);
+  };
   for (;;) {
     const std::size_t got = source(buffer.data() + held, buffer.size() - held);
     const std::size_t size = held + got;
@@ -79,13 +106,12 @@ RecordStats read_text(const ByteSource& source, const RecordOptions& o, Records&
       const void* nl = std::memchr(buffer.data() + start, '\n', size - start);
       if (!nl) break;
       const std::size_t stop = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer.data());
-      if (!text_line(std::string_view(buffer.data() + start, stop - start), ++line_number, records))
-        return records.stats();
+      if (!line(std::string_view(buffer.data() + start, stop - start))) return records.stats();
       start = stop + 1;
     }
     held = size - start;
     if (got == 0) {
-      if (held) text_line(std::string_view(buffer.data() + start, held), ++line_number, records);
+      if (held) line(std::string_view(buffer.data() + start, held));
       return records.stats();
     }
     if (held == buffer.size())
@@ -96,3 +122,76 @@ RecordStats read_text(const ByteSource& source, const RecordOptions& o, Records&
 }
 
 }  // namespace melange::internal
+
+namespace melange {
+namespace {
+
+// A line's items as the reader would take them: numbers, or letters (one a
+// character); nullopt when a token is neither.
+struct SniffedLine {
+  int items = 0;
+  bool letters = false;
+  bool has_zero = false;
+  std::uint64_t largest = 0;
+};
+std::optional<SniffedLine> sniff_line(std::string_view line) {
+  using internal::separator;
+  if (const std::size_t note = line.find('#'); note != std::string_view::npos) line = line.substr(0, note);
+  SniffedLine s;
+  std::size_t i = 0;
+  while (i < line.size() && separator(line[i])) ++i;
+  s.letters = i < line.size() && line[i] >= 'A' && line[i] <= 'Z';
+  while (i < line.size()) {
+    if (separator(line[i])) {
+      ++i;
+      continue;
+    }
+    if (s.letters) {
+      if (line[i] < 'A' || line[i] > 'Z') return std::nullopt;
+      ++s.items;
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    std::uint64_t value = 0;
+    while (j < line.size() && static_cast<unsigned>(line[j] - '0') < 10u && j - i < 18)
+      value = value * 10 + static_cast<unsigned>(line[j++] - '0');
+    if (j == i || (j < line.size() && !separator(line[j]))) return std::nullopt;
+    ++s.items;
+    s.has_zero = s.has_zero || value == 0;
+    s.largest = std::max(s.largest, value);
+    i = j;
+  }
+  if (s.items == 0) return std::nullopt;
+  return s;
+}
+
+}  // namespace
+
+TextSniff sniff_text(std::string_view head) {
+  TextSniff sniff;
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
+  bool first = true;
+  while (!head.empty()) {
+    const std::size_t nl = head.find('\n');
+    if (nl == std::string_view::npos) break;  // a line the head cuts: not read
+    std::string_view line = head.substr(0, nl);
+    head.remove_prefix(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!internal::data_line(line)) continue;
+    const std::optional<SniffedLine> s = sniff_line(line);
+    if (first) sniff.first = internal::shown(line);
+    if (s) {
+      sniff.items = s->items;
+      sniff.letters = s->letters;
+      sniff.one_based = !s->letters && !s->has_zero && s->largest == static_cast<std::uint64_t>(s->items);
+      sniff.header = !first;
+      return sniff;
+    }
+    if (!first) return sniff;  // two lines that are not records: no guess
+    first = false;
+  }
+  return sniff;
+}
+
+}  // namespace melange

@@ -189,6 +189,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
   Json j = json_header("audit");
   if (input) {
     j["input"] = {{"path", input->path}, {"format", input->format}, {"base", input->base}};
+    if (!input->inferred.empty()) j["input"]["inferred"] = input->inferred;
     j["n"] = job.n;
     if (is_deal(job)) j["k"] = shape_of(job).k;
     j["records"] = job.trials;
@@ -276,6 +277,7 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
       << (input->format == "text" ? ", " + std::to_string(input->base) + "-based" : std::string()) << "), n "
       << job.n << (is_deal(job) ? ", deals of k " + std::to_string(shape_of(job).k) : std::string())
       << "\n  records " << grouped(job.trials) << ", reference " << report.reference << "\n";
+    if (!input->inferred.empty()) o << "  read from the records: " << input->inferred << "\n";
     if (input->invalid)
       o << "  note: " << grouped(input->invalid) << " invalid records skipped; the first: " << input->first_invalid
         << "\n";

@@ -50,8 +50,23 @@ struct RecordOptions {
   RecordFormat format = RecordFormat::text;
   int base = 0;                             // text integers: 0- or 1-based
   bool skip_invalid = false;                // count and skip wrong records instead of stopping
+  bool header = false;                      // text: the first line that is not blank or a comment names columns
   std::size_t block_bytes = std::size_t{1} << 20;
 };
+
+// What the first lines of a text input say about its records, so that a
+// caller can infer what was not given and advise on what was given wrong.
+// Items are read as the text reader reads them (brackets and quotes around
+// them are separators: Python's [1, 3, 0, 2] and quoted CSV fields work).
+struct TextSniff {
+  int items = 0;           // items in the first record; 0: no record among the lines seen
+  bool letters = false;    // the first record is letters A..
+  bool one_based = false;  // numbers 1..items, none 0: a permutation written 1-based
+  bool header = false;     // the first line that is not blank or a comment is not a record, and the next is
+  std::string first;       // the first line that is not blank or a comment (cut at 80 characters)
+};
+// `head`: the input's first bytes; only its whole lines are read.
+TextSniff sniff_text(std::string_view head);
 
 struct RecordStats {
   std::uint64_t records = 0;  // valid records handed on

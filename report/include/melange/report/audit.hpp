@@ -43,6 +43,7 @@ struct InputInfo {
   int base = 0;
   std::uint64_t invalid = 0;  // records skipped as invalid
   std::string first_invalid;
+  std::string inferred;       // what the records said of themselves (n, base, a header), in words; "" if nothing
 };
 
 // What an audit tested: the algorithm's name, or "records from PATH".

@@ -489,7 +489,7 @@ int run_reproduce(const ReproduceArgs& a) {
 
   if (!a.json.empty()) {
     Json j = json_header("reproduce");
-    j["seed"] = seed;
+    j["seed"] = json_u64(seed);
     j["runs"] = runs;
     j["quick"] = a.quick;
     Json rows = Json::array();

@@ -137,7 +137,7 @@ int run_sample_as(const SampleArgs& a, const Job& job, RecordFormat format, cons
   if (!a.job.json.empty()) {
     Json j = json_header("sample");
     add_job_fields(j, job);
-    j["count"] = job.trials;
+    j["count"] = json_u64(job.trials);
     j["backend"] = info.backend;
     if (!info.arch.empty()) j["simd_arch"] = info.arch;
     if (!info.note.empty()) j["backend_note"] = info.note;

@@ -79,9 +79,9 @@ int run_words(const StreamArgs& a) {
 
   if (!a.json.empty()) {
     auto doc = json_header("words");
-    doc["seed"] = seed;
-    doc["stream"] = stream;
-    doc["count"] = count;
+    doc["seed"] = json_u64(seed);
+    doc["stream"] = json_u64(stream);
+    doc["count"] = json_u64(count);
     doc["words"] = count ? Json(nullptr) : Json::array();  // null: streamed below
     write_json(outputs.open(a.json), doc, "words", [&](std::ostream& to, const std::string& indent) {
       json_elements(to, count, indent, words([](std::uint32_t w) { return "\"" + hex32(w) + "\""; }));
@@ -119,13 +119,13 @@ int run_bounded(const StreamArgs& a) {
 
   if (!a.json.empty()) {
     auto doc = json_header("bounded");
-    doc["seed"] = seed;
-    doc["stream"] = stream;
+    doc["seed"] = json_u64(seed);
+    doc["stream"] = json_u64(stream);
     doc["range"] = s;
     doc["method"] = method_name(spec.method);
     doc["bits"] = spec.bits;
-    doc["count"] = count;
-    doc["words_consumed"] = consumed;
+    doc["count"] = json_u64(count);
+    doc["words_consumed"] = json_u64(consumed);
     doc["values"] = count ? Json(nullptr) : Json::array();  // null: streamed below
     write_json(outputs.open(a.json), doc, "values", [&](std::ostream& to, const std::string& indent) {
       auto value = values();

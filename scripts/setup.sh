@@ -8,7 +8,7 @@ packages=(
   libxsimd-dev libcli11-dev nlohmann-json3-dev
   libboost-dev libboost-math-dev
   librandom123-dev librandom123-doc zlib1g-dev
-  python3 python3-numpy python3-dev pybind11-dev python3-pytest libxml2-utils
+  python3 python3-numpy python3-dev pybind11-dev python3-pytest python3-jsonschema libxml2-utils
   clang libclang-rt-dev
   libopenmpi-dev openmpi-bin
 )

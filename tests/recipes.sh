@@ -9,7 +9,7 @@ trap 'rm -rf "$scratch"' EXIT
 failed=0
 
 # verdict_of ARGS...: the audit's verdict word (PASS, WEAK, FAIL).
-verdict_of() { "$melange" audit "$@" --quiet --json - | "$python" -c 'import json, sys; print(json.load(sys.stdin)["stats"]["verdict"])'; }
+verdict_of() { "$melange" audit "$@" --quiet --json - | "$python" -c 'import json, sys; print(json.load(sys.stdin)["verdict"])'; }
 
 expect() {
   local name=$1 want=$2; shift 2

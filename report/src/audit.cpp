@@ -187,13 +187,16 @@ std::string audit_subject(const Job& job, const InputInfo* input) {
 
 Json audit_json(const Job& job, const RunResult& run, const AuditReport& report, const InputInfo* input) {
   Json j = json_header("audit");
+  // The overall verdict first; "source": what the trials are.
+  j["verdict"] = report.verdict ? Json(verdict_name(*report.verdict)) : Json(nullptr);
+  j["source"] = input ? "records" : "trials";
   if (input) {
     j["input"] = {{"path", input->path}, {"format", input->format}, {"base", input->base}};
     if (!input->inferred.empty()) j["input"]["inferred"] = input->inferred;
     j["n"] = job.n;
     if (is_deal(job)) j["k"] = shape_of(job).k;
-    j["records"] = job.trials;
-    j["invalid_records"] = input->invalid;
+    j["trials"] = json_u64(job.trials);
+    j["invalid_records"] = json_u64(input->invalid);
     if (input->invalid) j["first_invalid"] = input->first_invalid;
   } else {
     add_job_fields(j, job);
@@ -207,9 +210,9 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
   j["reference"] = report.reference;
   j["model"] = report.model.empty() ? Json(nullptr) : Json(report.model);
   if (!input) {
-    j["words_consumed"] = run.tally.words;
+    j["words_consumed"] = json_u64(run.tally.words);
     j["mean_words"] = report.mean_words;
-    j["draws"] = run.tally.draws;
+    j["draws"] = json_u64(run.tally.draws);
     j["mean_draws"] = report.mean_draws;
   }
   add_count_arrays(j, run.tally);
@@ -224,7 +227,6 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     stats["p_value"] = nullptr;
     stats["log10_p"] = nullptr;
   }
-  stats["verdict"] = report.verdict ? Json(verdict_name(*report.verdict)) : Json(nullptr);
   if (report.summary) {
     stats["max_min_ratio"] = json_number(report.summary->max_min_ratio);
     stats["identity_count"] = report.summary->identity_count;

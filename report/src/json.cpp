@@ -15,8 +15,12 @@ namespace melange::report {
 
 Json json_number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
+Json json_u64(std::uint64_t v) { return Json(std::to_string(v)); }
+
 Json json_header(const std::string& command) {
   Json j;
+  j["format"] = "melange-" + command;
+  j["format_version"] = kFormatVersion;
   j["melange_version"] = kVersion;
   j["stream_version"] = kStreamVersion;
   j["command"] = command;
@@ -50,11 +54,11 @@ void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n, int k) {
 }
 
 void add_job_fields(Json& j, const Job& job) {
-  j["seed"] = job.seed;
+  j["seed"] = json_u64(job.seed);
   add_shuffle_fields(j, job.algorithm, job.spec, job.n, shape_of(job).k);
   if (!job.weights.empty()) j["weights"] = job.weights;
-  j["trials"] = job.trials;
-  j["first"] = job.first;
+  j["trials"] = json_u64(job.trials);
+  j["first"] = json_u64(job.first);
 }
 
 std::uint64_t json_whole(const Json& v, const std::string& what, std::uint64_t max, const std::string& document) {

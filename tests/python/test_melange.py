@@ -124,7 +124,7 @@ def test_audit_records_names_its_own_keyword_for_wrong_records():
     r = melange.audit_records(bad, n=3, skip_invalid=True)
     assert r.trials == 2
     doc = json.loads(r.to_json())
-    assert doc["invalid_records"] == 1 and doc["first_invalid"].startswith("record 2"), doc
+    assert doc["invalid_records"] == "1" and doc["first_invalid"].startswith("record 2"), doc
 
 
 def test_the_gil_is_released_while_sampling_and_auditing():
@@ -242,3 +242,17 @@ def test_exact_law():
     np.testing.assert_allclose(e["probabilities"].sum(), 1.0)
     r = melange.audit(algo="naive-swap", n=3, trials=100_000, method="lemire", model="exact")
     assert r.verdict == "PASS"
+
+
+def test_to_json_is_a_melange_audit_document():
+    # The same schema as the CLI's documents (docs/schema/, DESIGN.md section 10).
+    jsonschema = pytest.importorskip("jsonschema")
+    import pathlib
+    schemas = pathlib.Path(__file__).resolve().parents[2] / "docs" / "schema"
+    schema = json.loads((schemas / "melange-audit.schema.json").read_text())
+    resolver = jsonschema.RefResolver(base_uri=schemas.as_uri() + "/", referrer=schema)
+    records = melange.permutations(5, 3000, seed=4)
+    for r in (melange.audit(n=5, trials=20_000, seed=3, threads=1), melange.audit_records(records, n=5)):
+        doc = json.loads(r.to_json())
+        jsonschema.validators.validator_for(schema)(schema, resolver=resolver).validate(doc)
+        assert doc["verdict"] == r.verdict and isinstance(doc["trials"], str)

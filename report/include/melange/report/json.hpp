@@ -17,8 +17,18 @@ namespace melange::report {
 
 using Json = nlohmann::ordered_json;
 
-// The fields every JSON result starts with.
+// The version of every document's layout (DESIGN.md section 10): a change
+// that removes a field or changes its meaning is a new version.
+inline constexpr int kFormatVersion = 1;
+
+// The fields every JSON result starts with: "format" ("melange-" and the
+// command's name) and "format_version", then the versions and the command.
 Json json_header(const std::string& command);
+
+// A 64-bit whole number that can pass 2^53 (a seed, a trial index, a
+// count of trials or words): a decimal string, which every JSON reader
+// keeps exact (a JSON number above 2^53 is rounded by most).
+Json json_u64(std::uint64_t v);
 
 // Writes `doc` as dump(2) would, with the array at key `streamed_key` (a
 // top-level key whose value in `doc` is null) written element by element by

@@ -83,7 +83,7 @@ std::string progress_lines(std::uint64_t records, const AuditReport& r) {
   std::string lines;
   for (const TestResult* t : r.tests()) {
     // p as the test gives it (log10 where it underflows); the grade is Holm's.
-    const std::string p = t->fit.p_value > 0 ? general(t->fit.p_value, 3) : "1e" + fixed(t->fit.log10_p, 1);
+    const std::string p = p_text(t->fit.p_value, t->fit.log10_p, 3);
     const std::string statistic = t->statistic == "z"         ? " z " + fixed(t->fit.statistic, 2)
                                   : t->statistic == "repeats" ? " repeats " + fixed(t->fit.statistic, 0)
                                                               : " chi2 " + fixed(t->fit.statistic, 1) + " df " +
@@ -504,6 +504,7 @@ int run_audit(AuditArgs a, Team& team) {
   const Job& done = counted.job;
   const RunResult& run = counted.run;
   audit.stream = counted.stream.get();
+  audit.records = from_input;
   AuditReport report = analyze(done, run.tally, audit);
   report.model = a.model;
   report.notes.insert(report.notes.begin(), plan.notes.begin(), plan.notes.end());

@@ -314,6 +314,7 @@ AuditResult finish_audit(const AuditPlan& plan, const Job& job, RunResult run, c
   AuditOptions o;
   o.model = model;
   o.stream = stream;
+  o.records = input != nullptr;
   AuditResult r{job, std::move(run), {}, {}};
   r.report = analyze(job, r.run.tally, o);
   r.report.model = model_name.value_or("");

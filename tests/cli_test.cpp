@@ -390,6 +390,18 @@ TEST(CliInput, APipedBiasedLogGetsNoPass) {
   EXPECT_NE(read.out.find("verdict: FAIL"), std::string::npos) << read.out;
 }
 
+// Input audits speak of records; a p below the smallest double prints as a
+// mantissa and an exponent, never as "1e-1269.5".
+TEST(CliInput, WordsOfAnInputAudit) {
+  const auto few = run_shell(MELANGE_CLI " sample --n 4 --count 300 | " MELANGE_CLI
+                             " audit - --quiet");
+  ASSERT_EQ(few.status, 0) << few.err;
+  EXPECT_NE(few.out.find("(needs about 2,881 records)"), std::string::npos) << few.out;
+  EXPECT_EQ(few.out.find(" trials"), std::string::npos) << few.out;
+  const auto biased = run_cli("audit --algo sort-binary-insertion --n 4 --trials 1e6 --quiet");
+  EXPECT_NE(biased.out.find("p 1.045e-27247,"), std::string::npos) << biased.out;
+}
+
 // `melange audit FILE` is `--input FILE`; what the flags leave out, the
 // records say: n (text: the first record; .npy: its shape), 1-based items,
 // a header line, Python's list form; each inference is stated. A given --n

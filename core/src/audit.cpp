@@ -58,7 +58,7 @@ Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thr
     // One-sided tests (z, counts of rare events) have no lower tail to grade.
     const bool one_sided = t.statistic == "z" || t.statistic == "repeats";
     if (!t.lower_graded && !one_sided)
-      notes.push_back(t.name + " test: too few trials to call the table too uniform (its likeliest "
+      notes.push_back(t.name + " test: too coarse a table to be called too uniform (its likeliest "
                              "table has probability 10^" + std::to_string(t.fit.log10_mode).substr(0, 6) + ")");
     worst = std::max(worst, t.verdict);
   }
@@ -72,7 +72,7 @@ namespace {
 // or the note that says why it was skipped. `p` empty: uniform.
 std::optional<TestResult> histogram_test(const std::string& name, const std::vector<std::uint64_t>& counts,
                                          std::uint64_t trials, const std::vector<double>& p, double alpha,
-                                         std::vector<std::string>& notes) {
+                                         std::vector<std::string>& notes, std::string_view trials_noun) {
   double min_p = p.empty() ? 1.0 / static_cast<double>(counts.size()) : 1;
   for (double q : p)
     if (q > 0) min_p = std::min(min_p, q);
@@ -80,7 +80,8 @@ std::optional<TestResult> histogram_test(const std::string& name, const std::vec
   if (min_expected < kMinExpectedPerBin) {
     notes.push_back(name + " test skipped: " + std::to_string(min_expected).substr(0, 8) + " expected per bin, below " +
                     std::to_string(int(kMinExpectedPerBin)) + " (needs about " +
-                    std::to_string(static_cast<long long>(std::ceil(kMinExpectedPerBin / min_p))) + " trials)");
+                    std::to_string(static_cast<long long>(std::ceil(kMinExpectedPerBin / min_p))) + " " +
+                    std::string(trials_noun) + ")");
     return std::nullopt;
   }
   return TestResult{name, p.empty() ? chi_square_uniform(counts, alpha) : chi_square(counts, p, alpha)};
@@ -117,7 +118,7 @@ std::vector<double> kind_fair_law(const TallyKindRow& row, Shape s) {
 
 std::optional<TestResult> pooled_test(const std::string& name, const std::vector<std::uint64_t>& counts,
                                       std::uint64_t trials, const std::vector<double>& p, double alpha,
-                                      std::vector<std::string>& notes) {
+                                      std::vector<std::string>& notes, std::string_view trials_noun) {
   const double m = static_cast<double>(trials);
   std::vector<std::uint64_t> pooled_counts;
   std::vector<double> pooled_p;
@@ -138,7 +139,8 @@ std::optional<TestResult> pooled_test(const std::string& name, const std::vector
     pooled_counts.back() += group_count;
   }
   if (pooled_p.size() < 2) {
-    notes.push_back(name + " test skipped: too few trials to pool its bins into two that each expect " +
+    notes.push_back(name + " test skipped: too few " + std::string(trials_noun) +
+                    " to pool its bins into two that each expect " +
                     std::to_string(int(kMinExpectedPerBin)));
     return std::nullopt;
   }
@@ -169,6 +171,7 @@ std::vector<const TestResult*> AuditReport::tests() const {
 AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options) {
   const Shape shape = shape_of(job);
   const bool deal = !shape.whole();
+  const std::string_view noun = options.records ? "records" : "trials";
   if (options.model && (options.model->n != job.n || options.model->k != shape.k))
     throw UsageError("the model is for n = " + std::to_string(options.model->n) + ", k = " +
                      std::to_string(options.model->k) + ", the audit for n = " + std::to_string(job.n) +
@@ -198,8 +201,8 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
       const double needed = std::ceil(kMinExpectedPerBin / min_p);
       report.notes.push_back(std::string(deal ? "deal" : "rank") + " test skipped: " + std::to_string(min_expected).substr(0, 8) +
                              " expected per bin, below " + std::to_string(int(kMinExpectedPerBin)) +
-                             " (needs about " + std::to_string(static_cast<long long>(needed)) +
-                             " trials); " +
+                             " (needs about " + std::to_string(static_cast<long long>(needed)) + " " +
+                             std::string(noun) + "); " +
                              (positions.empty() ? "add the position matrix for a verdict"
                                                       : "the position matrix carries the verdict"));
     }
@@ -215,8 +218,8 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
                              std::to_string(report.position_detail->fit.min_expected).substr(0, 8) +
                              " expected per cell, below " + std::to_string(int(kMinExpectedPerBin)) +
                              " (needs about " +
-                             std::to_string(static_cast<long long>(std::ceil(kMinExpectedPerBin / min_p))) +
-                             " trials)");
+                             std::to_string(static_cast<long long>(std::ceil(kMinExpectedPerBin / min_p))) + " " +
+                             std::string(noun) + ")");
     }
   }
 
@@ -230,9 +233,9 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
         options.model && row.model_law ? row.model_law(*options.model) : kind_fair_law(row, shape);
     report.test(row.kind) =
         row.pooled ? pooled_test(std::string(row.test_name), counts.counts(), tally.trials, law, options.alpha,
-                                 report.notes)
+                                 report.notes, noun)
                    : histogram_test(std::string(row.test_name), counts.counts(), tally.trials, law, options.alpha,
-                                    report.notes);
+                                    report.notes, noun);
     if (row.mean_test != MeanTail::none && tally.trials > 0 && report.test(row.kind))
       report.extra_tests.push_back(mean_test(row, counts.counts(), tally.trials, law));
   }

@@ -286,7 +286,8 @@ void add_gap_test(AuditReport& report, const StreamView& stream, const AuditOpti
     stay *= 1 - p;
   }
   law.back() = stay;  // at least bins.size()
-  std::optional<TestResult> t = pooled_test("gaps", gaps->bins, total, law, options.alpha, report.notes);
+  std::optional<TestResult> t = pooled_test("gaps", gaps->bins, total, law, options.alpha, report.notes,
+                                                    options.records ? "records" : "trials");
   if (!t) return;
   t->key = "gaps";
   t->title = "gap test (" + grouped_digits(total) + " gaps between the identity's occurrences, Geometric(1/" +

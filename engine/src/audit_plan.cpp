@@ -179,9 +179,17 @@ std::shared_ptr<const ExactDistribution> reference_law(const AuditRequest& r, co
       exact_distribution(job.algorithm, shape_of(job), job.spec, plan.run.threads, stop_between_subtrees));
 }
 
+namespace {
+// A record audit's looks say "records".
+AuditOptions with_records(AuditOptions o) {
+  o.records = true;
+  return o;
+}
+}  // namespace
+
 RecordAuditor::RecordAuditor(const Job& job, const AuditOptions& audit, RecordLooks looks,
                              const std::optional<StreamTestOptions>& stream)
-    : job_(job), audit_(audit), looks_(std::move(looks)), tally_(Tally::for_job(job)), counter_(tally_),
+    : job_(job), audit_(with_records(audit)), looks_(std::move(looks)), tally_(Tally::for_job(job)), counter_(tally_),
       trial_job_(trial_job(job)),
       stream_(stream ? std::make_shared<StreamTally>(shape_of(job), *stream) : nullptr),
       ranked_(!is_deal(job) && job.tallies.has(TallyKind::ranks) && job.n <= kMaxDerivedItems &&

@@ -23,9 +23,19 @@ std::string general(double v, int digits) {
 
 std::string grouped(std::uint64_t v) { return internal::grouped_digits(v); }
 
-std::string p_text(double p, double log10_p) {
-  if (p > 0 || std::isinf(log10_p)) return general(p, 4);
-  return "1e" + fixed(log10_p, 1);
+std::string p_text(double p, double log10_p, int digits) {
+  if (p > 0 || std::isinf(log10_p) || std::isnan(log10_p)) return general(p, digits);
+  // Below the smallest double: mantissa and exponent from log10 p, as
+  // 3.2e-1270 (not 1e-1269.5).
+  double exponent = std::floor(log10_p);
+  double mantissa = std::pow(10.0, log10_p - exponent);
+  const double scale = std::pow(10.0, digits - 1);
+  mantissa = std::round(mantissa * scale) / scale;
+  if (mantissa >= 10) {
+    mantissa /= 10;
+    exponent += 1;
+  }
+  return general(mantissa, digits) + "e" + std::to_string(static_cast<long long>(exponent));
 }
 
 std::string pad(const std::string& s, std::size_t width, bool right) {

@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "melange/exact.hpp"
@@ -22,6 +23,7 @@ struct AuditOptions {
   double alpha = kDefaultAlpha;            // for the printed critical values
   const ExactDistribution* model = nullptr; // null: test against uniform
   const StreamTally* stream = nullptr;      // the records as a stream: its tests join the audit's
+  bool records = false;                     // the trials are records read from outside: the notes say "records"
 };
 
 // Each test is graded on both tails, each tail corrected by Holm's method
@@ -93,7 +95,8 @@ Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thr
 // geometric). Without two such groups, a note and no test.
 std::optional<TestResult> pooled_test(const std::string& name, const std::vector<std::uint64_t>& counts,
                                       std::uint64_t trials, const std::vector<double>& p, double alpha,
-                                      std::vector<std::string>& notes);
+                                      std::vector<std::string>& notes,
+                                      std::string_view trials_noun = "trials");
 
 // The probabilities a rank histogram is tested against: uniform (1/n!, or
 // one over a deal's n!/(n-k)! ranks), or the model's.

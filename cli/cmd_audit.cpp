@@ -496,6 +496,7 @@ int run_audit(AuditArgs a, Team& team) {
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
   audit.model = model.get();
+  audit.position_on_demand = plan.position_on_demand;
 
   const Counted counted = from_input ? count_records(a, plan, audit, records, *input_file)
                                     : run_trials(a, team, job, options, checkpoint, resume);

@@ -315,6 +315,7 @@ AuditResult finish_audit(const AuditPlan& plan, const Job& job, RunResult run, c
   o.model = model;
   o.stream = stream;
   o.records = input != nullptr;
+  o.position_on_demand = plan.position_on_demand;
   AuditResult r{job, std::move(run), {}, {}};
   r.report = analyze(job, r.run.tally, o);
   r.report.model = model_name.value_or("");
@@ -401,6 +402,7 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
                           static_cast<int>(data.itemsize()), data.dtype().kind() == 'i'};
   AuditOptions audit;
   audit.model = law.get();
+  audit.position_on_demand = plan.position_on_demand;
   RecordAuditor auditor(plan.job, audit, RecordLooks{}, plan.stream);
   const RecordStats stats = interruptible([&](const std::function<bool()>& stop) {
     return auditor.read(array, o, stop);

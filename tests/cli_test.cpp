@@ -402,6 +402,26 @@ TEST(CliInput, WordsOfAnInputAudit) {
   EXPECT_NE(biased.out.find("p 1.045e-27247,"), std::string::npos) << biased.out;
 }
 
+// Where the rank test cannot run, the position test runs without being
+// asked, and says so: a biased file at n = 8 with 4.9 records a bin (once
+// "verdict: none"), and n = 52 without --position (once a usage error).
+// Where the rank test runs, the position test stays out unless asked.
+TEST(CliAudit, ThePositionTestStepsInWhereTheRankTestCannot) {
+  const auto few = run_shell(MELANGE_CLI " sample --algo naive-swap --n 8 --count 199000 | " MELANGE_CLI
+                             " audit - --quiet");
+  ASSERT_EQ(few.status, 0) << few.err;
+  EXPECT_NE(few.out.find("position test run without being asked: the rank test could not run (too few records a bin)"),
+            std::string::npos) << few.out;
+  EXPECT_NE(few.out.find("verdict: FAIL"), std::string::npos) << few.out;
+  const auto big = run_cli("audit --n 52 --trials 2e4 --quiet");
+  ASSERT_EQ(big.status, 0) << big.err;
+  EXPECT_NE(big.out.find("position test (52x52)"), std::string::npos) << big.out;
+  EXPECT_NE(big.out.find("too many orders for a histogram"), std::string::npos) << big.out;
+  const auto enough = run_shell(MELANGE_CLI " sample --n 4 --count 3000 | " MELANGE_CLI " audit - --quiet");
+  EXPECT_EQ(enough.out.find("position test"), std::string::npos) << enough.out;
+  EXPECT_NE(enough.out.find("rank test (24 orders)"), std::string::npos) << enough.out;
+}
+
 // `melange audit FILE` is `--input FILE`; what the flags leave out, the
 // records say: n (text: the first record; .npy: its shape), 1-based items,
 // a header line, Python's list form; each inference is stated. A given --n

@@ -207,7 +207,16 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
                                                       : "the position matrix carries the verdict"));
     }
   }
-  if (!positions.empty()) {
+  // Tallied without being asked, the matrix is tested only where the rank
+  // test could not run, and a note says so.
+  const bool test_positions = !positions.empty() && !(options.position_on_demand && report.rank);
+  if (test_positions && options.position_on_demand)
+    report.notes.push_back(std::string(deal ? "slot" : "position") + " test run without being asked: the " +
+                           (deal ? "deal" : "rank") + " test could not run (" +
+                           (ranks.empty() ? std::string("too many orders for a histogram")
+                                          : "too few " + std::string(noun) + " a bin") +
+                           ")");
+  if (test_positions) {
     const PositionLaw law = options.model ? options.model->position_law() : PositionLaw{};
     report.position_detail = position_test(positions, options.model ? &law : nullptr, options.alpha);
     if (report.position_detail->fit.min_expected >= kMinExpectedPerBin) {

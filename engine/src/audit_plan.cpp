@@ -28,19 +28,26 @@ void choose_serial_kinds(Job& job) {
 // The tallies, before memory has its say: a deal's item x slot matrix is
 // small (n x k) and carries its verdict; a histogram whose bins cannot be
 // ranked in 64 bits is left out beside the matrix.
-void choose_tallies(const AuditRequest& r, Job& job, std::vector<std::string>& notes) {
+void choose_tallies(const AuditRequest& r, Job& job, std::vector<std::string>& notes, bool& position_on_demand) {
   const bool deal = is_deal_request(r);
   if (r.hands && !deal)
     throw UsageError(Param::hand_histogram,
                      "{hand_histogram} tallies the hands of deals: add {k} below {n} (with {algorithm} partial)");
   // Records of k items are deals: the tallies of a partial shuffle's.
   if (r.records && deal) job.algorithm = Algorithm::partial;
-  job.tallies.set(TallyKind::positions, r.position || deal);
+  // Where the rank test may not run (too many orders for 64-bit ranks, or
+  // records, whose count is not known until they are read), the position
+  // matrix is tallied too, and tested only if the rank test cannot run. A
+  // built-in job's tallies do not depend on its trial count, so that the
+  // pieces of a job always merge.
+  const bool unrankable = deal ? deal_count(job.n, job.k) == 0 : job.n > kMaxRankItems;
+  const bool on_demand = !r.position && !deal && job.n >= 3 && (unrankable || r.records);
+  job.tallies.set(TallyKind::positions, r.position || deal || on_demand);
+  position_on_demand = on_demand;
   job.tallies.set(TallyKind::hands, r.hands);
   job.tallies.set(TallyKind::poker, deal && job.n == 52 && job.k == 5);
   job.tallies.set(TallyKind::rises, (r.serial || (r.records && r.stream_tests)) && !deal && job.n >= 2);
   if (r.serial) choose_serial_kinds(job);
-  const bool unrankable = deal ? deal_count(job.n, job.k) == 0 : job.n > kMaxRankItems;
   job.tallies.set(TallyKind::ranks, r.rank && !(job.tallies.has(TallyKind::positions) && unrankable));
   if (r.rank && !job.tallies.has(TallyKind::ranks))
     notes.push_back(std::string(deal ? "deal histogram left out: its ordered deals do not fit 64-bit ranks"
@@ -126,7 +133,7 @@ AuditPlan plan_audit(const AuditRequest& r) {
   AuditPlan plan{r.job, r.run, {}};
   Job& job = plan.job;
   if (r.records) job.trials = 1;  // until the records are counted
-  choose_tallies(r, job, plan.notes);
+  choose_tallies(r, job, plan.notes, plan.position_on_demand);
   validate(job);
   check_law(r, job);
   // A law holds its exact probabilities: count them, at a generous 256

@@ -24,6 +24,9 @@ struct AuditOptions {
   const ExactDistribution* model = nullptr; // null: test against uniform
   const StreamTally* stream = nullptr;      // the records as a stream: its tests join the audit's
   bool records = false;                     // the trials are records read from outside: the notes say "records"
+  // The position matrix was tallied without being asked: its test runs
+  // only where the rank (deal) test cannot, and a note says so.
+  bool position_on_demand = false;
 };
 
 // Each test is graded on both tails, each tail corrected by Holm's method

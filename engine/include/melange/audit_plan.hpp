@@ -65,6 +65,9 @@ struct AuditPlan {
   RunOptions run;                  // memory_cap: what the workers' tallies may use
   std::vector<std::string> notes;  // what was left out and why, for the report
   std::optional<StreamTestOptions> stream{};  // records read as a stream: the tests and their memory
+  // The position matrix was tallied without being asked, for where the rank
+  // test cannot run: AuditOptions::position_on_demand.
+  bool position_on_demand = false;
 };
 
 // Checks the request and chooses the tallies; throws UsageError (with

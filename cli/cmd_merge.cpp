@@ -37,7 +37,8 @@ struct MergeArgs {
   AuditFiles out;
   double weak = kDefaultWeak, fail = kDefaultFail, alpha = kDefaultAlpha;
   bool fail_on_bias = false;
-  std::string memory_cap = std::to_string(kDefaultMemoryCap);
+  std::string memory_cap = "1G";
+  static_assert(kDefaultMemoryCap == std::uint64_t{1} << 30, "the default --memory-cap is written 1G");
   std::string model;  // "" : the one the pieces name
 };
 
@@ -83,7 +84,7 @@ int run_merge(const MergeArgs& a) {
   if (!(a.fail > 0 && a.fail <= a.weak && a.weak < 0.5))
     throw UsageError("thresholds need 0 < --fail <= --weak < 0.5");
   if (!(a.alpha > 0 && a.alpha < 1)) throw UsageError("--alpha must lie strictly between 0 and 1, such as 0.05");
-  const std::uint64_t cap = parse_count(a.memory_cap, "--memory-cap", ~std::uint64_t{0});
+  const std::uint64_t cap = parse_bytes(a.memory_cap, "--memory-cap");
   const std::uint64_t reserve = output_reserve(cap);
   const MergePlan plan = plan_merge(a.files, cap - reserve);
   merged_model(a, plan);  // a --model that disagrees is refused before the counts are read
@@ -135,7 +136,9 @@ void add_merge_command(CLI::App& app, Action& action) {
   cmd->add_option("--alpha", a->alpha, "level of the printed critical values")->capture_default_str();
   cmd->add_flag("--fail-on-bias", a->fail_on_bias, "exit with status 3 when a test FAILs after Holm");
   cmd->add_option("--memory-cap", a->memory_cap,
-                  "bytes the merge may hold: the merged tally and the piece being read (pieces are streamed)")
+                  "bytes the merge may hold (2G, 512M: K, M, G, T are powers of 1024): the merged tally and the "
+                  "piece being read (pieces are streamed)")
+      ->type_name("BYTES")
       ->capture_default_str();
   cmd->footer("The result equals one 'melange audit' over the union of the ranges, tested against uniform.\n"
               "Exit status: 0 merged; 3 with --fail-on-bias when a test FAILed; 2 pieces that are not one job, "

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "melange/error.hpp"
+#include "suggest.hpp"
 #include "parse.hpp"
 
 namespace melange::cli {
@@ -51,15 +52,29 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
         ->capture_default_str();
 }
 
+namespace {
+// "a,b,c" as its names.
+std::vector<std::string> split_names(const std::string& joined) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  for (std::size_t comma; (comma = joined.find(',', start)) != std::string::npos; start = comma + 1)
+    names.push_back(joined.substr(start, comma - start));
+  names.push_back(joined.substr(start));
+  return names;
+}
+}  // namespace
+
 Algorithm parse_algorithm_arg(const std::string& name) {
   if (auto a = parse_algorithm(name)) return *a;
-  throw UsageError("unknown --algo '" + name + "': use " + algorithm_names(", "));
+  throw UsageError("unknown --algo '" + name + "'" + did_you_mean(name, split_names(algorithm_names(","))) + ": use " +
+                   algorithm_names(", "));
 }
 
 BoundedSpec parse_spec_args(const JobArgs& a) {
   const auto m = parse_method(a.method);
   if (!m)
-    throw UsageError("unknown --method '" + a.method + "': use " + method_names(", "));
+    throw UsageError("unknown --method '" + a.method + "'" + did_you_mean(a.method, split_names(method_names(","))) +
+                     ": use " + method_names(", "));
   return BoundedSpec{*m, a.bits};
 }
 

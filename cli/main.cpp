@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "exit_codes.hpp"
@@ -18,6 +20,7 @@
 #include "melange/error.hpp"
 #include "melange/ranks.hpp"
 #include "melange/version.hpp"
+#include "suggest.hpp"
 #include "output.hpp"
 #include "signals.hpp"
 #include "stdin_check.hpp"
@@ -43,6 +46,28 @@ std::string command_of(const CLI::App& app, int argc, char** argv) {
 std::string help_hint(const CLI::App& app, int argc, char** argv) {
   const std::string command = command_of(app, argc, argv);
   return command.empty() ? "run 'melange --help'" : "run 'melange " + command + " --help'";
+}
+
+// "Did you mean" for the first option the command does not know:
+// --trails for --trials, -n for --n.
+std::string flag_suggestion(const CLI::App& app, int argc, char** argv) {
+  const std::string command = command_of(app, argc, argv);
+  if (command.empty()) return "";
+  const CLI::App* sub = app.get_subcommand(command);
+  std::vector<std::string> flags;
+  for (const CLI::Option* o : sub->get_options())
+    for (const std::string& name : o->get_lnames()) flags.push_back("--" + name);
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.size() < 2 || word[0] != '-') continue;
+    if (const auto eq = word.find('='); eq != std::string::npos) word.resize(eq);
+    if (std::find(flags.begin(), flags.end(), word) != flags.end() || word == "--help" || word == "-h") continue;
+    // A single dash is a long flag mistyped: -n for --n.
+    const std::string as_long = word[1] == '-' ? word : "-" + word;
+    if (std::find(flags.begin(), flags.end(), as_long) != flags.end()) return " (did you mean '" + as_long + "'?)";
+    return melange::cli::did_you_mean(word, flags);
+  }
+  return "";
 }
 
 // The first word that is not an option, when it names no command.
@@ -143,9 +168,17 @@ int main(int argc, char** argv) {
     for (CLI::Option* option : sub->get_options())
       if (option->get_type_size() != 0) melange::cli::nonempty(option);
 
+  // --quiet is accepted by every command (a script may pass it to all):
+  // where a command prints no progress line it changes nothing.
+  for (CLI::App* sub : app.get_subcommands({}))
+    if (!sub->get_option_no_throw("--quiet"))
+      sub->add_flag("--quiet")->description("accepted for scripts; this command prints no progress line");
+
   if (const char* word = unknown_command(app, argc, argv)) {
-    const std::string message =
-        "melange: unknown command '" + std::string(word) + "'; run 'melange --help' for the list";
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+    const std::string message = "melange: unknown command '" + std::string(word) + "'" +
+                                melange::cli::did_you_mean(word, commands) + "; run 'melange --help' for the list";
     return team.conclude(kExitUsage, message);
   }
 
@@ -158,7 +191,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return team.conclude(kExitUsage, "melange: " + one_line(e.what()) + "; " + help_hint(app, argc, argv));
+    return team.conclude(kExitUsage,
+                         "melange: " + one_line(e.what()) + flag_suggestion(app, argc, argv) + "; " +
+                             help_hint(app, argc, argv));
   }
 
   const std::string command = command_of(app, argc, argv);

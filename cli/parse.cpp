@@ -51,6 +51,45 @@ std::uint64_t parse_count(const std::string& text, const std::string& flag, std:
   return v;
 }
 
+std::uint64_t parse_bytes(const std::string& text, const std::string& flag) {
+  std::string number = text;
+  for (const char* unit : {"iB", "ib", "B", "b"})
+    if (number.size() > 1 + std::char_traits<char>::length(unit) &&
+        number.ends_with(unit) && std::isalpha(static_cast<unsigned char>(number[number.size() - std::char_traits<char>::length(unit) - 1]))) {
+      number.resize(number.size() - std::char_traits<char>::length(unit));
+      break;
+    }
+  int shift = 0;
+  if (!number.empty()) {
+    switch (number.back()) {
+      case 'k': case 'K': shift = 10; break;
+      case 'm': case 'M': shift = 20; break;
+      case 'g': case 'G': shift = 30; break;
+      case 't': case 'T': shift = 40; break;
+      default: break;
+    }
+  }
+  if (shift == 0) {
+    if (!number.empty() && std::isalpha(static_cast<unsigned char>(number.back())) && number.back() != 'e' &&
+        number.back() != 'E')
+      bad(flag, text, "a number of bytes such as 2G, 512M or 1000000");
+    return parse_count(text, flag, ~std::uint64_t{0});
+  }
+  number.pop_back();
+  long double x = 0;
+  std::size_t used = 0;
+  try {
+    x = std::stold(number, &used);
+  } catch (...) {
+    bad(flag, text, "a number of bytes such as 2G, 512M or 1000000");
+  }
+  if (number.empty() || number[0] == '-' || number[0] == '+' || used != number.size() || !std::isfinite(x) || x < 0)
+    bad(flag, text, "a number of bytes such as 2G, 512M or 1000000");
+  const long double bytes = std::floor(std::ldexp(x, shift));
+  if (bytes >= 18446744073709551616.0L) bad(flag, text, "a size below 16E (2^64 bytes)");
+  return static_cast<std::uint64_t>(bytes);
+}
+
 std::uint64_t parse_seed(const std::string& text, const std::string& flag) {
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
     return parse_whole(text, flag, 16);

@@ -10,6 +10,11 @@ namespace melange::cli {
 // Throws UsageError naming `flag` when the text is not one or exceeds `max`.
 std::uint64_t parse_count(const std::string& text, const std::string& flag, std::uint64_t max);
 
+// A number of bytes: a count as parse_count reads it, or one with a size
+// suffix K, M, G or T (powers of 1024, as sort -S and ulimit read them;
+// "KB", "KiB" and lower case too): "2G", "512M", "1.5G".
+std::uint64_t parse_bytes(const std::string& text, const std::string& flag);
+
 // A 64-bit seed, decimal or 0x-prefixed hexadecimal.
 std::uint64_t parse_seed(const std::string& text, const std::string& flag = "--seed");
 

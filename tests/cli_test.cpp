@@ -138,6 +138,36 @@ TEST(CliAudit, ModelFromExactFile) {
   std::filesystem::remove_all(dir);
 }
 
+// Slips get the name they miss; --quiet works with every command; sizes
+// take suffixes.
+TEST(CliConventions, DidYouMeanQuietEverywhereAndSizes) {
+  for (const auto& [args, hint] : std::vector<std::pair<std::string, std::string>>{
+           {"audti --n 4", "(did you mean 'audit'?)"},
+           {"audit --trails 1e3", "(did you mean '--trials'?)"},
+           {"audit -n 4", "(did you mean '--n'?)"},
+           {"audit --algo fisher_yates", "(did you mean 'fisher-yates'?)"},
+           {"sample --method lemir", "(did you mean 'lemire'?)"}}) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(hint), std::string::npos) << args << ": " << r.err;
+  }
+  EXPECT_EQ(run_cli("audit --zzz").err.find("did you mean"), std::string::npos) << "nothing near, nothing said";
+  for (const char* command : {"sample --count 2", "words --count 2", "bounded --range 3 --count 2", "exact --n 3",
+                              "reach --n 52", "version"}) {
+    const auto r = run_cli(std::string(command) + " --quiet");
+    EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+  }
+  EXPECT_EQ(run_cli("audit --n 4 --trials 1e3 --memory-cap 2G --quiet").status, 0);
+  EXPECT_EQ(run_cli("audit --n 4 --trials 1e3 --memory-cap 1.5GiB --quiet").status, 0);
+  const auto small = run_cli("audit --n 8 --trials 1e3 --memory-cap 300K");
+  EXPECT_EQ(small.status, 2);
+  EXPECT_EQ(small.err, run_cli("audit --n 8 --trials 1e3 --memory-cap 307200").err) << "K is 1024 bytes";
+  const auto bad = run_cli("audit --n 4 --trials 1e3 --memory-cap 2X");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("such as 2G, 512M"), std::string::npos) << bad.err;
+}
+
 TEST(CliAudit, MemoryCapIsConfigurable) {
   // 8! bins take 322,560 bytes (and lane-private counters more): a 500 kB cap
   // holds no n = 8 histogram, and says what to do.

@@ -124,11 +124,18 @@ class InputFile {
       ahead_.resize(bytes);
       const std::size_t got = read_fd(ahead_.data() + before, bytes - before);
       ahead_.resize(before + got);
-      if (got == 0) break;
+      if (got == 0) {
+        ended_ = true;
+        break;
+      }
       newlines += static_cast<std::size_t>(std::count(ahead_.begin() + static_cast<std::ptrdiff_t>(before), ahead_.end(), '\n'));
     }
     return ahead_;
   }
+
+  // Whether peek() met the end of the input: its last line is whole even
+  // without a line end.
+  bool ended() const { return ended_; }
 
   // What read(2) gives, as it arrives (the bytes peeked first); 0 at the
   // end, or once SIGINT came.
@@ -155,6 +162,7 @@ class InputFile {
   int fd_ = STDIN_FILENO;
   bool owned_ = false;
   std::string ahead_;       // bytes peeked
+  bool ended_ = false;      // the peek reached the end of the input
   std::size_t served_ = 0;  // of them, handed out by read()
 };
 
@@ -188,7 +196,9 @@ void infer_from_records(AuditArgs& a, InputFile& input, RecordFormat format) {
     a.job.n = items;
     said.push_back("n " + std::to_string(items) + " from the array's shape");
   } else if (format == RecordFormat::text) {
-    const TextSniff sniff = sniff_text(input.peek(std::size_t{1} << 16, 3));
+    std::string head(input.peek(std::size_t{1} << 16, 3));
+    if (input.ended() && !head.empty() && head.back() != '\n') head += '\n';  // the last line, unended
+    const TextSniff sniff = sniff_text(head);
     if (sniff.items == 0) {
       if (a.n_given || deal) return;  // the reader names what is wrong with the first line
       throw UsageError("no record among the first lines (the first reads \"" + sniff.first +

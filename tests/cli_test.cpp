@@ -514,6 +514,9 @@ TEST(CliInput, RecordsExplainThemselves) {
   const auto u8 = run_cli("audit " + path("six.txt") + " --format u8");
   EXPECT_EQ(u8.status, 2);
   EXPECT_NE(u8.err.find("pass --n"), std::string::npos) << u8.err;
+  const auto unended = run_shell("printf '1 0 2 3' | " MELANGE_CLI " audit - --quiet");
+  EXPECT_EQ(unended.status, 0) << "one record and no line end: " << unended.err;
+  EXPECT_NE(unended.out.find("n 4 from the first record"), std::string::npos) << unended.out;
   const auto twice = run_cli("audit " + path("six.txt") + " --input " + path("six.txt"));
   EXPECT_EQ(twice.status, 2);
   EXPECT_NE(twice.err.find("give the records once"), std::string::npos) << twice.err;

@@ -89,12 +89,16 @@ void add_exact_command(CLI::App& app, Action& action) {
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("--quiet", *quiet, "no progress line on the terminal");
   // Walking every path draws no random word: a seed would be silently
-  // ignored, so it is refused with the reason.
+  // ignored, so it is refused with the reason, and kept out of the help
+  // (which lists only what the command takes).
   auto seed = std::make_shared<std::string>();
-  cmd->add_option("--seed", *seed, "not taken: exact uses no random words")->check(CLI::Validator(
-      [](std::string&) { return std::string("exact walks every random path and uses no seed; leave it out"); },
-      "", "NOSEED"));
-  cmd->callback([a, svg, quiet, &action] { action = [a, svg, quiet] { return run_exact(*a, *svg, *quiet); }; });
+  cmd->add_option("--seed", *seed)->group("");
+  cmd->callback([a, svg, quiet, seed, cmd, &action] {  // seed: the option writes to it
+    if (cmd->count("--seed"))
+      action = []() -> int { throw UsageError("--seed: exact walks every random path and uses no seed; leave it out"); };
+    else
+      action = [a, svg, quiet] { return run_exact(*a, *svg, *quiet); };
+  });
 }
 
 }  // namespace melange::cli

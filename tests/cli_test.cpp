@@ -158,6 +158,11 @@ TEST(CliConventions, DidYouMeanQuietEverywhereAndSizes) {
     const auto r = run_cli(std::string(command) + " --quiet");
     EXPECT_EQ(r.status, 0) << command << ": " << r.err;
   }
+  // exact refuses --seed with its reason, and its help does not list it.
+  const auto seeded = run_cli("exact --n 3 --seed 5");
+  EXPECT_EQ(seeded.status, 2);
+  EXPECT_NE(seeded.err.find("uses no seed"), std::string::npos) << seeded.err;
+  EXPECT_EQ(run_cli("exact --help").out.find("--seed"), std::string::npos);
   EXPECT_EQ(run_cli("audit --n 4 --trials 1e3 --memory-cap 2G --quiet").status, 0);
   EXPECT_EQ(run_cli("audit --n 4 --trials 1e3 --memory-cap 1.5GiB --quiet").status, 0);
   const auto small = run_cli("audit --n 8 --trials 1e3 --memory-cap 300K");

@@ -53,27 +53,25 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
 }
 
 namespace {
-// "a,b,c" as its names.
-std::vector<std::string> split_names(const std::string& joined) {
+// The names of a table's values (kAllAlgorithms, kAllMethods), for "did you mean".
+template <class Values, class Name>
+std::vector<std::string> names_of(const Values& values, Name name) {
   std::vector<std::string> names;
-  std::size_t start = 0;
-  for (std::size_t comma; (comma = joined.find(',', start)) != std::string::npos; start = comma + 1)
-    names.push_back(joined.substr(start, comma - start));
-  names.push_back(joined.substr(start));
+  for (auto v : values) names.emplace_back(name(v));
   return names;
 }
 }  // namespace
 
 Algorithm parse_algorithm_arg(const std::string& name) {
   if (auto a = parse_algorithm(name)) return *a;
-  throw UsageError("unknown --algo '" + name + "'" + did_you_mean(name, split_names(algorithm_names(","))) + ": use " +
+  throw UsageError("unknown --algo '" + name + "'" + did_you_mean(name, names_of(kAllAlgorithms, algorithm_name)) + ": use " +
                    algorithm_names(", "));
 }
 
 BoundedSpec parse_spec_args(const JobArgs& a) {
   const auto m = parse_method(a.method);
   if (!m)
-    throw UsageError("unknown --method '" + a.method + "'" + did_you_mean(a.method, split_names(method_names(","))) +
+    throw UsageError("unknown --method '" + a.method + "'" + did_you_mean(a.method, names_of(kAllMethods, method_name)) +
                      ": use " + method_names(", "));
   return BoundedSpec{*m, a.bits};
 }

@@ -151,28 +151,25 @@ void add_repeats_test(AuditReport& report, const StreamView& stream, const Audit
     const double mean = -big_n * std::expm1(m * std::log1p(-1 / big_n));
     const double variance = big_n * big_n * a * a * std::expm1(m * std::log1p(-1 / ((big_n - 1) * (big_n - 1)))) -
                             big_n * a * std::expm1(m * std::log1p(-1 / (big_n - 1)));
-    const bool few_repeats = m < big_n && m * (d + 2) <= kMaxExactRepeatSteps;
-    if (!(variance >= kMinDistinctVariance) && few_repeats) {
-      // Repeats are few, but records not few beside N: the exact law.
-      expected_repeats = m - mean;
-      t.fit = exact_repeats_test(r.covered, big_n, r.repeats);
-      t.title = "repeats (" + grouped_digits(r.repeats) + " among " + grouped_digits(r.covered) + " " + noun +
-                ", " + general_text(expected_repeats) + " expected, exact law)";
-    } else if (!(variance >= kMinDistinctVariance)) {
-      report.notes.push_back("repeats test not run: " + grouped_digits(r.covered) + " records among " +
-                             general_text(big_n) + " possible " + noun +
-                             " see nearly every one, whoever made them");
-      return;
-    } else {
-      const double distinct = m - d;
-      expected_repeats = m - mean;
+    expected_repeats = m - mean;
+    if (variance >= kMinDistinctVariance) {
       // Too few distinct records is too many repeats: the upper tail of D.
-      t.fit = z_test((mean - distinct) / std::sqrt(variance), Tail::upper);
+      t.fit = z_test((mean - (m - d)) / std::sqrt(variance), Tail::upper);
       t.fit.p_lower = 1 - t.fit.p_value;
       t.fit.log10_mode = -0.5 * std::log10(2 * M_PI * variance);  // the likeliest count's mass
       t.statistic = "z";
       t.title = "repeats (" + grouped_digits(r.covered - r.repeats) + " distinct among " + grouped_digits(r.covered) + " " +
                 noun + ", " + general_text(mean, 7) + " expected)";
+    } else if (m < big_n && m * (d + 2) <= kMaxExactRepeatSteps) {
+      // Repeats are few, but records not few beside N: the exact law.
+      t.fit = exact_repeats_test(r.covered, big_n, r.repeats);
+      t.title = "repeats (" + grouped_digits(r.repeats) + " among " + grouped_digits(r.covered) + " " + noun +
+                ", " + general_text(expected_repeats) + " expected, exact law)";
+    } else {
+      report.notes.push_back("repeats test not run: " + grouped_digits(r.covered) + " records among " +
+                             general_text(big_n) + " possible " + noun +
+                             " see nearly every one, whoever made them");
+      return;
     }
   }
   // What the audit rules out. A shuffler with S seeds repeats among m

@@ -63,7 +63,8 @@ struct AuditArgs {
   bool n_given = false, base_given = false;
   bool header = false;     // inferred: the text's first line names columns
   std::string inferred;    // what the records said of themselves, in words
-  bool skip_invalid = false, progressive = false, stop_on_fail = false;
+  bool progressive = false, stop_on_fail = false;
+  std::string skip_invalid;  // "": stop at a wrong record; "true": skip up to kMaxInvalidShare; "all"
   bool hands = false;
   std::vector<int> lags{1};
   bool no_stream_tests = false;
@@ -199,18 +200,35 @@ void infer_from_records(AuditArgs& a, InputFile& input, RecordFormat format) {
     std::string head(input.peek(std::size_t{1} << 16, 3));
     if (input.ended() && !head.empty() && head.back() != '\n') head += '\n';  // the last line, unended
     const TextSniff sniff = sniff_text(head);
+    if (sniff.binary && a.format.empty())
+      throw UsageError("the input is not text (its first bytes hold NUL and control characters): for binary "
+                       "records pass --format u8 or u16 and --n, or name the file .u8, .u16 or .npy");
     if (sniff.items == 0) {
       if (a.n_given || deal) return;  // the reader names what is wrong with the first line
       throw UsageError("no record among the first lines (the first reads \"" + sniff.first +
                        "\"): give records of items 0..n-1 a line, or pass --n and --format");
     }
-    if (a.n_given || deal) {
+    if (a.n_given && !deal && !sniff.letters && sniff.items < a.job.n) {
+      // Fewer items than --n, each one of 0..n-1: deals of k from n.
+      a.job.k = sniff.items;
+      said.push_back("deals of k " + std::to_string(sniff.items) + " from the first record (" +
+                     std::to_string(sniff.items) + " of the " + std::to_string(a.job.n) + " items; --k says otherwise)");
+    } else if (a.n_given || deal) {
       if (sniff.items != given)
         throw UsageError("records have " + std::to_string(sniff.items) + " items (the first reads \"" +
                          (sniff.header ? std::string("...") : sniff.first) + "\"); " + noun + " is " +
                          std::to_string(given) +
                          (deal ? ": fix --k" : ": drop --n (melange reads it from the records) or fix it"));
     } else {
+      // Numbers beyond the record's own length: not a permutation of
+      // 0..n-1 (nor 1..n), most likely a deal from a larger set.
+      const std::uint64_t top = sniff.items - (a.base_given && a.base == 1 ? 0 : 1) + (sniff.one_based ? 1 : 0);
+      if (!sniff.letters && sniff.largest > top)
+        throw UsageError("the first record has " + std::to_string(sniff.items) + " items, the largest " +
+                         std::to_string(sniff.largest) + " (it reads \"" + sniff.first +
+                         "\"): for deals of " + std::to_string(sniff.items) +
+                         " from a larger set pass --n, its size (--n 52 for a deck); a permutation holds each of "
+                         "0.." + std::to_string(sniff.items - 1) + " once");
       a.job.n = sniff.items;
       said.push_back("n " + std::to_string(sniff.items) + " from the first record");
     }
@@ -342,7 +360,8 @@ RecordOptions record_options(const AuditArgs& a, const Job& job) {
   records.n = job.n;
   records.k = is_deal(job) ? job.k : 0;
   records.base = a.base;
-  records.skip_invalid = a.skip_invalid;
+  records.skip_invalid = !a.skip_invalid.empty();
+  if (a.skip_invalid == "all") records.max_invalid_share = 1;
   records.header = a.header;
   records.format = input_format(a);
   if (a.base != 0 && a.base != 1) throw UsageError("--base must be 0 or 1");
@@ -456,7 +475,7 @@ Counted run_trials(const AuditArgs& a, Team& team, const Job& job, RunOptions op
 int run_audit(AuditArgs a, Team& team) {
   // Every check comes before any work: the job, the thresholds, the model
   // file, the memory plan and every output.
-  if (a.file.empty() && a.input.empty() && (!a.format.empty() || a.base != 0 || a.skip_invalid || a.progressive || a.stop_on_fail ||
+  if (a.file.empty() && a.input.empty() && (!a.format.empty() || a.base != 0 || !a.skip_invalid.empty() || a.progressive || a.stop_on_fail ||
                       a.no_stream_tests || a.lags != std::vector<int>{1}))
     throw UsageError("--format, --base, --skip-invalid, --lag, --no-stream-tests, --progressive and --stop-on-fail are for "
                      "--input records; "
@@ -578,15 +597,17 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
                   "of 0..n-1 a record; --algo then only names the --model exact to test against");
   cmd->add_option("--format", a->format, "text | u8 | u16 | npy (default: from the file name, else text)");
   cmd->add_option("--base", a->base, "text records count items from 0 or 1")->capture_default_str();
-  cmd->add_flag("--skip-invalid", a->skip_invalid, "count and skip wrong records instead of stopping");
+  cmd->add_flag("--skip-invalid{true}", a->skip_invalid,
+                "count and skip wrong records instead of stopping, up to 1% of them (more is an error: the input or "
+                "the flags are wrong); --skip-invalid=all skips any number")
+      ->check(CLI::IsMember({"true", "all"}));
   cmd->add_flag("--hands", a->hands,
                 "deals: also tally the hands (the set of k items, C(n, k) bins) and test them; deals of 5 of 52 "
                 "always get the ten poker categories");
   cmd->add_option("--lag", a->lags,
                   "records: the lags L of the relabeled-record tests (record t read against record t - L), "
-                  "comma-separated, 1.." + std::to_string(kMaxLag))
-      ->delimiter(',')
-      ->capture_default_str();
+                  "comma-separated, 1.." + std::to_string(kMaxLag) + " (default: 1)")
+      ->delimiter(',');
   cmd->add_flag("--serial", a->serial,
                 "audit the trials as a stream: trial t against trial t - 1 (relabeled transition matrix, fixed "
                 "points, rising sequences, serial pairs for n <= 5), on the reference path");

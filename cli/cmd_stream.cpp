@@ -8,6 +8,7 @@
 #include "melange/bounded.hpp"
 #include "melange/error.hpp"
 #include "melange/integers.hpp"
+#include "melange/limits.hpp"
 #include "melange/stream.hpp"
 #include "output.hpp"
 #include "parse.hpp"
@@ -19,14 +20,15 @@ constexpr std::uint64_t kMaxPrinted = 1'000'000'000;  // values a printing comma
 constexpr int kPerLine = 8;
 
 struct StreamArgs {
-  std::string seed = "0", stream = "0", count = "16", json;
+  // Every command's defaults: the fixed job seed and the batched method.
+  std::string seed, stream = "0", count = "16", json;
   // bounded only
-  std::string range, method = "lemire";
+  std::string range, method = std::string(method_name(BoundedSpec{}.method));
   int bits = 32;
 };
 
 void add_stream_options(CLI::App* cmd, StreamArgs& a) {
-  cmd->add_option("--seed", a.seed, "64-bit job seed, decimal or 0x hex")->capture_default_str();
+  cmd->add_option("--seed", a.seed, "64-bit job seed, decimal or 0x hex (default: fixed, printed; the same as every command's)");
   cmd->add_option("--stream", a.stream, "stream (trial) index, 64-bit")->capture_default_str();
   cmd->add_option("--count", a.count, "how many values to print (1e6 notation works)")
       ->capture_default_str();
@@ -67,8 +69,8 @@ void json_elements(std::ostream& to, std::uint64_t count, const std::string& ind
 // Values are made again for each output rather than held: a pure function of
 // (seed, stream), they cost less to recompute than 4 bytes each to keep.
 int run_words(const StreamArgs& a) {
-  const std::uint64_t seed = parse_seed(a.seed);
-  const std::uint64_t stream = parse_seed(a.stream, "--stream");
+  const std::uint64_t seed = a.seed.empty() ? kDefaultSeed : parse_seed(a.seed);
+  const std::uint64_t stream = parse_index(a.stream, "--stream");
   const std::uint64_t count = parse_count(a.count, "--count", kMaxPrinted);
   Outputs outputs;
   outputs.declare("--json", a.json);
@@ -97,8 +99,8 @@ int run_words(const StreamArgs& a) {
 }
 
 int run_bounded(const StreamArgs& a) {
-  const std::uint64_t seed = parse_seed(a.seed);
-  const std::uint64_t stream = parse_seed(a.stream, "--stream");
+  const std::uint64_t seed = a.seed.empty() ? kDefaultSeed : parse_seed(a.seed);
+  const std::uint64_t stream = parse_index(a.stream, "--stream");
   const std::uint64_t count = parse_count(a.count, "--count", kMaxPrinted);
   const std::uint64_t s = parse_count(a.range, "--range", std::uint64_t{1} << 32);
   if (s == 0) throw UsageError("--range must be at least 1");
@@ -157,7 +159,8 @@ void add_stream_commands(CLI::App& app, Action& action) {
       "bounded", "Print values in [0, range) drawn one after another from one stream");
   add_stream_options(bounded, *b);
   bounded->add_option("--range", b->range, "exclusive upper bound, 1..2^32")->required();
-  bounded->add_option("--method", b->method, method_names(" | "))
+  bounded->add_option("--method", b->method,
+                      method_names(" | ") + " (batched, every command's default, draws several values a word)")
       ->capture_default_str();
   bounded->add_option("--bits", b->bits, "source width: each word is cut to its top bits, 1..32")
       ->capture_default_str();

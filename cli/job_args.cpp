@@ -33,7 +33,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
   if (which.seed)
     cmd->add_option("--seed", a.seed, "64-bit job seed, decimal or 0x hex (default: fixed, printed)");
   if (which.first)
-    cmd->add_option("--first", a.first, "global index of the first trial (trial t uses stream t)")
+    cmd->add_option("--first", a.first, "global index of the first trial (trial t uses stream t; 1e6 notation works)")
         ->capture_default_str();
   cmd->add_option("--method", a.method,
                   "bounded-integer method: " + method_names(" | ") +
@@ -133,7 +133,7 @@ Job make_job(const JobArgs& a, const std::string& trials_flag) {
     job.weights.push_back(v);
   }
   job.seed = a.seed.empty() ? kDefaultSeed : parse_seed(a.seed);
-  job.first = parse_seed(a.first, "--first");
+  job.first = parse_index(a.first, "--first");
   job.trials = parse_count(a.trials, trials_flag, ~std::uint64_t{0});
   return job;
 }

@@ -17,6 +17,7 @@
 #include "command.hpp"
 #include "exit_codes.hpp"
 #include "job_args.hpp"
+#include "manual.hpp"
 #include "melange/error.hpp"
 #include "melange/ranks.hpp"
 #include "melange/version.hpp"
@@ -163,6 +164,7 @@ int main(int argc, char** argv) {
   melange::cli::add_reach_command(app, action);
   melange::cli::add_reproduce_command(app, action);
   melange::cli::add_version_command(app, action);
+  melange::cli::add_manual_commands(app, action);
   // No option takes an empty value: "--seed ''" is an error, not the default.
   for (CLI::App* sub : app.get_subcommands({}))
     for (CLI::Option* option : sub->get_options())
@@ -173,6 +175,8 @@ int main(int argc, char** argv) {
   for (CLI::App* sub : app.get_subcommands({}))
     if (!sub->get_option_no_throw("--quiet"))
       sub->add_flag("--quiet")->description("accepted for scripts; this command prints no progress line");
+  melange::cli::name_placeholders(app);
+  melange::cli::add_examples(app);
 
   if (const char* word = unknown_command(app, argc, argv)) {
     std::vector<std::string> commands;

@@ -98,4 +98,11 @@ std::uint64_t parse_seed(const std::string& text, const std::string& flag) {
   return parse_whole(text, flag, 10);
 }
 
+std::uint64_t parse_index(const std::string& text, const std::string& flag) {
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  if (!hex && text.find_first_of("eE.") != std::string::npos)
+    return parse_count(text, flag, std::numeric_limits<std::uint64_t>::max());
+  return parse_seed(text, flag);
+}
+
 }  // namespace melange::cli

@@ -18,4 +18,8 @@ std::uint64_t parse_bytes(const std::string& text, const std::string& flag);
 // A 64-bit seed, decimal or 0x-prefixed hexadecimal.
 std::uint64_t parse_seed(const std::string& text, const std::string& flag = "--seed");
 
+// A 64-bit index (the first trial, a stream): as a seed, or in 1e6
+// notation as a count, so that --first 1e6 follows --trials 1e6.
+std::uint64_t parse_index(const std::string& text, const std::string& flag);
+
 }  // namespace melange::cli

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "melange/audit.hpp"
@@ -376,7 +377,8 @@ py::array integer_records(const py::object& given) {
 
 AuditResult audit_records(const py::object& given, int n, std::optional<int> k, bool position, bool hands,
                           const std::optional<std::string>& model, const std::string& algo, const std::string& method,
-                          int bits, bool skip_invalid, bool stream_tests, const std::vector<int>& lags) {
+                          int bits, const std::variant<bool, std::string>& skip_invalid, bool stream_tests,
+                          const std::vector<int>& lags) {
   const py::array data = integer_records(given);
   AuditRequest request;
   request.job.n = n;
@@ -397,7 +399,14 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
   RecordOptions o;
   o.n = n;
   o.k = is_deal(plan.job) ? plan.job.k : 0;
-  o.skip_invalid = skip_invalid;
+  // True skips up to kMaxInvalidShare of the records; 'all', any number.
+  if (const auto* word = std::get_if<std::string>(&skip_invalid)) {
+    if (*word != "all") throw UsageError(Param::skip_invalid, "{skip_invalid} is False, True or 'all', not '" + *word + "'");
+    o.skip_invalid = true;
+    o.max_invalid_share = 1;
+  } else {
+    o.skip_invalid = std::get<bool>(skip_invalid);
+  }
   const RecordArray array{data.data(), static_cast<std::uint64_t>(data.shape(0)), static_cast<int>(data.shape(1)),
                           static_cast<int>(data.itemsize()), data.dtype().kind() == 'i'};
   AuditOptions audit;
@@ -591,7 +600,7 @@ void add_audits(py::module_& m) {
       "audit_records",
       [](const py::object& records, int n, std::optional<int> k, bool position, bool hands,
          const std::optional<std::string>& model, const std::string& algo, const std::string& method, int bits,
-         bool skip_invalid, bool stream_tests, const std::vector<int>& lags) {
+         const std::variant<bool, std::string>& skip_invalid, bool stream_tests, const std::vector<int>& lags) {
         return guarded("trials", [&] {
           return audit_records(records, n, k, position, hands, model, algo, method, bits, skip_invalid,
                                stream_tests, lags);
@@ -602,7 +611,8 @@ void add_audits(py::module_& m) {
       py::arg("method") = "batched", py::arg("bits") = 32, py::arg("skip_invalid") = false,
       py::arg("stream_tests") = true, py::arg("lags") = std::vector<int>{1},
       "Audit records made anywhere: a 2-D integer array, a permutation of 0..n-1 (or a deal of k) a row, in "
-      "the order the shuffler made them. With stream_tests (the default) the rows are also read as a stream: "
+      "the order the shuffler made them. skip_invalid=True counts and skips wrong rows up to 1% of them "
+      "(more is an error), skip_invalid='all' any number. With stream_tests (the default) the rows are also read as a stream: "
       "repeats, serial pairs, rising sequences, and each row relabeled by the row `lag` before it.");
 
   m.def(

@@ -11,6 +11,7 @@ packages=(
   python3 python3-numpy python3-dev pybind11-dev python3-pytest python3-jsonschema libxml2-utils
   clang libclang-rt-dev
   libopenmpi-dev openmpi-bin
+  man-db zsh fish
 )
 
 missing=()

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cli_support.hpp"
+#include "melange/limits.hpp"
 
 namespace melange {
 namespace {
@@ -32,7 +33,7 @@ TEST(CliWords, JsonOnStdout) {
 TEST(CliBounded, JsonFileAndText) {
   const auto dir = scratch_dir("bounded");
   const auto file = (dir / "b.json").string();
-  const auto r = run_cli("bounded --seed 2026 --stream 9 --range 200 --bits 8 --count 16 --json " + file);
+  const auto r = run_cli("bounded --seed 2026 --stream 9 --range 200 --method lemire --bits 8 --count 16 --json " + file);
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(testing::slurp(file));
   const std::vector<unsigned> want = {154, 188, 142, 164, 4, 137, 181, 21,
@@ -42,6 +43,24 @@ TEST(CliBounded, JsonFileAndText) {
   EXPECT_EQ(j["words_consumed"], "20");
   EXPECT_NE(r.out.find("154 188 142 164 4 137 181 21\n"), std::string::npos) << r.out;
   std::filesystem::remove_all(dir);
+}
+
+// words and bounded start from the same defaults as every other command:
+// the fixed job seed and the batched method.
+TEST(CliBounded, DefaultsAreEveryCommandsSeedAndMethod) {
+  const auto bounded = run_cli("bounded --range 6 --count 4 --json -");
+  ASSERT_EQ(bounded.status, 0) << bounded.err;
+  const auto b = nlohmann::json::parse(bounded.out);
+  EXPECT_EQ(b["seed"], std::to_string(melange::kDefaultSeed));
+  EXPECT_EQ(b["method"], "batched");
+  const auto words = run_cli("words --count 1 --json -");
+  ASSERT_EQ(words.status, 0) << words.err;
+  EXPECT_EQ(nlohmann::json::parse(words.out)["seed"], std::to_string(melange::kDefaultSeed));
+  const auto sample = run_cli("sample --count 1 --json -");
+  ASSERT_EQ(sample.status, 0) << sample.err;
+  const auto s = nlohmann::json::parse(sample.out);
+  EXPECT_EQ(s["seed"], b["seed"]);
+  EXPECT_EQ(s["method"], b["method"]);
 }
 
 TEST(CliVersion, ListsBackends) {
@@ -171,6 +190,10 @@ TEST(CliConventions, DidYouMeanQuietEverywhereAndSizes) {
   const auto bad = run_cli("audit --n 4 --trials 1e3 --memory-cap 2X");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("such as 2G, 512M"), std::string::npos) << bad.err;
+  // --first reads 1e6 notation as --trials does, and refuses a fraction.
+  EXPECT_EQ(run_cli("sample --n 4 --count 2 --first 1e3").out, run_cli("sample --n 4 --count 2 --first 1000").out);
+  EXPECT_EQ(run_cli("sample --n 4 --count 2 --first 0x3e8").out, run_cli("sample --n 4 --count 2 --first 1000").out);
+  EXPECT_EQ(run_cli("sample --n 4 --count 2 --first 1.5").status, 2);
 }
 
 TEST(CliAudit, MemoryCapIsConfigurable) {
@@ -395,7 +418,9 @@ TEST(CliInput, AWrongRecordStopsBeforeAnythingIsWritten) {
   EXPECT_EQ(testing::count_lines(bad.err), 1) << bad.err;
   EXPECT_NE(bad.err.find("record 3 (line 3): \"0 1 1 3\": item 1 appears twice"), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(json)) << "nothing is written when the input is rejected";
-  const auto skipped = run_cli("audit --input " + records + " --n 4 --skip-invalid --json " + json);
+  // One of three is more than --skip-invalid skips unless told all.
+  EXPECT_EQ(run_cli("audit --input " + records + " --n 4 --skip-invalid --json " + json).status, 2);
+  const auto skipped = run_cli("audit --input " + records + " --n 4 --skip-invalid=all --json " + json);
   ASSERT_EQ(skipped.status, 0) << skipped.err;
   const auto j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["trials"], "2");
@@ -525,6 +550,66 @@ TEST(CliInput, RecordsExplainThemselves) {
   const auto twice = run_cli("audit " + path("six.txt") + " --input " + path("six.txt"));
   EXPECT_EQ(twice.status, 2);
   EXPECT_NE(twice.err.find("give the records once"), std::string::npos) << twice.err;
+  std::filesystem::remove_all(dir);
+}
+
+// Deals say k by their length, given --n; without --n a record of numbers
+// past its own length is refused with the flag that fits. A first record
+// that fails names the flag that would read it (--base 1, --format), and
+// --skip-invalid stops being a repair past 1% of the records.
+TEST(CliInput, HintsNameTheFlagThatFits) {
+  const auto dir = scratch_dir("input-hints");
+  const auto path = [&](const char* name) { return (dir / name).string(); };
+  ASSERT_EQ(run_cli("sample --algo partial --n 52 --k 5 --count 20000 --seed 4 --output " + path("deals.txt")).status, 0);
+  const auto given_k = run_cli("audit " + path("deals.txt") + " --n 52 --k 5 --json -");
+  const auto inferred_k = run_cli("audit " + path("deals.txt") + " --n 52 --json -");
+  ASSERT_EQ(inferred_k.status, 0) << inferred_k.err;
+  const auto gk = nlohmann::json::parse(given_k.out), ik = nlohmann::json::parse(inferred_k.out);
+  EXPECT_EQ(ik["k"], 5);
+  EXPECT_EQ(ik["position"], gk["position"]);
+  EXPECT_EQ(ik["verdict"], gk["verdict"]);
+  EXPECT_NE(ik["input"]["inferred"].get<std::string>().find("deals of k 5 from the first record"), std::string::npos);
+  const auto no_n = run_cli("audit " + path("deals.txt"));
+  EXPECT_EQ(no_n.status, 2);
+  EXPECT_NE(no_n.err.find("the first record has 5 items, the largest"), std::string::npos) << no_n.err;
+  EXPECT_NE(no_n.err.find("pass --n, its size"), std::string::npos) << no_n.err;
+
+  {
+    std::ofstream one(path("one.txt"));
+    for (int r = 0; r < 3000; ++r) one << (r % 2 ? "1 2 3 4\n" : "4 3 2 1\n");
+  }
+  const auto based = run_cli("audit " + path("one.txt") + " --base 0");
+  EXPECT_EQ(based.status, 2);
+  EXPECT_NE(based.err.find("records that count items from 1 want --base 1"), std::string::npos) << based.err;
+  ASSERT_EQ(run_cli("sample --n 8 --count 1000 --format u8 --output " + path("perms.u8")).status, 0);
+  std::filesystem::copy_file(path("perms.u8"), path("perms.bin"));
+  const auto binary = run_cli("audit " + path("perms.bin"));
+  EXPECT_EQ(binary.status, 2);
+  EXPECT_NE(binary.err.find("the input is not text"), std::string::npos) << binary.err;
+  EXPECT_NE(binary.err.find("--format u8"), std::string::npos) << binary.err;
+
+  // 1 wrong record in 100 is skipped; 2 in 100 are refused unless =all;
+  // all of them wrong stops the read early with the share said.
+  const auto with_wrong = [&](const char* name, int every) {
+    std::ofstream out(path(name));
+    for (int r = 0; r < 6000; ++r) out << (r % every == 7 ? "0 1 2 9\n" : r % 2 ? "0 1 2 3\n" : "3 2 1 0\n");
+  };
+  with_wrong("few.txt", 100);
+  with_wrong("many.txt", 50);
+  const auto few = run_cli("audit " + path("few.txt") + " --skip-invalid --json -");
+  ASSERT_EQ(few.status, 0) << few.err;
+  EXPECT_EQ(nlohmann::json::parse(few.out)["invalid_records"], "60");
+  const auto many = run_cli("audit " + path("many.txt") + " --skip-invalid");
+  EXPECT_EQ(many.status, 2);
+  EXPECT_NE(many.err.find("120 of the 6000 records read (2%) are wrong, more than the 1% --skip-invalid skips"),
+            std::string::npos) << many.err;
+  EXPECT_NE(many.err.find("give --skip-invalid the value all"), std::string::npos) << many.err;
+  const auto all = run_cli("audit " + path("many.txt") + " --skip-invalid=all --json -");
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(nlohmann::json::parse(all.out)["invalid_records"], "120");
+  const auto wrong_base = run_cli("audit " + path("one.txt") + " --base 0 --skip-invalid");
+  EXPECT_EQ(wrong_base.status, 2);
+  EXPECT_NE(wrong_base.err.find("1024 of the 1024 records read (100%)"), std::string::npos) << wrong_base.err;
   std::filesystem::remove_all(dir);
 }
 

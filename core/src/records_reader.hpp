@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,6 +57,7 @@ class Records {
   void begin() {
     count_ = 0;
     bad_ = false;
+    hint_.clear();
     record_ = items_.data() + batched_ * static_cast<std::size_t>(width_);
     if (++mark_ == 0) {  // the stamps wrapped: clear them once every 2^32 records
       std::fill(stamp_.begin(), stamp_.end(), 0);
@@ -83,7 +85,8 @@ class Records {
     const std::int64_t v = value - o_.base;
     if (v < 0 || v >= o_.n)
       fail("item " + std::to_string(value) + " is out of range " + std::to_string(o_.base) + ".." +
-           std::to_string(o_.base + o_.n - 1));
+           std::to_string(o_.base + o_.n - 1),
+           o_.base == 0 && value == o_.n ? "records that count items from 1 want {base} 1" : "");
     else if (count_ == width_)
       fail("more than " + std::to_string(width_) + " items");
     else
@@ -100,10 +103,12 @@ class Records {
     }
     return item(index + o_.base);
   }
-  void fail(std::string problem) {
+  // `hint`: what to do, in {tokens}; the problem may quote the input.
+  void fail(std::string problem, std::string hint = "") {
     if (bad_) return;
     bad_ = true;
     problem_ = std::move(problem);
+    hint_ = std::move(hint);
   }
   // Ends the record; `text()` renders it for a message, and a text record
   // names its line. Returns false to stop reading. Nothing is built for a
@@ -121,9 +126,22 @@ class Records {
     message += ": \"" + shown(text()) + "\": " + problem_;
     if (!o_.skip_invalid)
       throw UsageError(Param::skip_invalid,
-                       token_safe(message) + "; fix the input or pass {skip_invalid} to count and skip such records");
+                       token_safe(message) + (hint_.empty() ? "" : "; " + hint_) +
+                           "; fix the input or pass {skip_invalid} to count and skip such records");
     if (stats_.invalid++ == 0) stats_.first_invalid = message;
+    if (stats_.invalid >= kInvalidRecordsToGiveUp && 2 * stats_.invalid > number_) too_many_invalid();
     return true;
+  }
+  [[noreturn]] void too_many_invalid() const {
+    char share[32];
+    std::snprintf(share, sizeof share, "%.3g%%", 100.0 * static_cast<double>(stats_.invalid) / static_cast<double>(number_));
+    char cap[32];
+    std::snprintf(cap, sizeof cap, "%g%%", 100.0 * o_.max_invalid_share);
+    throw UsageError(Param::skip_invalid,
+                     std::to_string(stats_.invalid) + " of the " + std::to_string(number_) + " records read (" + share +
+                         ") are wrong, more than the " + cap + " {skip_invalid} skips: the input or the flags that "
+                         "read it are wrong. The first: " + token_safe(stats_.first_invalid) +
+                         ". To skip any number, give {skip_invalid} the value all");
   }
   // Hands on the records held; false when the reader is to stop.
   bool flush() {
@@ -137,7 +155,11 @@ class Records {
     number_ += valid;
     stats_.records += valid;
   }
-  RecordStats stats() const { return stats_; }
+  // What was read; throws when more were wrong than skip_invalid skips.
+  RecordStats stats() const {
+    if (static_cast<double>(stats_.invalid) > o_.max_invalid_share * static_cast<double>(number_)) too_many_invalid();
+    return stats_;
+  }
 
  private:
   const RecordOptions& o_;
@@ -152,6 +174,7 @@ class Records {
   int count_ = 0;
   bool bad_ = false;     // the record is wrong; problem_ says why
   std::string problem_;
+  std::string hint_;     // and what to do about it, if the problem suggests it
   std::uint64_t number_ = 0;
   RecordStats stats_;
 };

@@ -171,6 +171,13 @@ std::optional<SniffedLine> sniff_line(std::string_view line) {
 TextSniff sniff_text(std::string_view head) {
   TextSniff sniff;
   if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
+  // Text has no NUL and few control bytes; binary records are mostly them.
+  const std::string_view start = head.substr(0, 4096);
+  const auto control = std::count_if(start.begin(), start.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 && c != '\n' && c != '\r' && c != '\t';
+  });
+  sniff.binary = start.find('\0') != std::string_view::npos || control * 10 > static_cast<long>(start.size());
   bool first = true;
   while (!head.empty()) {
     const std::size_t nl = head.find('\n');
@@ -185,6 +192,7 @@ TextSniff sniff_text(std::string_view head) {
       sniff.items = s->items;
       sniff.letters = s->letters;
       sniff.one_based = !s->letters && !s->has_zero && s->largest == static_cast<std::uint64_t>(s->items);
+      sniff.largest = s->largest;
       sniff.header = !first;
       return sniff;
     }

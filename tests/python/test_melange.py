@@ -121,7 +121,11 @@ def test_audit_records_names_its_own_keyword_for_wrong_records():
     with pytest.raises(ValueError, match="pass skip_invalid to count and skip") as e:
         melange.audit_records(bad, n=3)
     assert "--" not in str(e.value), str(e.value)
-    r = melange.audit_records(bad, n=3, skip_invalid=True)
+    with pytest.raises(ValueError, match="1 of the 3 records read .* more than the 1% skip_invalid skips"):
+        melange.audit_records(bad, n=3, skip_invalid=True)
+    with pytest.raises(ValueError, match="skip_invalid is False, True or 'all'"):
+        melange.audit_records(bad, n=3, skip_invalid="some")
+    r = melange.audit_records(bad, n=3, skip_invalid="all")
     assert r.trials == 2
     doc = json.loads(r.to_json())
     assert doc["invalid_records"] == "1" and doc["first_invalid"].startswith("record 2"), doc

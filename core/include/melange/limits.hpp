@@ -35,6 +35,12 @@ inline constexpr double kDefaultWeak = 0.005;
 inline constexpr double kDefaultFail = 1e-6;
 // The level of the printed critical values.
 inline constexpr double kDefaultAlpha = 0.05;
+// Skipping wrong records (RecordOptions::skip_invalid) stops being a
+// repair past this share of them: the input, or the flags that read it,
+// are wrong. A reader gives up early once this many records are wrong and
+// they are most of those read.
+inline constexpr double kMaxInvalidShare = 0.01;
+inline constexpr std::uint64_t kInvalidRecordsToGiveUp = 1024;
 // The power analysis: trials to detect a bias at this level with this power.
 inline constexpr double kDetectAlpha = 1e-6;
 inline constexpr double kDetectPower = 0.99;

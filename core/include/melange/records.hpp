@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "melange/limits.hpp"
+
 namespace melange {
 
 enum class RecordFormat : std::uint8_t { text, u8, u16, npy };
@@ -50,6 +52,8 @@ struct RecordOptions {
   RecordFormat format = RecordFormat::text;
   int base = 0;                             // text integers: 0- or 1-based
   bool skip_invalid = false;                // count and skip wrong records instead of stopping
+  // With skip_invalid: a larger share of wrong records is an error (1: skip any number).
+  double max_invalid_share = kMaxInvalidShare;
   bool header = false;                      // text: the first line that is not blank or a comment names columns
   std::size_t block_bytes = std::size_t{1} << 20;
 };
@@ -62,6 +66,8 @@ struct TextSniff {
   int items = 0;           // items in the first record; 0: no record among the lines seen
   bool letters = false;    // the first record is letters A..
   bool one_based = false;  // numbers 1..items, none 0: a permutation written 1-based
+  std::uint64_t largest = 0;  // the first record's largest number
+  bool binary = false;     // the head holds NUL or many control bytes: not text at all
   bool header = false;     // the first line that is not blank or a comment is not a record, and the next is
   std::string first;       // the first line that is not blank or a comment (cut at 80 characters)
 };

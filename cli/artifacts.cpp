@@ -35,10 +35,10 @@ std::string subtitle(const AuditView& v) {
          verdict_text(v.report);
 }
 
-std::vector<std::string> rank_labels(Shape s) {
+std::vector<std::string> rank_labels(Shape s, const InputInfo* input) {
   std::vector<std::string> labels;
   const std::uint64_t outcomes = s.whole() ? factorial(s.n) : deal_count(s.n, s.k);
-  for (std::uint64_t r = 0; r < outcomes; ++r) labels.push_back(outcome_label(r, s.n, s.k));
+  for (std::uint64_t r = 0; r < outcomes; ++r) labels.push_back(outcome_name(r, s, input));
   return labels;
 }
 
@@ -49,10 +49,13 @@ bool bars_for(Shape s) {
   return outcomes != 0 && outcomes <= 120;
 }
 
-std::vector<std::string> item_labels(int n) {
+// Records name items as they were written (item_name); a built-in audit
+// by its letters up to kMaxLabelItems, else by number.
+std::vector<std::string> item_labels(int n, const InputInfo* input) {
   std::vector<std::string> labels;
   for (int i = 0; i < n; ++i)
-    labels.push_back(n <= kMaxLabelItems ? std::string(1, static_cast<char>('A' + i)) : std::to_string(i));
+    labels.push_back(input ? item_name(i, input)
+                     : n <= kMaxLabelItems ? std::string(1, static_cast<char>('A' + i)) : std::to_string(i));
   return labels;
 }
 
@@ -197,7 +200,7 @@ std::string audit_svg(const AuditView& v) {
     RankChart c = rank_chart_points(
         h.counts(), static_cast<double>(v.job.trials),
         [&](std::uint64_t r) { return reference_probability(shape, v.model, r); },
-        bars_for(shape) ? rank_labels(shape) : std::vector<std::string>{}, v.model != nullptr);
+        bars_for(shape) ? rank_labels(shape, v.input) : std::vector<std::string>{}, v.model != nullptr);
     c.title = title + " (" + v.report.reference + " reference)";
     c.subtitle = subtitle(v);
     c.y_label = "count";
@@ -211,9 +214,7 @@ std::string audit_svg(const AuditView& v) {
     m.n = v.job.n;
     m.columns = shape.k;
     m.residuals = position_residuals(v.run.tally[TallyKind::positions], position_expected(v));
-    m.item_labels = item_labels(v.job.n);
-    if (v.job.n == 52)
-      for (int c = 0; c < 52; ++c) m.item_labels[c] = card_name(c);
+    m.item_labels = item_labels(v.job.n, v.input);
     charts.push_back(heatmap_svg(m));
   }
   if (!v.run.tally[TallyKind::poker].empty()) {
@@ -239,7 +240,7 @@ void audit_rank_csv(const AuditView& v, std::ostream& to) {
   for (std::uint64_t r = 0; r < h.bins(); ++r) {
     const double e = static_cast<double>(v.job.trials) * reference_probability(shape, v.model, r);
     const double c = static_cast<double>(h.counts()[r]);
-    out += std::to_string(r) + "," + outcome_label(r, shape.n, shape.k) + "," + std::to_string(h.counts()[r]) + "," +
+    out += std::to_string(r) + "," + outcome_name(r, shape, v.input) + "," + std::to_string(h.counts()[r]) + "," +
            general(e, 10) + "," +
            (e > 0 ? general((c - e) / std::sqrt(e), 8) : std::string(c > 0 ? "inf" : "0")) + "\n";
     if (out.size() > (1u << 20)) {  // streamed: memory stays flat at any n
@@ -320,7 +321,7 @@ std::string audit_html(const AuditView& v) {
   if (v.report.summary) {
     param("max/min ratio", fixed(v.report.summary->max_min_ratio, 4));
     const Shape shape = shape_of(v.job);
-    param(std::string(shape.whole() ? "identity" : "first deal") + " count (" + outcome_label(0, shape.n, shape.k) + ")",
+    param(std::string(shape.whole() ? "identity" : "first deal") + " count (" + outcome_name(0, shape, v.input) + ")",
           grouped(v.report.summary->identity_count));
   }
   o << "</table>\n<p>Reproduce with:</p>\n<pre><code>" << xml_escape(audit_command(v))
@@ -355,9 +356,9 @@ std::string audit_html(const AuditView& v) {
     const Shape shape = shape_of(v.job);
     o << "<h2>Most and least frequent " << noun << "s</h2>\n<table><tr><th>" << noun << "</th><th>count</th></tr>\n";
     for (auto [r, c] : v.report.summary->most)
-      o << "<tr><td><code>" << outcome_label(r, shape.n, shape.k) << "</code></td><td>" << grouped(c) << "</td></tr>\n";
+      o << "<tr><td><code>" << xml_escape(outcome_name(r, shape, v.input)) << "</code></td><td>" << grouped(c) << "</td></tr>\n";
     for (auto [r, c] : v.report.summary->least)
-      o << "<tr><td><code>" << outcome_label(r, shape.n, shape.k) << "</code></td><td>" << grouped(c) << "</td></tr>\n";
+      o << "<tr><td><code>" << xml_escape(outcome_name(r, shape, v.input)) << "</code></td><td>" << grouped(c) << "</td></tr>\n";
     o << "</table>\n";
   }
   o << "<h2>Charts</h2>\n" << audit_svg(v) << "\n</body></html>\n";
@@ -377,7 +378,7 @@ std::string exact_svg(const ExactDistribution& d) {
   if (c.sorted_curve)
     std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return p[a] > p[b]; });
   const std::vector<std::uint64_t> slots = chart_slots(p.size(), c.sorted_curve);
-  const std::vector<std::string> labels = c.sorted_curve ? std::vector<std::string>{} : rank_labels(shape);
+  const std::vector<std::string> labels = c.sorted_curve ? std::vector<std::string>{} : rank_labels(shape, nullptr);
   for (std::uint64_t slot : slots) {
     c.at.push_back(static_cast<double>(slot));
     c.values.push_back(p[order[slot]]);

@@ -63,6 +63,8 @@ struct AuditArgs {
   bool n_given = false, base_given = false;
   bool header = false;     // inferred: the text's first line names columns
   std::string inferred;    // what the records said of themselves, in words
+  std::string labels_arg;  // --labels: cards, a comma-separated list, or a FILE of them
+  std::vector<std::string> labels;  // the items' names: --labels, or A.. when the records are letters
   bool progressive = false, stop_on_fail = false;
   std::string skip_invalid;  // "": stop at a wrong record; "true": skip up to kMaxInvalidShare; "all"
   bool hands = false;
@@ -173,6 +175,38 @@ class InputFile {
 // record is a permutation of 1..n, a header line passed over. A given --n
 // that the first record contradicts is refused, saying what the records
 // hold. Reads ahead a few lines (up to 64 KB), which the audit reads again.
+// --labels: "cards" (the 52 names 2c..As), a list ("Kh,2c,..."), or a
+// FILE of them (whitespace or commas between). Each label once.
+std::vector<std::string> parse_labels(const std::string& arg) {
+  std::vector<std::string> labels;
+  if (arg == "cards") {
+    for (int c = 0; c < 52; ++c) labels.push_back(card_name(c));
+    return labels;
+  }
+  std::string text = arg;
+  std::error_code ec;
+  if (arg.find(',') == std::string::npos && std::filesystem::is_regular_file(arg, ec)) {
+    std::ifstream in(arg);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } else if (arg.find(',') == std::string::npos) {
+    throw UsageError("--labels '" + arg + "' is neither 'cards', a comma-separated list nor a file");
+  }
+  std::string word;
+  for (char c : text + ",") {
+    if (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (!word.empty()) labels.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (labels[i] == labels[j]) throw UsageError("--labels names '" + labels[i] + "' twice: each item needs its own");
+  if (labels.size() < 2) throw UsageError("--labels needs a name for each item, at least two");
+  return labels;
+}
+
 void infer_from_records(AuditArgs& a, InputFile& input, RecordFormat format) {
   const bool deal = a.job.k != 0;
   const std::string noun = deal ? "--k" : "--n";
@@ -200,13 +234,32 @@ void infer_from_records(AuditArgs& a, InputFile& input, RecordFormat format) {
     std::string head(input.peek(std::size_t{1} << 16, 3));
     if (input.ended() && !head.empty() && head.back() != '\n') head += '\n';  // the last line, unended
     const TextSniff sniff = sniff_text(head);
+    if (!a.labels.empty()) {
+      // Labelled records: n is the labels', k the first record's length.
+      const int n = static_cast<int>(a.labels.size());
+      if (a.n_given && a.job.n != n)
+        throw UsageError("--labels names " + std::to_string(n) + " items; --n is " + std::to_string(a.job.n) +
+                         ": drop --n (the labels give it) or fix it");
+      if (sniff.tokens > n)
+        throw UsageError("records have " + std::to_string(sniff.tokens) + " items (the first reads \"" + sniff.first +
+                         "\"); --labels names " + std::to_string(n) + ": name every item once");
+      a.job.n = n;
+      said.push_back("n " + std::to_string(n) + " from --labels");
+      if (!deal && sniff.tokens > 0 && sniff.tokens < n) {
+        a.job.k = sniff.tokens;
+        said.push_back("deals of k " + std::to_string(sniff.tokens) + " from the first record");
+      }
+      for (const std::string& w : said) a.inferred += (a.inferred.empty() ? "" : "; ") + w;
+      return;
+    }
     if (sniff.binary && a.format.empty())
       throw UsageError("the input is not text (its first bytes hold NUL and control characters): for binary "
                        "records pass --format u8 or u16 and --n, or name the file .u8, .u16 or .npy");
     if (sniff.items == 0) {
       if (a.n_given || deal) return;  // the reader names what is wrong with the first line
       throw UsageError("no record among the first lines (the first reads \"" + sniff.first +
-                       "\"): give records of items 0..n-1 a line, or pass --n and --format");
+                       "\"): give records of items 0..n-1 a line, pass --n and --format, or name the items with --labels "
+                       "(--labels cards for 2c .. As)");
     }
     if (a.n_given && !deal && !sniff.letters && sniff.items < a.job.n) {
       // Fewer items than --n, each one of 0..n-1: deals of k from n.
@@ -236,6 +289,8 @@ void infer_from_records(AuditArgs& a, InputFile& input, RecordFormat format) {
       a.base = 1;
       said.push_back("1-based (the first record holds 1.." + std::to_string(sniff.items) + ", no 0; --base 0 says otherwise)");
     }
+    if (sniff.letters)
+      for (int i = 0; i < a.job.n; ++i) a.labels.emplace_back(1, static_cast<char>('A' + i));
     if (sniff.header) {
       a.header = true;
       said.push_back("the first line passed over as a header (\"" + sniff.first + "\")");
@@ -364,6 +419,8 @@ RecordOptions record_options(const AuditArgs& a, const Job& job) {
   if (a.skip_invalid == "all") records.max_invalid_share = 1;
   records.header = a.header;
   records.format = input_format(a);
+  // Letters read as letters; only given labels change how items are read.
+  if (!a.labels_arg.empty()) records.labels = a.labels;
   if (a.base != 0 && a.base != 1) throw UsageError("--base must be 0 or 1");
   return records;
 }
@@ -414,7 +471,7 @@ Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOpti
   c.run = auditor.result();
   c.stream = auditor.stream();
   c.input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,
-                      stats.first_invalid, a.inferred};
+                      stats.first_invalid, a.inferred, a.labels};
   return c;
 }
 
@@ -475,9 +532,9 @@ Counted run_trials(const AuditArgs& a, Team& team, const Job& job, RunOptions op
 int run_audit(AuditArgs a, Team& team) {
   // Every check comes before any work: the job, the thresholds, the model
   // file, the memory plan and every output.
-  if (a.file.empty() && a.input.empty() && (!a.format.empty() || a.base != 0 || !a.skip_invalid.empty() || a.progressive || a.stop_on_fail ||
+  if (a.file.empty() && a.input.empty() && (!a.format.empty() || a.base != 0 || !a.skip_invalid.empty() || !a.labels_arg.empty() || a.progressive || a.stop_on_fail ||
                       a.no_stream_tests || a.lags != std::vector<int>{1}))
-    throw UsageError("--format, --base, --skip-invalid, --lag, --no-stream-tests, --progressive and --stop-on-fail are for "
+    throw UsageError("--format, --base, --skip-invalid, --labels, --lag, --no-stream-tests, --progressive and --stop-on-fail are for "
                      "--input records; "
                      "add --input FILE or drop them");
   if (!a.file.empty()) {
@@ -495,7 +552,11 @@ int run_audit(AuditArgs a, Team& team) {
   if (!(a.alpha > 0 && a.alpha < 1))
     throw UsageError("--alpha must lie strictly between 0 and 1, such as 0.05");
   const std::unique_ptr<InputFile> input_file = from_input ? std::make_unique<InputFile>(a.input) : nullptr;
+  if (!a.labels_arg.empty()) a.labels = parse_labels(a.labels_arg);
   if (from_input) infer_from_records(a, *input_file, input_format(a));
+  if (!a.labels.empty() && static_cast<int>(a.labels.size()) != a.job.n)
+    throw UsageError("--labels names " + std::to_string(a.labels.size()) + " items; the records have n " +
+                     std::to_string(a.job.n));
   AuditRequest request = audit_request(a, from_input, team);
   if (request.law == ReferenceLaw::given) request.given = read_model(a.model);
   const AuditPlan plan = plan_audit(request);
@@ -597,6 +658,9 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
                   "of 0..n-1 a record; --algo then only names the --model exact to test against");
   cmd->add_option("--format", a->format, "text | u8 | u16 | npy (default: from the file name, else text)");
   cmd->add_option("--base", a->base, "text records count items from 0 or 1")->capture_default_str();
+  cmd->add_option("--labels", a->labels_arg,
+                  "records: the items' names, item 0's first: 'cards' (2c 3c .. Ac 2d .. As), a list 'Kh,2c,..' or a "
+                  "FILE of them; text records are read in them, and the output names items by them");
   cmd->add_flag("--skip-invalid{true}", a->skip_invalid,
                 "count and skip wrong records instead of stopping, up to 1% of them (more is an error: the input or "
                 "the flags are wrong); --skip-invalid=all skips any number")

@@ -6,6 +6,7 @@
 
 #include "cli_support.hpp"
 #include "melange/limits.hpp"
+#include "melange/stats.hpp"
 
 namespace melange {
 namespace {
@@ -610,6 +611,108 @@ TEST(CliInput, HintsNameTheFlagThatFits) {
   const auto wrong_base = run_cli("audit " + path("one.txt") + " --base 0 --skip-invalid");
   EXPECT_EQ(wrong_base.status, 2);
   EXPECT_NE(wrong_base.err.find("1024 of the 1024 records read (100%)"), std::string::npos) << wrong_base.err;
+  std::filesystem::remove_all(dir);
+}
+
+// Every verdict says what it means, where the counts stray most (WEAK or
+// FAIL), the smallest bias each test would catch and, for a WEAK, the
+// records that would settle it; the JSON carries the same under "plain".
+TEST(CliPlainWords, VerdictsExplainThemselves) {
+  const auto fail = run_cli("audit --algo naive-swap --n 4 --trials 1e5 --quiet");
+  ASSERT_EQ(fail.status, 0) << fail.err;
+  EXPECT_NE(fail.out.find("in plain words: FAIL: the test's p-value (one test, so uncorrected) fell below 1e-06"),
+            std::string::npos) << fail.out;
+  // naive-swap's likeliest orders at n = 4 are BADC, BCDA, ACDB, BCAD at 27/256 against 1/24.
+  EXPECT_NE(fail.out.find("furthest from expectation:\n    order BADC comes up"), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("more often than a fair shuffle allows"), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("rank test: an order "), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("% more frequent than 1/24"), std::string::npos) << fail.out;
+  EXPECT_LT(fail.out.find("in plain words"), fail.out.find("verdict: FAIL")) << "the verdict line stays last";
+
+  const auto weak = run_cli("audit --method modulo --bits 5 --n 3 --trials 5e3 --seed 1 --json -");
+  ASSERT_EQ(weak.status, 0) << weak.err;
+  const auto w = nlohmann::json::parse(weak.out);
+  ASSERT_EQ(w["verdict"], "WEAK");
+  EXPECT_NE(w["plain"]["meaning"].get<std::string>().find("Suspicious, not proven"), std::string::npos);
+  const auto settle = std::stoull(w["plain"]["settle_trials"].get<std::string>());
+  EXPECT_GT(settle, 5000u);
+  EXPECT_NE(w["plain"]["settle"].get<std::string>().find("more trials"), std::string::npos);
+  ASSERT_EQ(w["plain"]["detectable"].size(), 1u);
+  const double e = w["plain"]["detectable"][0]["effect"];
+  EXPECT_NEAR(e, melange::detectable_chi2_effect(5, 1.0 / 5, 5000, 1e-6, melange::kPlainPower), 1e-12);
+  EXPECT_EQ(w["stats"]["detectable_effect"], e);
+  EXPECT_EQ(w["plain"]["furthest"].size(), 3u);
+
+  // Records 1-based name their items as written; no test: the reason why.
+  const auto dir = scratch_dir("plain");
+  {
+    std::ofstream out(dir / "one.txt");
+    for (int r = 0; r < 3000; ++r) out << (r % 3 ? "2 1 3 4\n" : "1 2 3 4\n");
+  }
+  const auto records = run_cli("audit " + (dir / "one.txt").string() + " --quiet");
+  EXPECT_NE(records.out.find("order 2 1 3 4 comes up"), std::string::npos) << records.out;
+  const auto none = run_cli("audit --n 4 --trials 100 --quiet");
+  EXPECT_NE(none.out.find("in plain words: no test could run on 100 trials: rank test skipped"), std::string::npos)
+      << none.out;
+  std::filesystem::remove_all(dir);
+}
+
+// --labels reads records written in names and names the items by them in
+// every output; records in letters keep their letters; without labels a
+// 52-item audit shows numbers, not card names it was never given.
+TEST(CliInput, LabelsNameTheItemsInAndOut) {
+  const auto dir = scratch_dir("labels");
+  const auto path = [&](const char* name) { return (dir / name).string(); };
+  ASSERT_EQ(run_cli("sample --n 3 --count 3000 --seed 8 --output " + path("numbers.txt")).status, 0);
+  {
+    const char* names[] = {"ace", "king", "queen"};
+    std::ifstream in(path("numbers.txt"));
+    std::ofstream named(path("named.txt")), letters(path("letters.txt"));
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream items(line);
+      int count = 0;
+      for (int x; items >> x; ++count) {
+        named << (count ? "," : "") << names[x];
+        letters << static_cast<char>('A' + x);
+      }
+      named << "\n";
+      letters << "\n";
+    }
+  }
+  const auto plain = nlohmann::json::parse(run_cli("audit " + path("numbers.txt") + " --json -").out);
+  const auto named = run_cli("audit " + path("named.txt") + " --labels ace,king,queen --csv " + path("named.csv") +
+                             " --svg " + path("named.svg") + " --json " + path("named.json") + " --position");
+  ASSERT_EQ(named.status, 0) << named.err;
+  const auto j = nlohmann::json::parse(slurp(path("named.json")));
+  EXPECT_EQ(j["histogram"], plain["histogram"]) << "the same records, named";
+  EXPECT_EQ(j["input"]["inferred"], "n 3 from --labels");
+  EXPECT_NE(named.out.find("  king ace queen "), std::string::npos) << named.out;
+  EXPECT_NE(slurp(path("named.csv")).find("\n2,king ace queen,"), std::string::npos);
+  EXPECT_NE(slurp(path("named.svg")).find("item queen at position"), std::string::npos);
+  EXPECT_NE(named.out.find("(item "), std::string::npos);
+  for (const auto& m : j["stats"]["most_frequent"]) EXPECT_NE(m["label"].get<std::string>().find(' '), std::string::npos);
+  const auto letters = run_cli("audit " + path("letters.txt") + " --json -");
+  ASSERT_EQ(letters.status, 0) << letters.err;
+  EXPECT_EQ(nlohmann::json::parse(letters.out)["stats"]["most_frequent"][0]["label"].get<std::string>().size(), 5u)
+      << "letters as written: 'B A C'";
+  // Wrong labels: too few, twice, a token that is none of them, no records.
+  EXPECT_NE(run_cli("audit " + path("named.txt") + " --labels ace,king").err.find("--labels names 2"), std::string::npos);
+  EXPECT_NE(run_cli("audit " + path("named.txt") + " --labels ace,ace,king").err.find("names 'ace' twice"),
+            std::string::npos);
+  EXPECT_NE(run_cli("audit " + path("named.txt") + " --labels ace,king,jack").err.find("'queen' is not one of the 3 labels"),
+            std::string::npos);
+  EXPECT_NE(run_cli("audit " + path("named.txt")).err.find("--labels"), std::string::npos)
+      << "names without --labels are told about it";
+  EXPECT_EQ(run_cli("audit --n 3 --labels ace,king,queen").status, 2) << "labels are for records";
+  // 52 items, no labels: numbers in the heatmap, never card names.
+  ASSERT_EQ(run_cli("sample --n 52 --count 2000 --output " + path("decks.txt")).status, 0);
+  ASSERT_EQ(run_cli("audit " + path("decks.txt") + " --quiet --svg " + path("decks.svg")).status, 0);
+  const std::string svg = slurp(path("decks.svg"));
+  EXPECT_EQ(svg.find("item As"), std::string::npos);
+  EXPECT_NE(svg.find("item 51 at position"), std::string::npos);
+  const auto cards = run_cli("audit " + path("decks.txt") + " --labels cards --quiet");
+  EXPECT_EQ(cards.status, 2) << "numbers are not card names";
   std::filesystem::remove_all(dir);
 }
 

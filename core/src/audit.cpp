@@ -9,6 +9,7 @@
 
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
+#include "melange/internal/grouped_digits.hpp"
 #include "melange/rank.hpp"
 
 namespace melange {
@@ -16,6 +17,87 @@ namespace melange {
 namespace {
 
 std::uint64_t outcomes(Shape s) { return s.whole() ? factorial(s.n) : deal_count(s.n, s.k); }
+
+// "1/24", "1/3,628,800"
+std::string one_in(std::uint64_t bins) { return "1/" + internal::grouped_digits(bins); }
+
+// A chi-square over `bins` bins that one bin, e more likely than 1/bins,
+// moves by e^2 / (bins - 1) a trial (detectable_chi2_effect).
+void one_bin_effect(TestResult& t, std::string noun, std::uint64_t bins, bool model) {
+  if (bins < 2) return;
+  t.effect = std::move(noun) + " {effect} more frequent than " + (model ? "the model says" : one_in(bins));
+  t.sensitivity = 1.0 / static_cast<double>(bins - 1);
+}
+
+// One cell of an n x k item x position (slot) matrix e more likely than
+// 1/n, its row and column making up for it: the position statistic's
+// noncentrality grows by e^2 k / (n (k - 1)) a trial (1 / (n - 1) for a
+// whole permutation; a deal of one item has no cell contrast).
+void one_cell_effect(TestResult& t, Shape s, bool model) {
+  if (s.k < 2) return;
+  t.effect = std::string("an item {effect} more often ") + (s.whole() ? "at one position" : "in one slot") +
+             " than " + (model ? "the model says" : "1/" + std::to_string(s.n));
+  t.sensitivity = static_cast<double>(s.k) / (static_cast<double>(s.n) * (s.k - 1));
+}
+
+// The smallest effect each test detects and, for a WEAK one, the trials
+// that would settle it, all at the FAIL level shared by the tests.
+void add_detectable(const std::vector<TestResult*>& tests, double fail, double trials) {
+  const double level = fail / static_cast<double>(tests.size());
+  for (TestResult* t : tests) {
+    const bool z = t->statistic == "z";
+    if (!t->effect.empty())
+      t->detectable = z ? detectable_z_effect(t->sensitivity, trials, level, kPlainPower)
+                        : detectable_chi2_effect(t->fit.df, t->sensitivity, trials, level, kPlainPower);
+    if (t->verdict != Verdict::weak || t->too_uniform || t->statistic == "repeats") continue;
+    // The effect as seen, if real, grows with the trials: a noncentrality
+    // of statistic - df, a z of z * sqrt(more / trials).
+    const double seen = z ? t->fit.statistic * t->fit.statistic : t->fit.statistic - t->fit.df;
+    const double needed = z ? std::pow(z_to_detect(level, kPlainPower), 2)
+                            : noncentrality_to_detect(t->fit.df, level, kPlainPower);
+    if (seen > 0) t->trials_to_settle = std::ceil(trials * std::max(1.0, needed / seen));
+  }
+}
+
+// The three bins of a test's table furthest from expectation.
+template <class Residual>
+std::vector<Departure> furthest_bins(TallyKind kind, const TallyCounts& counts, Residual residual) {
+  std::vector<Departure> out;
+  for (std::uint64_t b = 0; b < counts.bins(); ++b) {
+    const auto [expected, r] = residual(b);
+    if (!std::isfinite(r) || (out.size() == 3 && std::fabs(r) <= std::fabs(out.back().residual))) continue;
+    Departure d{kind, b, counts.counts()[b], expected, r};
+    out.insert(std::upper_bound(out.begin(), out.end(), d,
+                                [](const Departure& a, const Departure& x) { return std::fabs(a.residual) > std::fabs(x.residual); }),
+               d);
+    if (out.size() > 3) out.pop_back();
+  }
+  return out;
+}
+
+// The departures of the rank or position test, whichever says more, when
+// it found a bias (WEAK or FAIL on the upper tail).
+std::vector<Departure> departures(const AuditReport& report, const Tally& tally, Shape shape,
+                                  const ExactDistribution* model) {
+  const TestResult* pick = nullptr;
+  for (const std::optional<TestResult>* t : {&report.rank, &report.position})
+    if (*t && (*t)->verdict != Verdict::pass && !(*t)->too_uniform &&
+        (!pick || (*t)->log10_p_holm < pick->log10_p_holm))
+      pick = &**t;
+  if (!pick) return {};
+  const double trials = static_cast<double>(tally.trials);
+  if (pick == &*report.rank)
+    return furthest_bins(TallyKind::ranks, tally[TallyKind::ranks], [&](std::uint64_t r) {
+      const double e = trials * reference_probability(shape, model, r);
+      return std::pair{e, e > 0 ? (static_cast<double>(tally[TallyKind::ranks].counts()[r]) - e) / std::sqrt(e)
+                                : std::numeric_limits<double>::quiet_NaN()};
+    });
+  const std::vector<double> p = model ? model->position_law().p : std::vector<double>{};
+  const std::vector<double> z = position_residuals(tally[TallyKind::positions], p);
+  return furthest_bins(TallyKind::positions, tally[TallyKind::positions], [&](std::uint64_t cell) {
+    return std::pair{trials * (p.empty() ? 1.0 / shape.n : p[cell]), z[cell]};
+  });
+}
 
 }  // namespace
 
@@ -103,10 +185,14 @@ TestResult mean_test(const TallyKindRow& row, const std::vector<std::uint64_t>& 
   const double z = (sum - m * law_moments.mean) / std::sqrt(m * law_moments.variance);
   const bool lower = row.mean_test == MeanTail::lower;
   const double observed = sum / m + row.first_value, expected = law_moments.mean + row.first_value;
-  return TestResult{std::string(row.test_name) + " mean", z_test(z, lower ? Tail::lower : Tail::upper),
-                    std::string(row.test_name) + "_mean",
-                    std::string(row.test_title).insert(0, "mean ") + (lower ? " test (lower tail)" : " test (upper tail)"),
-                    "z", fixed_text(observed).insert(0, "mean ") + " against " + fixed_text(expected) + " expected"};
+  TestResult t{std::string(row.test_name) + " mean", z_test(z, lower ? Tail::lower : Tail::upper),
+               std::string(row.test_name) + "_mean",
+               std::string(row.test_title).insert(0, "mean ") + (lower ? " test (lower tail)" : " test (upper tail)"),
+               "z", fixed_text(observed).insert(0, "mean ") + " against " + fixed_text(expected) + " expected"};
+  t.effect = "a mean " + std::string(row.test_title) + " count {effect} " + (lower ? "below " : "above ") +
+             fixed_text(expected);
+  t.sensitivity = std::sqrt(law_moments.variance) / expected;
+  return t;
 }
 
 // A row's fair law; empty (uniform) where it has none.
@@ -179,6 +265,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
   AuditReport report;
   report.reference = options.model ? "exact model" : "uniform";
   report.alpha = options.alpha;
+  report.thresholds = options.thresholds;
   report.mean_words = tally.trials ? static_cast<double>(tally.words) / tally.trials : 0;
   report.mean_draws = tally.trials ? static_cast<double>(tally.draws) / tally.trials : 0;
 
@@ -197,6 +284,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
       report.rank = TestResult{
           deal ? "deal" : "rank", options.model ? chi_square(ranks.counts(), model_p, options.alpha)
                                 : chi_square_uniform(ranks.counts(), options.alpha)};
+      one_bin_effect(*report.rank, deal ? "a deal" : "an order", ranks.bins(), options.model);
     } else {
       const double needed = std::ceil(kMinExpectedPerBin / min_p);
       report.notes.push_back(std::string(deal ? "deal" : "rank") + " test skipped: " + std::to_string(min_expected).substr(0, 8) +
@@ -221,6 +309,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     report.position_detail = position_test(positions, options.model ? &law : nullptr, options.alpha);
     if (report.position_detail->fit.min_expected >= kMinExpectedPerBin) {
       report.position = TestResult{deal ? "slot" : "position", report.position_detail->fit};
+      one_cell_effect(*report.position, shape, options.model);
     } else {
       const double min_p = report.position_detail->fit.min_expected / static_cast<double>(tally.trials);
       report.notes.push_back(std::string(deal ? "slot" : "position") + " test skipped: " +
@@ -245,6 +334,9 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
                                  report.notes, noun)
                    : histogram_test(std::string(row.test_name), counts.counts(), tally.trials, law, options.alpha,
                                     report.notes, noun);
+    // A kind of uniform law (the hands) reads as one bin made likelier.
+    if (std::optional<TestResult>& t = report.test(row.kind); t && !row.pooled && law.empty())
+      one_bin_effect(*t, "a " + std::string(row.test_title), counts.bins(), false);
     if (row.mean_test != MeanTail::none && tally.trials > 0 && report.test(row.kind))
       report.extra_tests.push_back(mean_test(row, counts.counts(), tally.trials, law));
   }
@@ -266,7 +358,10 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     if (t) tests.push_back(&*t);
   }
   for (TestResult& t : report.extra_tests) tests.push_back(&t);
-  if (!tests.empty()) report.verdict = grade_tests(tests, options.thresholds, report.notes);
+  if (tests.empty()) return report;
+  report.verdict = grade_tests(tests, options.thresholds, report.notes);
+  add_detectable(tests, options.thresholds.fail, static_cast<double>(tally.trials));
+  report.departures = departures(report, tally, shape, options.model);
   return report;
 }
 

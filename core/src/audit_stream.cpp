@@ -84,6 +84,8 @@ void add_lag_tests(AuditReport& report, const LagTally& lag, const AuditOptions&
             std::to_string(lag.lag) + (lag.lag == 1 ? " record" : " records") + " before)";
   t.statistic = "z";
   t.plain = grouped_digits(fixed) + " against " + general_text(m * mean, 6) + " expected";
+  t.effect = "fixed points {effect} more or fewer than the " + general_text(mean, 3) + " a record expected";
+  t.sensitivity = std::sqrt(variance) / mean;
   report.extra_tests.push_back(std::move(t));
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "melange/error.hpp"
@@ -51,7 +52,22 @@ class Records {
         width_(o.k > 0 ? o.k : o.n),
         batch_records_(std::max<std::size_t>(1, kBatchItems / static_cast<std::size_t>(width_))),
         items_(batch_records_ * static_cast<std::size_t>(width_)),
-        stamp_(static_cast<std::size_t>(o.n), 0) {}
+        stamp_(static_cast<std::size_t>(o.n), 0) {
+    for (std::size_t i = 0; i < o.labels.size(); ++i) label_index_.emplace(o.labels[i], static_cast<int>(i));
+  }
+
+  bool has_labels() const { return !label_index_.empty(); }
+  // One item written as its label.
+  bool labelled(std::string_view token) {
+    const auto at = label_index_.find(std::string(token));
+    if (at == label_index_.end()) {
+      std::string problem(1, '\'');
+      problem.append(shown(token)).append("' is not one of the ").append(std::to_string(o_.labels.size())).append(" labels");
+      fail(std::move(problem));
+      return false;
+    }
+    return item(at->second + o_.base);
+  }
 
   // Starts a record; then item() for each item, then finish().
   void begin() {
@@ -170,6 +186,7 @@ class Records {
   std::size_t batched_ = 0;           // records in it
   std::uint16_t* record_ = nullptr;   // the record being read
   std::vector<std::uint32_t> stamp_;
+  std::unordered_map<std::string, int> label_index_;  // RecordOptions::labels: label -> item
   std::uint32_t mark_ = 0;
   int count_ = 0;
   bool bad_ = false;     // the record is wrong; problem_ says why

@@ -44,6 +44,15 @@ bool text_line(std::string_view line, std::uint64_t line_number, Records& record
   const std::string_view whole_line = line;
   if (const std::size_t note = line.find('#', i); note != std::string_view::npos) line = line.substr(0, note);
   records.begin();
+  if (records.has_labels()) {
+    while (i < line.size()) {
+      std::size_t end = i;
+      while (end < line.size() && !separator(line[end])) ++end;
+      if (end > i) records.labelled(line.substr(i, end - i));
+      i = end + 1;
+    }
+    return records.finish([whole_line] { return std::string(whole_line); }, line_number);
+  }
   const bool letters = (line[i] >= 'A' && line[i] <= 'Z') || (line[i] >= 'a' && line[i] <= 'z');
   while (i < line.size()) {
     if (separator(line[i])) {
@@ -187,7 +196,16 @@ TextSniff sniff_text(std::string_view head) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (!internal::data_line(line)) continue;
     const std::optional<SniffedLine> s = sniff_line(line);
-    if (first) sniff.first = internal::shown(line);
+    if (first) {
+      sniff.first = internal::shown(line);
+      std::string_view items = line.substr(0, line.find('#'));
+      for (std::size_t i = 0; i < items.size();) {
+        while (i < items.size() && internal::separator(items[i])) ++i;
+        if (i == items.size()) break;
+        ++sniff.tokens;
+        while (i < items.size() && !internal::separator(items[i])) ++i;
+      }
+    }
     if (s) {
       sniff.items = s->items;
       sniff.letters = s->letters;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/non_central_chi_squared.hpp>
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
 #include <limits>
@@ -405,6 +406,26 @@ double trials_to_detect(double df, double delta, double alpha, double power) {
       boost::math::non_central_chi_squared_distribution<double>::find_non_centrality(
           df, critical, 1 - power);
   return std::ceil(lambda / delta);
+}
+
+double noncentrality_to_detect(double df, double alpha, double power) {
+  return boost::math::non_central_chi_squared_distribution<double>::find_non_centrality(
+      df, chi2_critical(df, alpha), 1 - power);
+}
+
+double z_to_detect(double alpha, double power) {
+  const boost::math::normal_distribution<double> normal;
+  return boost::math::quantile(boost::math::complement(normal, alpha / 2)) + boost::math::quantile(normal, power);
+}
+
+double detectable_chi2_effect(double df, double sensitivity, double trials, double alpha, double power) {
+  if (!(sensitivity > 0) || !(trials > 0) || !(df > 0)) return std::numeric_limits<double>::quiet_NaN();
+  return std::sqrt(noncentrality_to_detect(df, alpha, power) / (trials * sensitivity));
+}
+
+double detectable_z_effect(double sensitivity, double trials, double alpha, double power) {
+  if (!(sensitivity > 0) || !(trials > 0)) return std::numeric_limits<double>::quiet_NaN();
+  return z_to_detect(alpha, power) * sensitivity / std::sqrt(trials);
 }
 
 GoodnessOfFit z_test(double z, Tail tail) {

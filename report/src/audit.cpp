@@ -9,6 +9,7 @@
 #include "melange/report/format.hpp"
 #include "melange/report/job_text.hpp"
 #include "melange/report/json.hpp"
+#include "melange/report/plain.hpp"
 
 namespace melange::report {
 namespace {
@@ -46,6 +47,7 @@ std::vector<Field> test_result_fields(const TestResult& t) {
   }
   if (!t.title.empty()) f.push_back({"title", t.title});
   if (!t.plain.empty()) f.push_back({"plain", t.plain});
+  f.push_back({"detectable_effect", t.detectable});
   f.insert(f.end(), {{"p_holm", t.p_holm},
                      {"log10_p_holm", t.log10_p_holm},
                      {"p_lower_holm", t.p_lower_holm},
@@ -100,18 +102,18 @@ std::string histogram_test_scope(const TallyKindRow& row, const Tally& tally) {
 
 std::vector<TestFields> test_fields(const AuditReport& report) {
   std::vector<TestFields> out;
-  if (report.rank) out.push_back({"rank", report.rank->name, test_result_fields(*report.rank)});
+  if (report.rank) out.push_back({"rank", report.rank->name, test_result_fields(*report.rank), &*report.rank});
   if (report.position) {
     std::vector<Field> f = test_result_fields(*report.position);
     f.insert(f.end(), {{"max_residual", report.position_detail->max_residual},
                        {"max_residual_item", report.position_detail->max_item},
                        {"max_residual_position", report.position_detail->max_position}});
-    out.push_back({"position", report.position->name, std::move(f)});
+    out.push_back({"position", report.position->name, std::move(f), &*report.position});
   }
   for (const TallyKindRow& row : kTallyKindRows)
     if (const std::optional<TestResult>& t = report.test(row.kind); row.histogram_test && t)
-      out.push_back({std::string(row.test_name), t->name, test_result_fields(*t)});
-  for (const TestResult& t : report.extra_tests) out.push_back({t.key, t.name, test_result_fields(t)});
+      out.push_back({std::string(row.test_name), t->name, test_result_fields(*t), &*t});
+  for (const TestResult& t : report.extra_tests) out.push_back({t.key, t.name, test_result_fields(t), &t});
   return out;
 }
 
@@ -169,6 +171,22 @@ void add_count_arrays(Json& j, const Tally& tally) {
 
 }  // namespace
 
+std::string item_name(int item, const InputInfo* input) {
+  if (input && static_cast<std::size_t>(item) < input->labels.size()) return input->labels[static_cast<std::size_t>(item)];
+  return std::to_string(item + (input ? input->base : 0));
+}
+
+std::string outcome_name(std::uint64_t rank, Shape s, const InputInfo* input) {
+  if (!input) return outcome_label(rank, s.n, s.k);
+  const std::vector<int> items = s.whole() ? lehmer_unrank(rank, s.n) : deal_unrank(rank, s.n, s.k);
+  std::string name;
+  for (int i : items) {
+    if (!name.empty()) name += ' ';
+    name += item_name(i, input);
+  }
+  return name;
+}
+
 std::string outcome_noun(const Job& job) { return is_deal(job) ? "deal" : "order"; }
 
 std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, const AuditReport& report) {
@@ -184,6 +202,38 @@ std::string audit_subject(const Job& job, const InputInfo* input) {
   if (input) return "records from " + (input->path == "-" ? std::string("standard input") : input->path);
   return std::string(algorithm_name(job.algorithm));
 }
+
+namespace {
+
+Json plain_json(const PlainWords& w) {
+  Json j = Json::object();
+  if (!w.none_reason.empty()) {
+    j["none_reason"] = w.none_reason;
+    return j;
+  }
+  j["meaning"] = w.meaning;
+  Json furthest = Json::array();
+  for (const FurthestLine& f : w.furthest) {
+    Json d{{"kind", f.departure.kind == TallyKind::ranks ? "order" : "cell"}, {"bin", f.departure.bin},
+           {"count", f.departure.count}, {"expected", f.departure.expected},
+           {"residual", json_number(f.departure.residual)}, {"words", f.words}};
+    furthest.push_back(d);
+  }
+  j["furthest"] = furthest;
+  Json detectable = Json::array();
+  for (const DetectableLine& d : w.detectable)
+    detectable.push_back(Json{{"test", d.test}, {"title", d.title}, {"effect", d.effect}, {"words", d.words}});
+  j["detectable"] = detectable;
+  j["detectable_level"] = w.detectable_level;
+  j["detect_power"] = kPlainPower;
+  if (!w.settle.empty()) {
+    j["settle_trials"] = w.settle_trials > 0 ? json_u64(static_cast<std::uint64_t>(w.settle_trials)) : Json(nullptr);
+    j["settle"] = w.settle;
+  }
+  return j;
+}
+
+}  // namespace
 
 Json audit_json(const Job& job, const RunResult& run, const AuditReport& report, const InputInfo* input) {
   Json j = json_header("audit");
@@ -233,9 +283,9 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     Json most = Json::array(), least = Json::array();
     const Shape s = shape_of(job);
     for (auto [r, c] : report.summary->most)
-      most.push_back(Json{{"rank", r}, {"label", outcome_label(r, s.n, s.k)}, {"count", c}});
+      most.push_back(Json{{"rank", r}, {"label", outcome_name(r, s, input)}, {"count", c}});
     for (auto [r, c] : report.summary->least)
-      least.push_back(Json{{"rank", r}, {"label", outcome_label(r, s.n, s.k)}, {"count", c}});
+      least.push_back(Json{{"rank", r}, {"label", outcome_name(r, s, input)}, {"count", c}});
     stats["most_frequent"] = most;
     stats["least_frequent"] = least;
   }
@@ -243,6 +293,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     if (t.key != "rank") stats[t.key] = fields_json(t.fields);
   stats["notes"] = report.notes;
   j["stats"] = stats;
+  j["plain"] = plain_json(plain_words(job, report, input));
   return j;
 }
 
@@ -271,6 +322,31 @@ std::string audit_json_text(const Job& job, const RunResult& run, const AuditRep
   return text.str();
 }
 
+namespace {
+
+// The plain-words block of the text, ahead of the verdict line.
+std::string plain_text(const PlainWords& w) {
+  std::ostringstream o;
+  o << "\n";
+  if (!w.none_reason.empty()) {
+    o << "  in plain words: " << w.none_reason << "\n";
+    return o.str();
+  }
+  o << "  in plain words: " << w.meaning << "\n";
+  if (!w.furthest.empty()) {
+    o << "  furthest from expectation:\n";
+    for (const FurthestLine& f : w.furthest) o << "    " << f.words << "\n";
+  }
+  if (!w.settle.empty()) o << "  " << w.settle << "\n";
+  if (!w.detectable.empty()) {
+    o << "  smallest bias each test detects (" << w.detectable_level << "):\n";
+    for (const DetectableLine& d : w.detectable) o << "    " << d.title << ": " << d.words << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace
+
 std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
                        const ExactDistribution* model, const InputInfo* input) {
   std::ostringstream o;
@@ -296,11 +372,11 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
   const Shape shape = shape_of(job);
   const std::string noun = outcome_noun(job);
   if (!h.empty()) {
-    const int width = std::max(6, shape.n <= kMaxLabelItems ? shape.k + 2 : 3 * shape.k + 2);
+    const int width = static_cast<int>(std::max<std::size_t>(6, outcome_name(0, shape, input).size() + 2));
     auto row = [&](std::uint64_t r) {
       const double e = static_cast<double>(job.trials) * reference_probability(shape, model, r);
       const double c = static_cast<double>(h.counts()[r]);
-      o << "  " << pad(outcome_label(r, shape.n, shape.k), width) << pad(std::to_string(r), 10)
+      o << "  " << pad(outcome_name(r, shape, input), width) << pad(std::to_string(r), 10)
         << pad(grouped(h.counts()[r]), 14, true) << pad(fixed(e, 1), 14, true)
         << pad(e > 0 ? fixed((c - e) / std::sqrt(e), 2) : "-", 10, true) << "\n";
     };
@@ -315,7 +391,7 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
       for (auto [r, c] : report.summary->least) row(r);
     }
     o << "\n  max/min ratio " << fixed(report.summary->max_min_ratio, 3) << ", "
-      << (shape.whole() ? "identity" : "first deal") << " (" << outcome_label(0, shape.n, shape.k) << ") "
+      << (shape.whole() ? "identity" : "first deal") << " (" << outcome_name(0, shape, input) << ") "
       << grouped(report.summary->identity_count) << "\n";
   }
   if (!run.tally[TallyKind::poker].empty()) {
@@ -339,7 +415,7 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
     o << "  " << line_for(column + " test (" + std::to_string(shape.n) + "x" + std::to_string(shape.k) + ")",
                           *report.position, report.alpha)
       << "\n    largest standardized residual " << fixed(p.max_residual, 2) << " (item "
-      << p.max_item << " at " << column << " " << p.max_position << ")\n";
+      << item_name(p.max_item, input) << " at " << column << " " << p.max_position << ")\n";
   }
   for (const TallyKindRow& row : kTallyKindRows)
     if (const std::optional<TestResult>& t = report.test(row.kind); row.histogram_test && t)
@@ -348,6 +424,7 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
         << "\n";
   for (const TestResult& t : report.extra_tests) o << "  " << line_for(t.title, t, report.alpha) << "\n";
   for (const auto& n : report.notes) o << "  note: " << n << "\n";
+  o << plain_text(plain_words(job, report, input));
   o << "verdict: " << (report.verdict ? std::string(verdict_name(*report.verdict)) : "none")
     << "\n";
   return o.str();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +51,32 @@ struct TestResult {
   bool lower_graded = true;  // false: too few trials to call a table too uniform
   bool too_uniform = false;  // the verdict comes from the lower tail
   Verdict verdict = Verdict::pass;
+  // What the test can see, for the plain-words lines. `effect` says a bias
+  // of relative size e in words, "{effect}" standing for e: "an order
+  // {effect} more frequent than 1/24". A chi-square's noncentrality per
+  // trial grows by sensitivity * e^2 (detectable_chi2_effect); a z test's
+  // quantity has relative standard deviation `sensitivity` per trial
+  // (detectable_z_effect). Empty: no single reading (a pooled law).
+  std::string effect{};
+  double sensitivity = 0;
+  // Set by analyze: the smallest e this test detects with power
+  // kPlainPower at the FAIL level shared by the audit's tests (fail over
+  // their number, Holm's first step); NaN where it has no effect reading.
+  double detectable = std::numeric_limits<double>::quiet_NaN();
+  // For a WEAK test, set by analyze: the trials (records) in all after
+  // which the effect it saw, if real, FAILs it with power kPlainPower.
+  double trials_to_settle = std::numeric_limits<double>::quiet_NaN();
+};
+
+// A bin far from its expectation: an order (a deal), or a cell of the
+// item x position matrix (bin = item * k + slot), for "the cells furthest
+// from expectation" in words.
+struct Departure {
+  TallyKind kind = TallyKind::ranks;
+  std::uint64_t bin = 0;
+  std::uint64_t count = 0;
+  double expected = 0;
+  double residual = 0;  // (count - expected) / its standard deviation
 };
 
 struct AuditReport {
@@ -59,6 +86,7 @@ struct AuditReport {
   // "plackett-luce", or a model file's path. Set by the front end.
   std::string model{};
   double alpha = kDefaultAlpha;           // level of the critical values
+  Thresholds thresholds{};                // the levels the tests were graded at
   std::optional<RankSummary> summary;     // when a rank histogram was made
   std::optional<TestResult> rank;         // when made and the expected counts allow it
   std::optional<TestResult> position;     // when a position matrix was made (a deal's: item x slot)
@@ -70,6 +98,9 @@ struct AuditReport {
   // Tests beyond one a kind: a kind's mean (TallyKindRow::mean_test) and
   // the stream tests (stream_tests.hpp), in the order they were made.
   std::vector<TestResult> extra_tests;
+  // The bins furthest from expectation (by |residual|, three at most) of
+  // the rank or position test with the smaller p, when it is WEAK or FAIL.
+  std::vector<Departure> departures;
   std::vector<std::string> notes;         // e.g. why a test was skipped
   std::optional<Verdict> verdict;         // worst of the tests, if any ran
   double mean_words = 0;                  // stream words per trial, rejected ones included

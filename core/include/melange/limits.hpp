@@ -44,5 +44,8 @@ inline constexpr std::uint64_t kInvalidRecordsToGiveUp = 1024;
 // The power analysis: trials to detect a bias at this level with this power.
 inline constexpr double kDetectAlpha = 1e-6;
 inline constexpr double kDetectPower = 0.99;
+// The plain-words lines of an audit: the smallest effect each test detects,
+// and the records that would settle a WEAK, at this power and the FAIL level.
+inline constexpr double kPlainPower = 0.9;
 
 }  // namespace melange

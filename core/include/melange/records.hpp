@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "melange/limits.hpp"
 
@@ -55,6 +56,8 @@ struct RecordOptions {
   // With skip_invalid: a larger share of wrong records is an error (1: skip any number).
   double max_invalid_share = kMaxInvalidShare;
   bool header = false;                      // text: the first line that is not blank or a comment names columns
+  // Text: item i is written labels[i] ("Kh", "2c"), not as a number; empty: numbers or letters.
+  std::vector<std::string> labels{};
   std::size_t block_bytes = std::size_t{1} << 20;
 };
 
@@ -67,6 +70,7 @@ struct TextSniff {
   bool letters = false;    // the first record is letters A..
   bool one_based = false;  // numbers 1..items, none 0: a permutation written 1-based
   std::uint64_t largest = 0;  // the first record's largest number
+  int tokens = 0;          // tokens of the first line that is not blank or a comment, whatever they are
   bool binary = false;     // the head holds NUL or many control bytes: not text at all
   bool header = false;     // the first line that is not blank or a comment is not a record, and the next is
   std::string first;       // the first line that is not blank or a comment (cut at 80 characters)

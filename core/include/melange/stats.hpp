@@ -129,4 +129,21 @@ double expected_chi2(double df, double delta, double trials);
 // `power`; infinity when delta is zero.
 double trials_to_detect(double df, double delta, double alpha = kDetectAlpha, double power = kDetectPower);
 
+// The smallest relative effect e a test detects with `power` at level
+// `alpha` after `trials`. A chi-square on df whose noncentrality per trial
+// is sensitivity * e^2 (one bin of probability p0 made e more likely, the
+// others less in proportion: sensitivity = p0 / (1 - p0)):
+// e = sqrt(lambda / (trials * sensitivity)), lambda the noncentrality that
+// puts `power` past the critical value. A two-sided z test whose
+// quantity has standard deviation `sensitivity` per trial relative to its
+// expectation: e = (z_{alpha/2} + z_{power}) * sensitivity / sqrt(trials).
+double detectable_chi2_effect(double df, double sensitivity, double trials, double alpha, double power);
+double detectable_z_effect(double sensitivity, double trials, double alpha, double power);
+// The noncentrality a chi-square on df needs to pass its critical value at
+// `alpha` with probability `power`.
+double noncentrality_to_detect(double df, double alpha, double power);
+// The z a statistic's mean needs to pass the two-sided critical value at
+// `alpha` with probability `power`.
+double z_to_detect(double alpha, double power);
+
 }  // namespace melange

@@ -44,7 +44,17 @@ struct InputInfo {
   std::uint64_t invalid = 0;  // records skipped as invalid
   std::string first_invalid;
   std::string inferred;       // what the records said of themselves (n, base, a header), in words; "" if nothing
+  // The items' names as the records wrote them (--labels), item i's at i;
+  // empty: numbers from `base`.
+  std::vector<std::string> labels{};
 };
+
+// Item i as the user knows it: its label, or its number counted from the
+// records' base (from 0 for built-in audits).
+std::string item_name(int item, const InputInfo* input);
+// An order or a deal in the user's items ("2 1 4 3", "Kh 2c 9d"), or as
+// outcome_label writes it ("BADC") for a built-in audit.
+std::string outcome_name(std::uint64_t rank, Shape s, const InputInfo* input);
 
 // What an audit tested: the algorithm's name, or "records from PATH".
 std::string audit_subject(const Job& job, const InputInfo* input);
@@ -62,6 +72,7 @@ struct TestFields {
   std::string key;  // where the JSON's "stats" holds it: "rank" (at the top), "position", "hand", "category"
   std::string test;
   std::vector<Field> fields;
+  const TestResult* result = nullptr;  // the test itself, in the report given
 };
 std::vector<TestFields> test_fields(const AuditReport& report);
 // What a histogram test (TallyKindRow::histogram_test) tested, for its

@@ -1,0 +1,113 @@
+#include "melange/report/plain.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "melange/deal.hpp"
+#include "melange/rank.hpp"
+#include "melange/report/format.hpp"
+
+namespace melange::report {
+namespace {
+
+std::string replaced(std::string text, const std::string& token, const std::string& by) {
+  if (const auto at = text.find(token); at != std::string::npos) text.replace(at, token.size(), by);
+  return text;
+}
+
+std::string furthest_words(const Departure& d, Shape s, const InputInfo* input, const std::string& reference) {
+  const double ratio = static_cast<double>(d.count) / d.expected - 1;
+  const std::string how = percent(std::fabs(ratio)) + (ratio >= 0 ? " more often" : " less often");
+  std::string what;
+  if (d.kind == TallyKind::ranks) {
+    what = std::string(s.whole() ? "order " : "deal ") + outcome_name(d.bin, s, input) + " comes up " + how;
+  } else {
+    const int item = static_cast<int>(d.bin / static_cast<std::uint64_t>(s.k));
+    const int slot = static_cast<int>(d.bin % static_cast<std::uint64_t>(s.k));
+    what = "item " + item_name(item, input) + " lands " + (s.whole() ? "at position " : "in slot ") +
+           std::to_string(slot) + " " + how;
+  }
+  const std::string expected = d.expected >= 1000 ? grouped(static_cast<std::uint64_t>(std::llround(d.expected)))
+                                                  : fixed(d.expected, 1);
+  return what + " than " + reference + " (" + grouped(d.count) + " against " + expected + " expected)";
+}
+
+std::string meaning(const AuditReport& report, std::size_t tests, const std::string& noun) {
+  const Thresholds& t = report.thresholds;
+  const std::string holm = "corrected by Holm's method over the " + std::to_string(tests) + " tests,";
+  const std::string one = tests == 1 ? "the test's p-value (one test, so uncorrected)" : "a test's p-value, " + holm;
+  const bool uniform_side = [&] {
+    for (const TestResult* r : report.tests())
+      if (r->verdict == *report.verdict && r->too_uniform) return true;
+    return false;
+  }();
+  const std::string tail = uniform_side ? " in the lower tail (too uniform: closer to expectation than chance allows)"
+                                        : "";
+  switch (*report.verdict) {
+    case Verdict::pass:
+      return "PASS: " + (tests == 1 ? one : "every test's p-value, " + holm) +
+             " stayed between " + general(t.weak, 3) + " and 1 - " + general(t.weak, 3) + ": these " + noun +
+             " show no bias the tests can see. It does not prove them fair: below is the smallest bias each test "
+             "would have caught.";
+    case Verdict::weak:
+      return "WEAK: " + one + " fell below " + general(t.weak, 3) + tail + " but not below " +
+             general(t.fail, 3) + ". Suspicious, not proven: a fair shuffler does this in about 1 audit in " +
+             grouped(static_cast<std::uint64_t>(std::llround(1 / t.weak))) + ". More " + noun + " settle it.";
+    case Verdict::fail:
+      return "FAIL: " + one + " fell below " + general(t.fail, 3) + tail +
+             ": a fair shuffler does this less than once in " +
+             grouped(static_cast<std::uint64_t>(std::llround(1 / t.fail))) + " audits.";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string percent(double effect) {
+  if (!std::isfinite(effect)) return "-";
+  char text[32];
+  const double pct = 100 * effect;
+  std::snprintf(text, sizeof text, pct >= 10 ? "%.0f%%" : "%.2g%%", pct);
+  return text;
+}
+
+PlainWords plain_words(const Job& job, const AuditReport& report, const InputInfo* input) {
+  PlainWords w;
+  const std::string noun = input ? "records" : "trials";
+  const std::vector<const TestResult*> tests = report.tests();
+  if (!report.verdict) {
+    w.none_reason = "no test could run on " + grouped(job.trials) + " " + noun +
+                    (report.notes.empty() ? std::string() : ": " + report.notes.front());
+    return w;
+  }
+  w.meaning = meaning(report, tests.size(), noun);
+  const Shape s = shape_of(job);
+  const std::string reference = report.model.empty() && report.reference == "uniform" ? "a fair shuffle allows"
+                                                                                       : "the model expects";
+  for (const Departure& d : report.departures) w.furthest.push_back({d, furthest_words(d, s, input, reference)});
+  for (const TestFields& f : test_fields(report)) {
+    const TestResult& t = *f.result;
+    if (t.effect.empty() || !std::isfinite(t.detectable)) continue;
+    w.detectable.push_back({f.key, t.title.empty() ? t.name + " test" : t.title, t.detectable,
+                            replaced(t.effect, "{effect}", percent(t.detectable))});
+  }
+  w.detectable_level = "about " + std::to_string(static_cast<int>(std::lround(10 * kPlainPower))) +
+                       " times in 10 at the FAIL level " + general(report.thresholds.fail, 3) +
+                       " over " + std::to_string(tests.size()) + (tests.size() == 1 ? " test" : " tests");
+  if (*report.verdict == Verdict::weak) {
+    for (const TestResult* t : tests)
+      if (t->verdict == Verdict::weak && std::isfinite(t->trials_to_settle))
+        w.settle_trials = std::max(w.settle_trials, t->trials_to_settle);
+    if (w.settle_trials > 0) {
+      const double more = std::max(0.0, w.settle_trials - static_cast<double>(job.trials));
+      w.settle = "about " + grouped(static_cast<std::uint64_t>(more)) + " more " + noun + " (" +
+                 grouped(static_cast<std::uint64_t>(w.settle_trials)) + " in all) would settle it: if the bias " +
+                 "seen is real, they FAIL it with power " + general(kPlainPower, 2) + "; if not, its p-value drifts back";
+    } else {
+      w.settle = "more " + noun + " would settle it (the WEAK test's own statistic says nothing of the size needed)";
+    }
+  }
+  return w;
+}
+
+}  // namespace melange::report

@@ -7,6 +7,7 @@
 
 #include "melange/report/format.hpp"
 #include "melange/report/audit.hpp"
+#include "melange/report/plain.hpp"
 #include "melange/report/exact.hpp"
 #include "melange/report/job_text.hpp"
 #include "melange/deal.hpp"
@@ -232,6 +233,21 @@ std::string audit_svg(const AuditView& v) {
   return stack_svg(charts);
 }
 
+// A label as one CSV field: quoted when it holds a comma or a quote.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// Items as the CSV names them: as the records wrote them, else by number.
+std::vector<std::string> csv_item_labels(int n, const InputInfo* input) {
+  std::vector<std::string> labels;
+  for (int i = 0; i < n; ++i) labels.push_back(item_name(i, input));
+  return labels;
+}
+
 void audit_rank_csv(const AuditView& v, std::ostream& to) {
   to << "rank,label,count,expected,residual\n";
   const auto& h = v.run.tally[TallyKind::ranks];
@@ -240,7 +256,7 @@ void audit_rank_csv(const AuditView& v, std::ostream& to) {
   for (std::uint64_t r = 0; r < h.bins(); ++r) {
     const double e = static_cast<double>(v.job.trials) * reference_probability(shape, v.model, r);
     const double c = static_cast<double>(h.counts()[r]);
-    out += std::to_string(r) + "," + outcome_name(r, shape, v.input) + "," + std::to_string(h.counts()[r]) + "," +
+    out += std::to_string(r) + "," + csv_field(outcome_name(r, shape, v.input)) + "," + std::to_string(h.counts()[r]) + "," +
            general(e, 10) + "," +
            (e > 0 ? general((c - e) / std::sqrt(e), 8) : std::string(c > 0 ? "inf" : "0")) + "\n";
     if (out.size() > (1u << 20)) {  // streamed: memory stays flat at any n
@@ -254,16 +270,19 @@ void audit_rank_csv(const AuditView& v, std::ostream& to) {
 void audit_position_csv(const AuditView& v, std::ostream& to) {
   std::ostringstream o;
   const auto& m = v.run.tally[TallyKind::positions];
-  o << "item," << (m.k() == m.n() ? "position" : "slot") << ",count,expected,residual\n";
+  // The same columns for a deal's n x k matrix (position = slot).
+  o << "item,label,position,count,expected,residual\n";
   const std::vector<double> expected = position_expected(v);
   const std::vector<double> z = position_residuals(m, expected);
   const double trials = static_cast<double>(m.trials());
   const int n = m.n(), k = m.k();
+  const std::vector<std::string> item_labels = csv_item_labels(n, v.input);
   for (int item = 0; item < n; ++item) {
     for (int pos = 0; pos < k; ++pos) {
       const std::size_t i = static_cast<std::size_t>(item) * k + pos;
       const double p = expected.empty() ? 1.0 / n : expected[i];
-      o << item << "," << pos << "," << m.counts()[i] << "," << general(trials * p, 10) << ","
+      o << item << "," << csv_field(item_labels[static_cast<std::size_t>(item)]) << "," << pos << "," << m.counts()[i]
+        << "," << general(trials * p, 10) << ","
         << general(z[i], 8) << "\n";
     }
     to << o.str();
@@ -279,6 +298,27 @@ void audit_category_csv(const AuditView& v, std::ostream& to) {
        << general((static_cast<double>(c.count) - c.expected) / c.sigma, 8) << "\n";
 }
 
+// The verdict in plain words, under it: what it means, the cells furthest
+// from expectation, what would settle a WEAK, what each test could see.
+std::string plain_html(const PlainWords& w) {
+  std::ostringstream o;
+  if (!w.none_reason.empty()) return "<p>" + xml_escape(w.none_reason) + "</p>\n";
+  o << "<p>" << xml_escape(w.meaning) << "</p>\n";
+  if (!w.furthest.empty()) {
+    o << "<p>Furthest from expectation:</p>\n<ul>\n";
+    for (const FurthestLine& f : w.furthest) o << "<li>" << xml_escape(f.words) << "</li>\n";
+    o << "</ul>\n";
+  }
+  if (!w.settle.empty()) o << "<p>" << xml_escape(w.settle) << ".</p>\n";
+  if (!w.detectable.empty()) {
+    o << "<p>The smallest bias each test detects (" << xml_escape(w.detectable_level) << "):</p>\n<ul>\n";
+    for (const DetectableLine& d : w.detectable)
+      o << "<li>" << xml_escape(d.title) << ": " << xml_escape(d.words) << "</li>\n";
+    o << "</ul>\n";
+  }
+  return o.str();
+}
+
 std::string audit_html(const AuditView& v) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>melange audit: "
@@ -291,7 +331,8 @@ std::string audit_html(const AuditView& v) {
        "</head><body>\n<h1>melange audit: "
     << xml_escape(audit_subject(v.job, v.input)) << "</h1>\n<p>Verdict: <span class=\"v"
     << verdict_text(v.report) << "\">" << verdict_text(v.report) << "</span> (reference: "
-    << xml_escape(v.report.reference) << ")</p>\n<h2>Parameters</h2>\n<table>\n";
+    << xml_escape(v.report.reference) << ")</p>\n" << plain_html(plain_words(v.job, v.report, v.input))
+    << "<h2>Parameters</h2>\n<table>\n";
   auto param = [&](const std::string& k, const std::string& val) {
     o << "<tr><td>" << k << "</td><td>" << xml_escape(val) << "</td></tr>\n";
   };

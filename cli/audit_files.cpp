@@ -27,15 +27,15 @@ DeclaredAuditFiles declare_audit_files(Outputs& outputs, const AuditFiles& files
   if (!files.csv.empty()) {
     if (!job.tallies.has(TallyKind::ranks) && !job.tallies.has(TallyKind::positions))
       throw UsageError("--csv writes the rank histogram or the position matrix, and this audit has neither: drop --csv");
-    // With both tallies, the rank table goes to FILE and the matrix to
-    // FILE-position.csv; poker categories to FILE-categories.csv.
+    // Each table has its own name and columns, whatever else the audit
+    // tallied: the orders in FILE, the matrix in FILE-position.csv, the
+    // poker categories in FILE-categories.csv.
     if (job.tallies.has(TallyKind::ranks)) d.rank_csv = files.csv;
-    if (job.tallies.has(TallyKind::positions))
-      d.position_csv = job.tallies.has(TallyKind::ranks) ? csv_part_path(files.csv, "position") : files.csv;
+    if (job.tallies.has(TallyKind::positions)) d.position_csv = csv_part_path(files.csv, "position");
     if (job.tallies.has(TallyKind::poker)) d.category_csv = csv_part_path(files.csv, "categories");
   }
   outputs.declare("--csv", d.rank_csv);
-  outputs.declare(job.tallies.has(TallyKind::ranks) ? "--csv (position matrix)" : "--csv", d.position_csv);
+  outputs.declare("--csv (position matrix)", d.position_csv);
   outputs.declare("--csv (poker categories)", d.category_csv);
   d.page = outputs.declare_report("--report", files.report_dir);
   return d;

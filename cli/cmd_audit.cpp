@@ -645,9 +645,9 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
   cmd->add_option("--json", a->job.json, "write the result as JSON to FILE ('-': JSON on stdout only)");
   cmd->add_option("--svg", a->svg, "write the charts to FILE: orders against the expected line and "
                                    "its 3-sigma band, and the position heatmap");
-  cmd->add_option("--csv", a->csv, "write rank,label,count,expected,residual to FILE (and the matrix "
-                                   "to FILE-position.csv, or to FILE with --no-rank; poker categories to "
-                                   "FILE-categories.csv)");
+  cmd->add_option("--csv", a->csv, "write the orders to FILE (rank,label,count,expected,residual), the matrix to "
+                                   "FILE-position.csv (item,label,position,count,expected,residual; a deal's slot is its "
+                                   "position) and poker categories to FILE-categories.csv (category,count,expected,ratio,z)");
   cmd->add_option("--report", a->report_dir, "write a self-contained HTML report to DIR/index.html");
   cmd->add_flag("--fail-on-bias", a->fail_on_bias, "exit with status 3 when a test FAILs after Holm");
   cmd->add_flag("--quiet", a->quiet, "no progress line on the terminal");

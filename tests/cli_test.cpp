@@ -689,6 +689,7 @@ TEST(CliInput, LabelsNameTheItemsInAndOut) {
   EXPECT_EQ(j["input"]["inferred"], "n 3 from --labels");
   EXPECT_NE(named.out.find("  king ace queen "), std::string::npos) << named.out;
   EXPECT_NE(slurp(path("named.csv")).find("\n2,king ace queen,"), std::string::npos);
+  EXPECT_NE(slurp(path("named-position.csv")).find("\n1,king,0,"), std::string::npos);
   EXPECT_NE(slurp(path("named.svg")).find("item queen at position"), std::string::npos);
   EXPECT_NE(named.out.find("(item "), std::string::npos);
   for (const auto& m : j["stats"]["most_frequent"]) EXPECT_NE(m["label"].get<std::string>().find(' '), std::string::npos);
@@ -740,12 +741,14 @@ TEST(CliDeals, PokerAuditHasCategoriesSlotsAndHands) {
   for (const char* s : {"poker category", "royal flush", "high card", "slot test (52x5)",
                         "poker category test (10 categories, fair law)", "deal histogram left out"})
     EXPECT_NE(text.out.find(s), std::string::npos) << s << "\n" << text.out;
-  // --csv: the slot matrix to FILE (no deal histogram), the categories beside it.
+  // --csv: the slot matrix to FILE-position.csv (no deal histogram, so no
+  // FILE), the categories beside it, each with its fixed columns.
   const auto dir = scratch_dir("poker-csv");
   const auto csv = run_cli("audit --algo partial --n 52 --k 5 --trials 4e6 --seed 3 --csv " + (dir / "p.csv").string());
   ASSERT_EQ(csv.status, 0) << csv.err;
-  const std::string slots = slurp(dir / "p.csv"), categories = slurp(dir / "p-categories.csv");
-  EXPECT_EQ(slots.rfind("item,slot,count,expected,residual\n", 0), 0u) << slots.substr(0, 80);
+  const std::string slots = slurp(dir / "p-position.csv"), categories = slurp(dir / "p-categories.csv");
+  EXPECT_EQ(slots.rfind("item,label,position,count,expected,residual\n0,0,0,", 0), 0u) << slots.substr(0, 80);
+  EXPECT_FALSE(std::filesystem::exists(dir / "p.csv"));
   EXPECT_EQ(testing::count_lines(slots), 1 + 52 * 5);
   EXPECT_EQ(categories.rfind("category,count,expected,ratio,z\nroyal flush,", 0), 0u) << categories;
   EXPECT_EQ(testing::count_lines(categories), 11);

@@ -125,6 +125,10 @@ TEST(Records, SkipInvalidCountsAndSkips) {
   RecordOptions o = text(3);
   o.skip_invalid = true;
   RecordStats stats;
+  // Two wrong in five is past the share skip_invalid skips by default.
+  EXPECT_NE(error_of("0 1 2\n0 1\n2 1 0\n9 9 9\n1 2 0\n", o).find("2 of the 5 records read (40%) are wrong"),
+            std::string::npos);
+  o.max_invalid_share = 1;
   const Rows rows = read_all("0 1 2\n0 1\n2 1 0\n9 9 9\n1 2 0\n", o, &stats);
   EXPECT_EQ(rows, (Rows{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}}));
   EXPECT_EQ(stats.records, 3u);
@@ -329,6 +333,7 @@ TEST(Records, RanksAreTheRanksOfTheRecords) {
           }()) << where;
 
           o.skip_invalid = true;
+          o.max_invalid_share = 1;
           RecordStats want_stats, got_stats;
           std::vector<std::uint64_t> want, got;
           for (const auto& row : read_all(bytes, o, &want_stats)) want.push_back(lehmer_rank(row, n));

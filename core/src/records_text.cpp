@@ -180,13 +180,14 @@ std::optional<SniffedLine> sniff_line(std::string_view line) {
 TextSniff sniff_text(std::string_view head) {
   TextSniff sniff;
   if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
-  // Text has no NUL and few control bytes; binary records are mostly them.
+  // Text has few control bytes (a stray one is a wrong record, told as
+  // such); binary records of small items are mostly control bytes.
   const std::string_view start = head.substr(0, 4096);
   const auto control = std::count_if(start.begin(), start.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
     return u < 0x20 && c != '\n' && c != '\r' && c != '\t';
   });
-  sniff.binary = start.find('\0') != std::string_view::npos || control * 10 > static_cast<long>(start.size());
+  sniff.binary = control * 10 > static_cast<long>(start.size());
   bool first = true;
   while (!head.empty()) {
     const std::size_t nl = head.find('\n');

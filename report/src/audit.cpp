@@ -243,6 +243,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
   if (input) {
     j["input"] = {{"path", input->path}, {"format", input->format}, {"base", input->base}};
     if (!input->inferred.empty()) j["input"]["inferred"] = input->inferred;
+    if (!input->labels.empty()) j["input"]["labels"] = input->labels;
     j["n"] = job.n;
     if (is_deal(job)) j["k"] = shape_of(job).k;
     j["trials"] = json_u64(job.trials);

@@ -260,3 +260,26 @@ def test_to_json_is_a_melange_audit_document():
         doc = json.loads(r.to_json())
         jsonschema.validators.validator_for(schema)(schema, resolver=resolver).validate(doc)
         assert doc["verdict"] == r.verdict and isinstance(doc["trials"], str)
+
+
+def test_seeds_survive_readers_that_hold_numbers_as_doubles(tmp_path):
+    # jq and JavaScript read every JSON number as a double: above 2^53 the
+    # default seed comes back rounded, and a rerun with it is another job.
+    # The documents write 64-bit values as strings, which any reader keeps.
+    doc_text = cli("audit", "--n", 5, "--trials", 20000, "--json", "-")
+    as_doubles = json.loads(doc_text, parse_int=float)
+    seed = as_doubles["seed"]
+    assert isinstance(seed, str) and int(seed) == 30792288626960229
+    assert int(float(30792288626960229)) != 30792288626960229, "a double cannot hold the seed"
+    rerun = json.loads(cli("audit", "--n", 5, "--trials", 20000, "--seed", seed, "--json", "-"))
+    assert rerun["histogram"] == json.loads(doc_text)["histogram"]
+    rounded = json.loads(cli("audit", "--n", 5, "--trials", 20000, "--seed", int(float(30792288626960229)),
+                             "--json", "-"))
+    assert rounded["histogram"] != rerun["histogram"], "the rounded seed is another job"
+    # merge reads the string back: the merged job is the same job.
+    first = tmp_path / "a.json"
+    second = tmp_path / "b.json"
+    cli("audit", "--n", 5, "--trials", 10000, "--json", first)
+    cli("audit", "--n", 5, "--trials", 10000, "--first", 10000, "--json", second)
+    merged = json.loads(cli("merge", first, second, "--json", "-"))
+    assert merged["seed"] == seed and merged["histogram"] == rerun["histogram"]

@@ -71,7 +71,7 @@ struct TextSniff {
   bool one_based = false;  // numbers 1..items, none 0: a permutation written 1-based
   std::uint64_t largest = 0;  // the first record's largest number
   int tokens = 0;          // tokens of the first line that is not blank or a comment, whatever they are
-  bool binary = false;     // the head holds NUL or many control bytes: not text at all
+  bool binary = false;     // control bytes are more than a tenth of the head: not text at all
   bool header = false;     // the first line that is not blank or a comment is not a record, and the next is
   std::string first;       // the first line that is not blank or a comment (cut at 80 characters)
 };

@@ -77,6 +77,11 @@ TEST(Report, SelfContainedHtml) {
   EXPECT_NE(html.find("melange audit --algo naive-swap --n 4 --trials 100000 --seed 3 --first 0"),
             std::string::npos) << "the command line that reproduces the run";
   EXPECT_NE(html.find("Holm"), std::string::npos);
+  // The verdict in plain words under it, as the text says it.
+  EXPECT_NE(html.find("fell below 1e-06: a fair shuffler does this less than once in 1,000,000 audits"),
+            std::string::npos);
+  EXPECT_NE(html.find("<li>order BADC comes up"), std::string::npos);
+  EXPECT_NE(html.find("The smallest bias each test detects"), std::string::npos);
   // No network: nothing is loaded from elsewhere.
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);

@@ -3,10 +3,19 @@
 #include <melange/exact.hpp>
 #include <melange/stream.hpp>
 #include <melange/trial.hpp>
+#include <melange/version.hpp>
 
 #include <cstdio>
+#include <string>
 
 int main() {
+  // The version macros spell the version string.
+  const std::string macros = std::to_string(MELANGE_VERSION_MAJOR) + "." + std::to_string(MELANGE_VERSION_MINOR) +
+                             "." + std::to_string(MELANGE_VERSION_PATCH);
+  if (macros != melange::kVersion) {
+    std::printf("MELANGE_VERSION_* say %s, kVersion %s\n", macros.c_str(), melange::kVersion);
+    return 1;
+  }
   melange::PhiloxStream s(0, 0);
   melange::Job job;
   job.n = 4;

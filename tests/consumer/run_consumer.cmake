@@ -26,6 +26,27 @@ run_step(${WORK_DIR}/build/consumer_report)
 if(NOT step_output STREQUAL "1,000 trials, 24 orders, merged 1,000\n")
   message(FATAL_ERROR "consumer_report printed '${step_output}', expected '1,000 trials, 24 orders, merged 1,000'")
 endif()
+# The core component alone needs neither MPI nor CUDA: made unfindable, the
+# consumer still configures, builds and runs.
+run_step(${CMAKE_COMMAND} -S ${CONSUMER_DIR}/../consumer_core -B ${WORK_DIR}/core-only
+         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
+         -DCMAKE_DISABLE_FIND_PACKAGE_MPI=TRUE -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=TRUE)
+run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/core-only)
+run_step(${WORK_DIR}/core-only/consumer_core)
+if(NOT step_output STREQUAL "6627e8d5 1000 27\n")
+  message(FATAL_ERROR "the core-only consumer printed '${step_output}'")
+endif()
+# pkg-config, for builds without CMake: melange.pc gives melange::core.
+find_program(PKG_CONFIG pkg-config REQUIRED)
+run_step(${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${WORK_DIR}/prefix/lib/pkgconfig
+         ${PKG_CONFIG} --cflags --libs melange)
+string(STRIP "${step_output}" pc_flags)
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+run_step(${CXX} ${CONSUMER_DIR}/consumer_core.cpp ${pc_flags} -o ${WORK_DIR}/pc_consumer)
+run_step(${WORK_DIR}/pc_consumer)
+if(NOT step_output STREQUAL "6627e8d5 1000 27\n")
+  message(FATAL_ERROR "the pkg-config consumer printed '${step_output}'")
+endif()
 # The installed package names no path of the build or source tree.
 file(GLOB_RECURSE installed_cmake ${WORK_DIR}/prefix/*.cmake)
 foreach(f ${installed_cmake})

@@ -283,3 +283,10 @@ def test_seeds_survive_readers_that_hold_numbers_as_doubles(tmp_path):
     cli("audit", "--n", 5, "--trials", 10000, "--first", 10000, "--json", second)
     merged = json.loads(cli("merge", first, second, "--json", "-"))
     assert merged["seed"] == seed and merged["histogram"] == rerun["histogram"]
+
+
+def test_integers_with_no_seed_or_method_equal_melange_bounded_with_none():
+    # One default seed and one default method for every command and call.
+    text = cli("bounded", "--range", 6, "--count", 40).decode()
+    want = [int(v) for line in text.splitlines() if not line.startswith("#") for v in line.split()]
+    assert melange.integers(6, 40).tolist() == want

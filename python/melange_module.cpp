@@ -168,7 +168,36 @@ std::optional<std::uint64_t> count_of(const py::object& value, const char* keywo
   return whole.cast<std::uint64_t>();
 }
 
-std::uint64_t seed_of(const std::optional<std::uint64_t>& seed) { return seed ? *seed : kDefaultSeed; }
+// An integer argument as NumPy takes one: a Python int or any NumPy
+// integer (anything with __index__), not a bool and not a float (TypeError,
+// as NumPy raises it), within lo .. hi (ValueError). `keyword` names it.
+std::uint64_t whole_of(const py::object& value, const char* keyword, std::uint64_t lo, std::uint64_t hi) {
+  const std::string type = py::str(py::type::of(value).attr("__name__"));
+  if (py::isinstance<py::bool_>(value) || py::isinstance(value, py::module_::import("numpy").attr("bool_")) ||
+      !PyIndex_Check(value.ptr()))
+    throw py::type_error(std::string(keyword) + " must be an integer (a Python int or a NumPy integer), not " + type);
+  const auto whole = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+  if (!whole) throw py::error_already_set();
+  const bool below = whole.attr("__lt__")(py::int_(lo)).cast<bool>();
+  const bool above = whole.attr("__gt__")(py::int_(hi)).cast<bool>();
+  if (below || above)
+    throw py::value_error(std::string(keyword) + " must be in " + std::to_string(lo) + " .. " +
+                          (hi == std::numeric_limits<std::uint64_t>::max() ? std::string("2**64 - 1") : std::to_string(hi)) +
+                          "; got " + std::string(py::repr(whole)));
+  return whole.cast<std::uint64_t>();
+}
+int int_of(const py::object& value, const char* keyword) {
+  return static_cast<int>(whole_of(value, keyword, 0, std::numeric_limits<int>::max()));
+}
+std::optional<int> optional_int_of(const py::object& value, const char* keyword) {
+  if (value.is_none()) return std::nullopt;
+  return int_of(value, keyword);
+}
+std::uint64_t u64_of(const py::object& value, const char* keyword) {
+  return whole_of(value, keyword, 0, std::numeric_limits<std::uint64_t>::max());
+}
+// seed=None is melange.DEFAULT_SEED, the fixed seed every command uses.
+std::uint64_t seed_of(const py::object& seed) { return seed.is_none() ? kDefaultSeed : u64_of(seed, "seed"); }
 
 RunOptions options_of(const std::optional<int>& threads, const std::string& backend) {
   RunOptions o;
@@ -231,7 +260,7 @@ py::array serve(Job job, const py::object& count_arg, const py::object& out, con
                            : records_as<std::uint16_t>(job, out, options);
 }
 
-Job job_of(const std::string& algo, int n, int k, const std::vector<double>& weights, std::optional<std::uint64_t> seed,
+Job job_of(const std::string& algo, int n, int k, const std::vector<double>& weights, const py::object& seed,
            std::uint64_t first, const std::string& method, int bits) {
   Job job;
   job.algorithm = algorithm_of(algo);
@@ -375,11 +404,17 @@ py::array integer_records(const py::object& given) {
   return wide;
 }
 
-AuditResult audit_records(const py::object& given, int n, std::optional<int> k, bool position, bool hands,
+AuditResult audit_records(const py::object& given, std::optional<int> n_given, std::optional<int> k_given, bool position, bool hands,
                           const std::optional<std::string>& model, const std::string& algo, const std::string& method,
                           int bits, const std::variant<bool, std::string>& skip_invalid, bool stream_tests,
                           const std::vector<int>& lags) {
   const py::array data = integer_records(given);
+  // n and k from the array's shape where not given: its rows are
+  // permutations of n items, or deals of k of n when n says more.
+  const int items = static_cast<int>(std::min<py::ssize_t>(data.shape(1), std::numeric_limits<int>::max()));
+  const int n = n_given ? *n_given : items;
+  std::optional<int> k = k_given;
+  if (!k && n_given && items < *n_given) k = items;
   AuditRequest request;
   request.job.n = n;
   request.job.k = k ? *k : 0;
@@ -423,7 +458,7 @@ AuditResult audit_records(const py::object& given, int n, std::optional<int> k, 
 
 // An audit of a built-in shuffle, planned as `melange audit` plans it.
 AuditResult audit_builtin(const std::string& algo, int n, const py::object& trials_arg, std::optional<int> k,
-                          const std::vector<double>& weights, std::optional<std::uint64_t> seed, std::uint64_t first,
+                          const std::vector<double>& weights, const py::object& seed, std::uint64_t first,
                           const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
                           bool position, bool hands, const std::optional<std::string>& model, bool serial) {
   AuditRequest request;
@@ -450,7 +485,7 @@ AuditResult audit_builtin(const std::string& algo, int n, const py::object& tria
 py::dict exact_law(const std::string& algo, int n, std::optional<int> k, const std::vector<double>& weights,
                    const std::string& method, int bits, std::optional<int> threads) {
   Job job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
-                   std::nullopt, 0, method, bits);
+                   py::none(), 0, method, bits);
   job.trials = 1;
   validate_draws(job);
   AuditRequest request;
@@ -486,29 +521,31 @@ namespace {
 void add_sampling(py::module_& m) {
   m.def(
       "permutations",
-      [](int n, const py::object& count, const std::string& algo, std::optional<std::uint64_t> seed,
-         std::uint64_t first, const std::string& method, int bits, std::optional<int> threads,
+      [](const py::object& n, const py::object& count, const std::string& algo, const py::object& seed,
+         const py::object& first, const std::string& method, const py::object& bits, const py::object& threads,
          const std::string& backend, const py::object& out) {
         return guarded("count", [&] {
-          return serve(job_of(algo, n, 0, {}, seed, first, method, bits), count, out, options_of(threads, backend));
+          return serve(job_of(algo, int_of(n, "n"), 0, {}, seed, u64_of(first, "first"), method, int_of(bits, "bits")),
+                       count, out, options_of(optional_int_of(threads, "threads"), backend));
         });
       },
       py::arg("n"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "fisher-yates",
-      py::arg("seed") = py::none(), py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32,
+      py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"), py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32,
       py::arg("threads") = py::none(), py::arg("backend") = "auto", py::arg("out") = py::none(),
       "Permutations of trials first .. first+count-1: an array (count, n), uint8 when n <= 256, else uint16.");
 
   m.def(
       "deals",
-      [](int n, int k, const py::object& count, std::optional<std::uint64_t> seed, std::uint64_t first,
-         const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
-         const py::object& out) {
+      [](const py::object& n, const py::object& k, const py::object& count, const py::object& seed,
+         const py::object& first, const std::string& method, const py::object& bits, const py::object& threads,
+         const std::string& backend, const py::object& out) {
         return guarded("count", [&] {
-          return serve(job_of("partial", n, k, {}, seed, first, method, bits), count, out,
-                       options_of(threads, backend));
+          return serve(job_of("partial", int_of(n, "n"), int_of(k, "k"), {}, seed, u64_of(first, "first"), method,
+                              int_of(bits, "bits")),
+                       count, out, options_of(optional_int_of(threads, "threads"), backend));
         });
       },
-      py::arg("n"), py::arg("k"), py::arg("count") = py::none(), py::kw_only(), py::arg("seed") = py::none(),
+      py::arg("n"), py::arg("k"), py::arg("count") = py::none(), py::kw_only(), py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
       py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("out") = py::none(),
       "Deals of k of n items (the partial shuffle), in slot order: an array (count, k).");
@@ -516,15 +553,16 @@ void add_sampling(py::module_& m) {
   m.def(
       "weighted",
       [](const std::vector<double>& weights, const py::object& count, const std::string& algo,
-         std::optional<std::uint64_t> seed, std::uint64_t first, std::optional<int> threads,
-         const std::string& backend, const py::object& out) {
+         const py::object& seed, const py::object& first, const py::object& threads, const std::string& backend,
+         const py::object& out) {
         return guarded("count", [&] {
-          return serve(job_of(algo, static_cast<int>(weights.size()), 0, weights, seed, first, "batched", 32), count,
-                       out, options_of(threads, backend));
+          return serve(job_of(algo, static_cast<int>(weights.size()), 0, weights, seed, u64_of(first, "first"),
+                              "batched", 32),
+                       count, out, options_of(optional_int_of(threads, "threads"), backend));
         });
       },
       py::arg("weights"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "weighted",
-      py::arg("seed") = py::none(), py::arg("first") = 0, py::arg("threads") = py::none(),
+      py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"), py::arg("first") = 0, py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("out") = py::none(),
       "Weighted orders (Plackett-Luce, or algo='weighted-int-power'): an array (count, len(weights)).");
 }
@@ -533,8 +571,8 @@ void add_sampling(py::module_& m) {
 void add_integers(py::module_& m) {
   m.def(
       "integers",
-      [](std::uint64_t range, const py::object& count_arg, std::optional<std::uint64_t> seed,
-         std::uint64_t stream, const std::string& method, int bits, const py::object& out) {
+      [](const py::object& range_arg, const py::object& count_arg, const py::object& seed,
+         const py::object& stream_arg, const std::string& method, const py::object& bits, const py::object& out) {
         return guarded("count", [&] {
           std::optional<std::uint64_t> count = count_of(count_arg, "count");
           if (!count) {
@@ -544,7 +582,8 @@ void add_integers(py::module_& m) {
           if (*count > static_cast<std::uint64_t>(std::numeric_limits<py::ssize_t>::max()))
             throw UsageError("count of " + std::to_string(*count) + " values does not fit an array");
           py::array_t<std::uint32_t> a = out_array<std::uint32_t>(out, {static_cast<py::ssize_t>(*count)});
-          BoundedIntegers values(seed_of(seed), stream, range, spec_of(method, bits));
+          const std::uint64_t range = whole_of(range_arg, "range", 0, std::uint64_t{1} << 32);
+          BoundedIntegers values(seed_of(seed), u64_of(stream_arg, "stream"), range, spec_of(method, int_of(bits, "bits")));
           const std::span<std::uint32_t> all(a.mutable_data(), static_cast<std::size_t>(a.size()));
           // In pieces, the same values as one fill, so that Ctrl-C is heard.
           interruptible([&](const std::function<bool()>& stop) {
@@ -556,7 +595,7 @@ void add_integers(py::module_& m) {
           return a;
         });
       },
-      py::arg("range"), py::arg("count") = py::none(), py::kw_only(), py::arg("seed") = py::none(),
+      py::arg("range"), py::arg("count") = py::none(), py::kw_only(), py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
       py::arg("stream") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("out") = py::none(),
       "The first count values in [0, range) of one stream, as uint32 (the same as `melange bounded`).");
 }
@@ -579,17 +618,18 @@ void add_audits(py::module_& m) {
 
   m.def(
       "audit",
-      [](const std::string& algo, int n, const py::object& trials_arg, std::optional<int> k,
-         const std::vector<double>& weights, std::optional<std::uint64_t> seed, std::uint64_t first,
-         const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
+      [](const std::string& algo, const py::object& n, const py::object& trials_arg, const py::object& k,
+         const std::vector<double>& weights, const py::object& seed, const py::object& first,
+         const std::string& method, const py::object& bits, const py::object& threads, const std::string& backend,
          bool position, bool hands, const std::optional<std::string>& model, bool serial) {
         return guarded("trials", [&] {
-          return audit_builtin(algo, n, trials_arg, k, weights, seed, first, method, bits, threads, backend, position,
-                               hands, model, serial);
+          return audit_builtin(algo, int_of(n, "n"), trials_arg, optional_int_of(k, "k"), weights, seed,
+                               u64_of(first, "first"), method, int_of(bits, "bits"), optional_int_of(threads, "threads"),
+                               backend, position, hands, model, serial);
         });
       },
       py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("trials") = 1'000'000,
-      py::arg("k") = py::none(), py::arg("weights") = std::vector<double>{}, py::arg("seed") = py::none(),
+      py::arg("k") = py::none(), py::arg("weights") = std::vector<double>{}, py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
       py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("position") = false, py::arg("hands") = false,
       py::arg("model") = py::none(), py::arg("serial") = false,
@@ -598,15 +638,16 @@ void add_audits(py::module_& m) {
 
   m.def(
       "audit_records",
-      [](const py::object& records, int n, std::optional<int> k, bool position, bool hands,
-         const std::optional<std::string>& model, const std::string& algo, const std::string& method, int bits,
-         const std::variant<bool, std::string>& skip_invalid, bool stream_tests, const std::vector<int>& lags) {
+      [](const py::object& records, const py::object& n, const py::object& k, bool position, bool hands,
+         const std::optional<std::string>& model, const std::string& algo, const std::string& method,
+         const py::object& bits, const std::variant<bool, std::string>& skip_invalid, bool stream_tests,
+         const std::vector<int>& lags) {
         return guarded("trials", [&] {
-          return audit_records(records, n, k, position, hands, model, algo, method, bits, skip_invalid,
-                               stream_tests, lags);
+          return audit_records(records, optional_int_of(n, "n"), optional_int_of(k, "k"), position, hands, model, algo,
+                               method, int_of(bits, "bits"), skip_invalid, stream_tests, lags);
         });
       },
-      py::arg("records"), py::kw_only(), py::arg("n"), py::arg("k") = py::none(), py::arg("position") = false,
+      py::arg("records"), py::kw_only(), py::arg("n") = py::none(), py::arg("k") = py::none(), py::arg("position") = false,
       py::arg("hands") = false, py::arg("model") = py::none(), py::arg("algo") = "fisher-yates",
       py::arg("method") = "batched", py::arg("bits") = 32, py::arg("skip_invalid") = false,
       py::arg("stream_tests") = true, py::arg("lags") = std::vector<int>{1},
@@ -617,9 +658,12 @@ void add_audits(py::module_& m) {
 
   m.def(
       "exact",
-      [](const std::string& algo, int n, std::optional<int> k, const std::vector<double>& weights,
-         const std::string& method, int bits, std::optional<int> threads) {
-        return guarded("trials", [&] { return exact_law(algo, n, k, weights, method, bits, threads); });
+      [](const std::string& algo, const py::object& n, const py::object& k, const std::vector<double>& weights,
+         const std::string& method, const py::object& bits, const py::object& threads) {
+        return guarded("trials", [&] {
+          return exact_law(algo, int_of(n, "n"), optional_int_of(k, "k"), weights, method, int_of(bits, "bits"),
+                           optional_int_of(threads, "threads"));
+        });
       },
       py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("k") = py::none(),
       py::arg("weights") = std::vector<double>{}, py::arg("method") = "batched", py::arg("bits") = 32,

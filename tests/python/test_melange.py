@@ -5,6 +5,7 @@ MELANGE_CLI naming the melange program of the same build.
 """
 import json
 import os
+import re
 import subprocess
 import threading
 
@@ -290,3 +291,41 @@ def test_integers_with_no_seed_or_method_equal_melange_bounded_with_none():
     text = cli("bounded", "--range", 6, "--count", 40).decode()
     want = [int(v) for line in text.splitlines() if not line.startswith("#") for v in line.split()]
     assert melange.integers(6, 40).tolist() == want
+
+
+def test_integer_arguments_have_numpy_manners():
+    # Any integral NumPy scalar or Python int; not a bool, not a float.
+    want = melange.permutations(6, 3, seed=7, first=2)
+    got = melange.permutations(np.int16(6), np.int64(3), seed=np.uint64(7), first=np.int8(2), threads=np.int32(1))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(melange.deals(np.uint8(10), np.int64(3), 5), melange.deals(10, 3, 5))
+    for bad, kind, words in [
+        (dict(n=True), TypeError, re.escape("n must be an integer (a Python int or a NumPy integer), not bool")),
+        (dict(n=np.bool_(True)), TypeError, "not bool_"),
+        (dict(n=6.0), TypeError, "n must be an integer .* not float"),
+        (dict(n=6, seed=-1), ValueError, r"seed must be in 0 \.\. 2\*\*64 - 1; got -1"),
+        (dict(n=6, seed=2**64), ValueError, "got 18446744073709551616"),
+        (dict(n=6, first=-3), ValueError, "first must be in 0"),
+        (dict(n=6, threads=2.5), TypeError, "threads must be an integer"),
+    ]:
+        args = dict(count=2) | bad
+        with pytest.raises(kind, match=words):
+            melange.permutations(**args)
+    with pytest.raises(ValueError, match=re.escape("range must be in 0 .. 4294967296; got 4294967297")):
+        melange.integers(2**32 + 1, 3)
+    # seed=None is the fixed DEFAULT_SEED, named in every signature.
+    np.testing.assert_array_equal(melange.permutations(5, 4, seed=None), melange.permutations(5, 4, seed=melange.DEFAULT_SEED))
+    for f in (melange.permutations, melange.deals, melange.weighted, melange.integers, melange.audit):
+        assert "seed: object = DEFAULT_SEED" in f.__doc__, f.__doc__.splitlines()[0]
+
+
+def test_audit_records_reads_n_and_k_from_the_shape():
+    decks = melange.permutations(6, 3000, seed=5)
+    by_shape = json.loads(melange.audit_records(decks).to_json())
+    given = json.loads(melange.audit_records(decks, n=6).to_json())
+    assert by_shape["n"] == 6 and by_shape["histogram"] == given["histogram"]
+    hands = melange.deals(10, 3, 3000, seed=5)
+    deal = json.loads(melange.audit_records(hands, n=10).to_json())
+    assert deal["k"] == 3 and deal["histogram"] == json.loads(melange.audit_records(hands, n=10, k=3).to_json())["histogram"]
+    with pytest.raises(ValueError, match="records must be integers"):
+        melange.audit_records(np.zeros((4, 3)))

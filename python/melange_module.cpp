@@ -567,6 +567,31 @@ void add_sampling(py::module_& m) {
       "Weighted orders (Plackett-Luce, or algo='weighted-int-power'): an array (count, len(weights)).");
 }
 
+// The first `count` values in [0, range) of stream `stream`, as uint32.
+py::array_t<std::uint32_t> bounded_values(const py::object& range_arg, const py::object& count_arg, std::uint64_t seed,
+                                          std::uint64_t stream, const std::string& method, const py::object& bits,
+                                          const py::object& out) {
+  std::optional<std::uint64_t> count = count_of(count_arg, "count");
+  if (!count) {
+    if (out.is_none()) throw UsageError("give count, or out= to fill");
+    count = rows_of(out);
+  }
+  if (*count > static_cast<std::uint64_t>(std::numeric_limits<py::ssize_t>::max()))
+    throw UsageError("count of " + std::to_string(*count) + " values does not fit an array");
+  py::array_t<std::uint32_t> a = out_array<std::uint32_t>(out, {static_cast<py::ssize_t>(*count)});
+  const std::uint64_t range = whole_of(range_arg, "range", 0, std::uint64_t{1} << 32);
+  BoundedIntegers values(seed, stream, range, spec_of(method, int_of(bits, "bits")));
+  const std::span<std::uint32_t> all(a.mutable_data(), static_cast<std::size_t>(a.size()));
+  // In pieces, the same values as one fill, so that Ctrl-C is heard.
+  interruptible([&](const std::function<bool()>& stop) {
+    constexpr std::size_t kPiece = std::size_t{1} << 22;
+    for (std::size_t at = 0; at < all.size() && !stop(); at += kPiece)
+      values.fill(all.subspan(at, std::min(kPiece, all.size() - at)));
+    return 0;
+  }, all.size() <= kShortCallItems);
+  return a;
+}
+
 // One stream's bounded integers.
 void add_integers(py::module_& m) {
   m.def(
@@ -574,30 +599,219 @@ void add_integers(py::module_& m) {
       [](const py::object& range_arg, const py::object& count_arg, const py::object& seed,
          const py::object& stream_arg, const std::string& method, const py::object& bits, const py::object& out) {
         return guarded("count", [&] {
-          std::optional<std::uint64_t> count = count_of(count_arg, "count");
-          if (!count) {
-            if (out.is_none()) throw UsageError("give count, or out= to fill");
-            count = rows_of(out);
-          }
-          if (*count > static_cast<std::uint64_t>(std::numeric_limits<py::ssize_t>::max()))
-            throw UsageError("count of " + std::to_string(*count) + " values does not fit an array");
-          py::array_t<std::uint32_t> a = out_array<std::uint32_t>(out, {static_cast<py::ssize_t>(*count)});
-          const std::uint64_t range = whole_of(range_arg, "range", 0, std::uint64_t{1} << 32);
-          BoundedIntegers values(seed_of(seed), u64_of(stream_arg, "stream"), range, spec_of(method, int_of(bits, "bits")));
-          const std::span<std::uint32_t> all(a.mutable_data(), static_cast<std::size_t>(a.size()));
-          // In pieces, the same values as one fill, so that Ctrl-C is heard.
-          interruptible([&](const std::function<bool()>& stop) {
-            constexpr std::size_t kPiece = std::size_t{1} << 22;
-            for (std::size_t at = 0; at < all.size() && !stop(); at += kPiece)
-              values.fill(all.subspan(at, std::min(kPiece, all.size() - at)));
-            return 0;
-          }, all.size() <= kShortCallItems);
-          return a;
+          return bounded_values(range_arg, count_arg, seed_of(seed), u64_of(stream_arg, "stream"), method, bits, out);
         });
       },
       py::arg("range"), py::arg("count") = py::none(), py::kw_only(), py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
       py::arg("stream") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("out") = py::none(),
       "The first count values in [0, range) of one stream, as uint32 (the same as `melange bounded`).");
+}
+
+// x shuffled along `axis`, each slice by its own trial: slice i (C order
+// over the other axes) is put in the order of trial first + i's
+// permutation, as numpy.random.Generator.permuted shuffles slices
+// independently. Into `out` (x itself works) or a new array.
+py::array permuted(const py::object& x, const py::object& axis_arg, const py::object& seed, std::uint64_t first,
+                   const std::string& method, const py::object& threads, const std::string& backend,
+                   const py::object& out, std::uint64_t* rows_taken = nullptr) {
+  const py::module_ np = py::module_::import("numpy");
+  const py::array a = np.attr("asarray")(x);
+  if (a.ndim() == 0) throw UsageError("x must have at least one dimension to shuffle along");
+  const auto ndim = static_cast<std::int64_t>(a.ndim());
+  if (py::isinstance<py::bool_>(axis_arg) || !PyIndex_Check(axis_arg.ptr()))
+    throw py::type_error("axis must be an integer, not " + std::string(py::str(py::type::of(axis_arg).attr("__name__"))));
+  const auto axis = py::reinterpret_steal<py::int_>(PyNumber_Index(axis_arg.ptr())).cast<std::int64_t>();
+  if (axis < -ndim || axis >= ndim)
+    throw py::value_error("axis " + std::to_string(axis) + " is out of bounds for an array of " + std::to_string(ndim) +
+                          " dimensions");
+  const py::object moved = np.attr("moveaxis")(a, axis, -1);
+  const auto length = moved.attr("shape").cast<py::tuple>()[ndim - 1].cast<std::int64_t>();
+  const std::int64_t rows = length == 0 ? 0 : static_cast<std::int64_t>(a.size()) / length;
+  py::object result = a.attr("copy")();
+  if (rows > 0 && length > 1) {
+    const py::array order = serve(job_of("fisher-yates", static_cast<int>(length), 0, {}, seed, first, method, 32),
+                                  py::int_(rows), py::none(), options_of(optional_int_of(threads, "threads"), backend));
+    const py::object flat = moved.attr("reshape")(rows, length);
+    const py::object shuffled = np.attr("take_along_axis")(flat, order.attr("astype")(np.attr("intp")), 1);
+    result = np.attr("moveaxis")(shuffled.attr("reshape")(moved.attr("shape")), -1, axis);
+  }
+  if (rows_taken) *rows_taken = static_cast<std::uint64_t>(rows);
+  if (out.is_none()) return np.attr("ascontiguousarray")(result);
+  if (!py::isinstance<py::array>(out) || !out.attr("shape").equal(a.attr("shape")))
+    throw UsageError("out must be an array of x's shape " + std::string(py::str(a.attr("shape"))));
+  np.attr("copyto")(out, result);
+  return py::reinterpret_borrow<py::array>(out);
+}
+
+// A job's stream of trials as an object, NumPy's Generator for melange:
+// seed, the next trial index `first`, and `end`, the first index it may not
+// use. Each call takes the next trials and moves `first` past them, so that
+// calls in a row give the records of one range, as one call would.
+struct Stream {
+  std::uint64_t seed = kDefaultSeed;
+  std::uint64_t first = 0;
+  std::uint64_t end = std::numeric_limits<std::uint64_t>::max();  // exclusive; the root's last index is 2^64 - 2
+
+  // The next `count` trials (None: out's rows), checked against `end`.
+  std::uint64_t take(const py::object& count, const py::object& out) {
+    const std::optional<std::uint64_t> c = count_of(count, "count");
+    const std::uint64_t n = c ? *c : (out.is_none() ? 0 : rows_of(out));
+    if (n > end - first)
+      throw UsageError("this Stream has " + std::to_string(end - first) + " trials left before " +
+                       std::to_string(end) + " (its range ends there; spawn gave it that range)");
+    return n;
+  }
+  py::array serve_next(Job job, const py::object& count, const py::object& out, const RunOptions& options) {
+    const std::uint64_t n = take(count, out);
+    job.seed = seed;
+    job.first = first;
+    py::array a = serve(job, count, out, options);
+    first += n;
+    return a;
+  }
+};
+
+void add_stream(py::module_& m) {
+  constexpr std::uint64_t kDefaultSpan = std::uint64_t{1} << 48;
+  py::class_<Stream>(m, "Stream",
+                     "The trials of one job in order, as numpy.random.Generator is a stream of draws: each call "
+                     "takes the next trials (first, first + 1, ...) and moves first past them, so that calls in a "
+                     "row give what one call for all of them gives. spawn(k) hands out k Streams over disjoint "
+                     "ranges of trials, for workers.")
+      .def(py::init([](const py::object& seed, const py::object& first) {
+             return Stream{seed_of(seed), u64_of(first, "first")};
+           }),
+           py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"), py::arg("first") = 0)
+      .def_readonly("seed", &Stream::seed, "the job's seed")
+      .def_readonly("first", &Stream::first, "the next trial index a call takes")
+      .def_readonly("end", &Stream::end, "the first trial index this Stream may not take")
+      .def(
+          "permutations",
+          [](Stream& s, const py::object& n, const py::object& count, const std::string& algo,
+             const std::string& method, const py::object& bits, const py::object& threads, const std::string& backend,
+             const py::object& out) {
+            return guarded("count", [&] {
+              return s.serve_next(job_of(algo, int_of(n, "n"), 0, {}, py::none(), 0, method, int_of(bits, "bits")),
+                                  count, out, options_of(optional_int_of(threads, "threads"), backend));
+            });
+          },
+          py::arg("n"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "fisher-yates",
+          py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
+          py::arg("backend") = "auto", py::arg("out") = py::none(),
+          "The next count permutations: melange.permutations(n, count, seed=seed, first=first), then first += count.")
+      .def(
+          "deals",
+          [](Stream& s, const py::object& n, const py::object& k, const py::object& count, const std::string& method,
+             const py::object& bits, const py::object& threads, const std::string& backend, const py::object& out) {
+            return guarded("count", [&] {
+              return s.serve_next(job_of("partial", int_of(n, "n"), int_of(k, "k"), {}, py::none(), 0, method,
+                                         int_of(bits, "bits")),
+                                  count, out, options_of(optional_int_of(threads, "threads"), backend));
+            });
+          },
+          py::arg("n"), py::arg("k"), py::arg("count") = py::none(), py::kw_only(), py::arg("method") = "batched",
+          py::arg("bits") = 32, py::arg("threads") = py::none(), py::arg("backend") = "auto",
+          py::arg("out") = py::none(), "The next count deals of k of n: melange.deals(...) at first, then first += count.")
+      .def(
+          "weighted",
+          [](Stream& s, const std::vector<double>& weights, const py::object& count, const std::string& algo,
+             const py::object& threads, const std::string& backend, const py::object& out) {
+            return guarded("count", [&] {
+              return s.serve_next(job_of(algo, static_cast<int>(weights.size()), 0, weights, py::none(), 0, "batched", 32),
+                                  count, out, options_of(optional_int_of(threads, "threads"), backend));
+            });
+          },
+          py::arg("weights"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "weighted",
+          py::arg("threads") = py::none(), py::arg("backend") = "auto", py::arg("out") = py::none(),
+          "The next count weighted orders: melange.weighted(...) at first, then first += count.")
+      .def(
+          "integers",
+          [](Stream& s, const py::object& range, const py::object& count, const std::string& method,
+             const py::object& bits, const py::object& out) {
+            return guarded("count", [&] {
+              s.take(py::int_(1), py::none());
+              py::array_t<std::uint32_t> a = bounded_values(range, count, s.seed, s.first, method, bits, out);
+              ++s.first;
+              return a;
+            });
+          },
+          py::arg("range"), py::arg("count") = py::none(), py::kw_only(), py::arg("method") = "batched",
+          py::arg("bits") = 32, py::arg("out") = py::none(),
+          "count values in [0, range) from one stream, the trial index first (melange.integers(range, count, "
+          "seed=seed, stream=first)), then first += 1.")
+      .def(
+          "permuted",
+          [](Stream& s, const py::object& x, const py::object& axis, const std::string& method,
+             const py::object& threads, const std::string& backend, const py::object& out) {
+            return guarded("count", [&] {
+              const py::array a = py::module_::import("numpy").attr("asarray")(x);
+              const std::uint64_t length = a.ndim() ? static_cast<std::uint64_t>(a.shape(a.ndim() - 1)) : 1;
+              s.take(py::int_(length ? static_cast<std::uint64_t>(a.size()) / length : 0), py::none());
+              std::uint64_t rows = 0;
+              py::array r = permuted(x, axis, py::int_(s.seed), s.first, method, threads, backend, out, &rows);
+              s.first += rows;
+              return r;
+            });
+          },
+          py::arg("x"), py::kw_only(), py::arg("axis") = -1, py::arg("method") = "batched",
+          py::arg("threads") = py::none(), py::arg("backend") = "auto", py::arg("out") = py::none(),
+          "x shuffled along axis, slice i by trial first + i (melange.permuted at first), then first moves past "
+          "the slices.")
+      .def(
+          "spawn",
+          [](Stream& s, const py::object& k_arg, const py::object& span_arg) {
+            const std::uint64_t k = whole_of(k_arg, "k", 1, std::uint64_t{1} << 20);
+            const std::uint64_t span = span_arg.is_none() ? kDefaultSpan : whole_of(span_arg, "span", 1, ~std::uint64_t{0});
+            if (span > (s.end - s.first) / k)
+              throw py::value_error("spawn(" + std::to_string(k) + ", span=" + std::to_string(span) + ") needs " +
+                                    "k * span trials, and this Stream has " + std::to_string(s.end - s.first) + " left");
+            std::vector<Stream> children;
+            for (std::uint64_t i = 0; i < k; ++i)
+              children.push_back(Stream{s.seed, s.first + i * span, s.first + (i + 1) * span});
+            s.first += k * span;
+            return children;
+          },
+          py::arg("k"), py::arg("span") = py::none(),
+          "k Streams over disjoint ranges of this one's trials: child i takes trials first + i*span .. first + "
+          "(i+1)*span - 1 (span 2**48 unless given) and refuses to go past them; this Stream moves past all k "
+          "ranges. Children of one spawn, run anywhere, give exactly the records one process gives for the same "
+          "ranges.")
+      .def(
+          "jumped",
+          [](const Stream& s, const py::object& t_arg) {
+            const std::uint64_t t = u64_of(t_arg, "trials");
+            if (t > s.end - s.first)
+              throw py::value_error("jumped(" + std::to_string(t) + ") is past this Stream's end, " + std::to_string(s.end));
+            return Stream{s.seed, s.first + t, s.end};
+          },
+          py::arg("trials"), "A copy of this Stream moved on by `trials` trials; this one is unchanged.")
+      .def(py::pickle([](const Stream& s) { return py::make_tuple(s.seed, s.first, s.end); },
+                      [](const py::tuple& t) {
+                        if (t.size() != 3) throw py::value_error("a Stream's state is (seed, first, end)");
+                        return Stream{t[0].cast<std::uint64_t>(), t[1].cast<std::uint64_t>(), t[2].cast<std::uint64_t>()};
+                      }))
+      .def("__repr__", [](const Stream& s) {
+        return "melange.Stream(seed=" + std::to_string(s.seed) + ", first=" + std::to_string(s.first) +
+               (s.end == std::numeric_limits<std::uint64_t>::max() ? std::string() : ", end=" + std::to_string(s.end)) +
+               ")";
+      });
+}
+
+void add_permuted(py::module_& m) {
+  m.def(
+      "permuted",
+      [](const py::object& x, const py::object& axis, const py::object& seed, const py::object& first,
+         const std::string& method, const py::object& threads, const std::string& backend, const py::object& out) {
+        return guarded("count", [&] {
+          return permuted(x, axis, seed, u64_of(first, "first"), method, threads, backend, out);
+        });
+      },
+      py::arg("x"), py::kw_only(), py::arg("axis") = -1, py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
+      py::arg("first") = 0, py::arg("method") = "batched", py::arg("threads") = py::none(),
+      py::arg("backend") = "auto", py::arg("out") = py::none(),
+      "x with its slices along axis each shuffled, as numpy.random.Generator.permuted: slice i (in C order over "
+      "the other axes) takes the order of trial first + i's Fisher-Yates permutation. A new array, or out "
+      "(which may be x itself).");
 }
 
 // The audits and the exact law, and the result an audit returns.
@@ -679,5 +893,7 @@ PYBIND11_MODULE(melange, m) {
   m.attr("DEFAULT_SEED") = kDefaultSeed;
   add_sampling(m);
   add_integers(m);
+  add_stream(m);
+  add_permuted(m);
   add_audits(m);
 }

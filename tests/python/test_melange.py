@@ -5,6 +5,7 @@ MELANGE_CLI naming the melange program of the same build.
 """
 import json
 import os
+import pickle
 import re
 import subprocess
 import threading
@@ -329,3 +330,67 @@ def test_audit_records_reads_n_and_k_from_the_shape():
     assert deal["k"] == 3 and deal["histogram"] == json.loads(melange.audit_records(hands, n=10, k=3).to_json())["histogram"]
     with pytest.raises(ValueError, match="records must be integers"):
         melange.audit_records(np.zeros((4, 3)))
+
+
+def _spawned_decks(stream):
+    # A worker's job: its Stream's next 500 decks, then 300 more.
+    return np.concatenate([stream.permutations(52, 500), stream.permutations(52, 300)])
+
+
+def test_a_stream_gives_in_calls_what_one_call_gives():
+    s = melange.Stream(seed=11, first=5)
+    parts = [s.permutations(8, 100), s.deals(8, 3, 50), s.permutations(8, 25)]
+    assert s.first == 5 + 175
+    np.testing.assert_array_equal(parts[0], melange.permutations(8, 100, seed=11, first=5))
+    np.testing.assert_array_equal(parts[1], melange.deals(8, 3, 50, seed=11, first=105))
+    np.testing.assert_array_equal(parts[2], melange.permutations(8, 25, seed=11, first=155))
+    out = np.empty((10, 8), np.uint8)
+    s.permutations(8, out=out)
+    assert s.first == 190
+    dice = s.integers(6, 20)
+    np.testing.assert_array_equal(dice, melange.integers(6, 20, seed=11, stream=190))
+    assert s.first == 191
+    s = melange.Stream(seed=11, first=190)
+    jumped = s.jumped(1000)
+    assert (jumped.first, s.first) == (1190, 190)
+    assert pickle.loads(pickle.dumps(jumped)).first == 1190
+    assert repr(melange.Stream()) == f"melange.Stream(seed={melange.DEFAULT_SEED}, first=0)"
+
+
+def test_spawned_streams_in_a_process_pool_give_one_process_result():
+    import multiprocessing
+    root = melange.Stream(seed=2026)
+    children = root.spawn(4, span=10_000)
+    assert [c.first for c in children] == [0, 10_000, 20_000, 30_000] and root.first == 40_000
+    with multiprocessing.get_context("fork").Pool(4) as pool:
+        pooled = pool.map(_spawned_decks, children)
+    for i, decks in enumerate(pooled):
+        np.testing.assert_array_equal(decks, melange.permutations(52, 800, seed=2026, first=10_000 * i))
+    # A child refuses to run into its neighbour's range.
+    child = melange.Stream(seed=2026).spawn(2, span=100)[0]
+    child.permutations(4, 100)
+    with pytest.raises(ValueError, match="has 0 trials left before 100"):
+        child.permutations(4, 1)
+    with pytest.raises(ValueError, match="needs k \\* span trials"):
+        melange.Stream(first=2**64 - 10).spawn(4, span=5)
+
+
+def test_permuted_shuffles_each_slice_by_its_own_trial():
+    x = np.arange(3 * 5 * 7).reshape(3, 5, 7)
+    got = melange.permuted(x, axis=1, seed=9, first=40)
+    orders = melange.permutations(5, 21, seed=9, first=40)  # one per slice: (3, 7) slices in C order
+    for i in range(3):
+        for j in range(7):
+            np.testing.assert_array_equal(got[i, :, j], x[i, orders[i * 7 + j], j])
+    np.testing.assert_array_equal(np.sort(got, axis=1), x)
+    # In place, and from a Stream, which moves past its slices.
+    y = x.copy()
+    assert melange.permuted(y, axis=-1, seed=9, out=y) is y
+    np.testing.assert_array_equal(y, melange.permuted(x, seed=9))
+    s = melange.Stream(seed=9, first=40)
+    np.testing.assert_array_equal(s.permuted(x, axis=1), got)
+    assert s.first == 61
+    with pytest.raises(ValueError, match="axis 3 is out of bounds"):
+        melange.permuted(x, axis=3)
+    with pytest.raises(ValueError, match="out must be an array of x's shape"):
+        melange.permuted(x, out=np.empty((2, 2)))

@@ -61,6 +61,10 @@ SCRATCH.mkdir(parents=True, exist_ok=True)
 setup(
     version=cmake_version(),
     ext_modules=[CMakeExtension("melange")],
+    # The module's type stubs, as a PEP 561 stub-only package beside it.
+    packages=["melange-stubs"],
+    package_dir={"melange-stubs": "python/melange-stubs"},
+    package_data={"melange-stubs": ["__init__.pyi"]},
     cmdclass={"build_ext": CMakeBuild},
     options={"build": {"build_base": str(SCRATCH)}, "egg_info": {"egg_base": str(SCRATCH)}},
     zip_safe=False,

@@ -39,6 +39,8 @@
 #include "melange/report/audit.hpp"
 #include "melange/report/exact.hpp"
 
+#include "docstrings.hpp"
+
 namespace py = pybind11;
 using namespace melange;
 
@@ -532,7 +534,7 @@ void add_sampling(py::module_& m) {
       py::arg("n"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "fisher-yates",
       py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"), py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32,
       py::arg("threads") = py::none(), py::arg("backend") = "auto", py::arg("out") = py::none(),
-      "Permutations of trials first .. first+count-1: an array (count, n), uint8 when n <= 256, else uint16.");
+      python_docs::kPermutations);
 
   m.def(
       "deals",
@@ -548,7 +550,7 @@ void add_sampling(py::module_& m) {
       py::arg("n"), py::arg("k"), py::arg("count") = py::none(), py::kw_only(), py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
       py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("out") = py::none(),
-      "Deals of k of n items (the partial shuffle), in slot order: an array (count, k).");
+      python_docs::kDeals);
 
   m.def(
       "weighted",
@@ -564,7 +566,7 @@ void add_sampling(py::module_& m) {
       py::arg("weights"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "weighted",
       py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"), py::arg("first") = 0, py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("out") = py::none(),
-      "Weighted orders (Plackett-Luce, or algo='weighted-int-power'): an array (count, len(weights)).");
+      python_docs::kWeighted);
 }
 
 // The first `count` values in [0, range) of stream `stream`, as uint32.
@@ -604,7 +606,7 @@ void add_integers(py::module_& m) {
       },
       py::arg("range"), py::arg("count") = py::none(), py::kw_only(), py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
       py::arg("stream") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("out") = py::none(),
-      "The first count values in [0, range) of one stream, as uint32 (the same as `melange bounded`).");
+      python_docs::kIntegers);
 }
 
 // x shuffled along `axis`, each slice by its own trial: slice i (C order
@@ -673,11 +675,7 @@ struct Stream {
 
 void add_stream(py::module_& m) {
   constexpr std::uint64_t kDefaultSpan = std::uint64_t{1} << 48;
-  py::class_<Stream>(m, "Stream",
-                     "The trials of one job in order, as numpy.random.Generator is a stream of draws: each call "
-                     "takes the next trials (first, first + 1, ...) and moves first past them, so that calls in a "
-                     "row give what one call for all of them gives. spawn(k) hands out k Streams over disjoint "
-                     "ranges of trials, for workers.")
+  py::class_<Stream>(m, "Stream", python_docs::kStream)
       .def(py::init([](const py::object& seed, const py::object& first) {
              return Stream{seed_of(seed), u64_of(first, "first")};
            }),
@@ -809,9 +807,7 @@ void add_permuted(py::module_& m) {
       py::arg("x"), py::kw_only(), py::arg("axis") = -1, py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
       py::arg("first") = 0, py::arg("method") = "batched", py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("out") = py::none(),
-      "x with its slices along axis each shuffled, as numpy.random.Generator.permuted: slice i (in C order over "
-      "the other axes) takes the order of trial first + i's Fisher-Yates permutation. A new array, or out "
-      "(which may be x itself).");
+      python_docs::kPermuted);
 }
 
 // The audits and the exact law, and the result an audit returns.
@@ -847,8 +843,7 @@ void add_audits(py::module_& m) {
       py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("position") = false, py::arg("hands") = false,
       py::arg("model") = py::none(), py::arg("serial") = false,
-      "Run a built-in shuffle `trials` times and test the tallies (as `melange audit`); with serial, also as a "
-      "stream, each trial against the one before it (as `melange audit --serial`).");
+      python_docs::kAudit);
 
   m.def(
       "audit_records",
@@ -865,10 +860,7 @@ void add_audits(py::module_& m) {
       py::arg("hands") = false, py::arg("model") = py::none(), py::arg("algo") = "fisher-yates",
       py::arg("method") = "batched", py::arg("bits") = 32, py::arg("skip_invalid") = false,
       py::arg("stream_tests") = true, py::arg("lags") = std::vector<int>{1},
-      "Audit records made anywhere: a 2-D integer array, a permutation of 0..n-1 (or a deal of k) a row, in "
-      "the order the shuffler made them. skip_invalid=True counts and skips wrong rows up to 1% of them "
-      "(more is an error), skip_invalid='all' any number. With stream_tests (the default) the rows are also read as a stream: "
-      "repeats, serial pairs, rising sequences, and each row relabeled by the row `lag` before it.");
+      python_docs::kAuditRecords);
 
   m.def(
       "exact",
@@ -882,13 +874,13 @@ void add_audits(py::module_& m) {
       py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("k") = py::none(),
       py::arg("weights") = std::vector<double>{}, py::arg("method") = "batched", py::arg("bits") = 32,
       py::arg("threads") = py::none(),
-      "The exact law of an algorithm, every random path walked: probabilities by rank, as exact fractions too.");
+      python_docs::kExact);
 }
 
 }  // namespace
 
 PYBIND11_MODULE(melange, m) {
-  m.doc() = "Reproducible shuffles from Philox4x32-10 streams, and audits of their bias.";
+  m.doc() = python_docs::kModule;
   m.attr("__version__") = std::string(kVersion);
   m.attr("DEFAULT_SEED") = kDefaultSeed;
   add_sampling(m);

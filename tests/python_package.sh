@@ -27,6 +27,15 @@ echo "ok    pip show melange: $shown, the CMake project's"
 
 MELANGE_CLI=$cli "$py" -m pytest -q -p no:cacheprovider "$src/tests/python"
 
+# The stubs pip installed, as a typed caller meets them.
+"$py" "$src/examples/typed_use.py"
+if "$py" -c 'import mypy' 2>/dev/null; then
+  "$py" -m mypy --strict --no-incremental "$src/examples/typed_use.py"
+  echo "ok    mypy --strict passes examples/typed_use.py against the installed stubs"
+else
+  echo "skip  mypy is not installed: the stubs were not checked"
+fi
+
 "$py" -m pip uninstall --yes --quiet melange
 if "$py" -c 'import melange' 2>/dev/null; then echo "FAIL  melange still imports after pip uninstall"; exit 1; fi
 echo "ok    pip uninstall removed it"

@@ -394,3 +394,16 @@ def test_permuted_shuffles_each_slice_by_its_own_trial():
         melange.permuted(x, axis=3)
     with pytest.raises(ValueError, match="out must be an array of x's shape"):
         melange.permuted(x, out=np.empty((2, 2)))
+
+
+def test_every_function_has_numpy_style_docs_whose_examples_run():
+    import doctest
+    for name in ("permutations", "deals", "weighted", "integers", "permuted", "audit", "audit_records", "exact",
+                 "Stream"):
+        doc = getattr(melange, name).__doc__
+        for section in ("Parameters\n----------", "Examples\n--------"):
+            assert section in doc, f"{name}: no {section.splitlines()[0]}"
+        if name != "Stream":
+            assert "Returns\n-------" in doc and "Raises\n------" in doc, name
+    result = doctest.testmod(melange, extraglobs={"melange": melange})
+    assert result.failed == 0 and result.attempted >= 15, result

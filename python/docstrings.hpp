@@ -1,0 +1,300 @@
+// The module's docstrings, numpydoc style, so that help(melange) reads as
+// NumPy's does. Signatures come from pybind11; these say the rest.
+#pragma once
+
+namespace melange::python_docs {
+
+inline constexpr const char* kModule = R"(Reproducible shuffles from Philox4x32-10 streams, and audits of their bias.
+
+Every record is trial t of a job (seed, algorithm, n): the same bits on any
+machine, thread count or backend. Sampling: permutations, deals, weighted,
+integers, permuted, and Stream (a job's trials in order, with spawn for
+workers). Auditing: audit (a built-in shuffle), audit_records (records made
+anywhere), exact (an algorithm's exact law).
+
+Integer arguments take a Python int or any NumPy integer, not a bool or a
+float. seed defaults to DEFAULT_SEED, a fixed constant: two calls without a
+seed give the same records.
+)";
+
+inline constexpr const char* kPermutations = R"(Permutations of trials first .. first + count - 1.
+
+Parameters
+----------
+n : int
+    Items, 1 .. 65536.
+count : int, optional
+    Records; a whole float such as 1e6 works. Omitted: out's rows.
+algo : str
+    fisher-yates (default), naive-swap, sattolo, sort-binary-insertion, ...
+seed : int, optional
+    The job's 64-bit seed; None or omitted is DEFAULT_SEED.
+first : int
+    The first trial's index: record r is trial first + r.
+method : str
+    Bounded-integer method: batched (default), lemire, modulo, rejection, multiply.
+bits : int
+    Source width, 1 .. 32 (batched needs 32).
+threads : int, optional
+    Worker threads (default: one per hardware thread); the records do not depend on it.
+backend : str
+    auto, scalar, simd, avx512, avx2 or cuda; the records do not depend on it.
+out : numpy.ndarray, optional
+    A C-contiguous (count, n) array of the dtype below to fill.
+
+Returns
+-------
+numpy.ndarray
+    (count, n), uint8 when n <= 256, else uint16: row r holds the item at each position.
+
+Raises
+------
+ValueError
+    A value out of range, an unknown name, an out of the wrong shape or dtype.
+TypeError
+    An integer argument given as a bool or a float.
+
+Examples
+--------
+>>> import melange
+>>> melange.permutations(4, 3, seed=1).shape
+(3, 4)
+)";
+
+inline constexpr const char* kDeals = R"(Deals of k of n items (the partial shuffle), in slot order.
+
+Parameters
+----------
+n, k : int
+    Items in the deck and items dealt, 1 <= k <= n.
+count, seed, first, method, bits, threads, backend, out
+    As for permutations.
+
+Returns
+-------
+numpy.ndarray
+    (count, k), uint8 when n <= 256, else uint16.
+
+Raises
+------
+ValueError, TypeError
+    As for permutations; k above n.
+
+Examples
+--------
+>>> melange.deals(52, 5, 2, seed=3).shape
+(2, 5)
+)";
+
+inline constexpr const char* kWeighted = R"(Weighted orders: Plackett-Luce, or algo='weighted-int-power'.
+
+Parameters
+----------
+weights : sequence of float
+    One weight per item, finite and above 0.
+count, seed, first, threads, backend, out
+    As for permutations.
+
+Returns
+-------
+numpy.ndarray
+    (count, len(weights)).
+
+Raises
+------
+ValueError, TypeError
+    As for permutations; a weight that is not finite and above 0.
+
+Examples
+--------
+>>> melange.weighted([1, 2.5, 4], 2, seed=5).shape
+(2, 3)
+)";
+
+inline constexpr const char* kIntegers = R"(The first count values in [0, range) of one stream, as `melange bounded` prints them.
+
+Parameters
+----------
+range : int
+    Exclusive upper bound, 1 .. 2**32.
+count : int, optional
+    Values; omitted: out's length.
+seed : int, optional
+    As for permutations.
+stream : int
+    The stream (trial) index the values come from.
+method, bits
+    As for permutations.
+out : numpy.ndarray, optional
+    A C-contiguous uint32 array of length count.
+
+Returns
+-------
+numpy.ndarray
+    (count,) uint32.
+
+Raises
+------
+ValueError, TypeError
+    As for permutations.
+
+Examples
+--------
+>>> melange.integers(6, 5, seed=1).shape
+(5,)
+)";
+
+inline constexpr const char* kPermuted = R"(x with its slices along axis each shuffled, as numpy.random.Generator.permuted.
+
+Slice i, in C order over the other axes, takes the order of trial
+first + i's Fisher-Yates permutation of x.shape[axis] items.
+
+Parameters
+----------
+x : array_like
+    The array to shuffle; it is not changed unless it is out.
+axis : int
+    The axis along which each slice is shuffled (default: the last).
+seed, first, method, threads, backend
+    As for permutations.
+out : numpy.ndarray, optional
+    An array of x's shape to write to; x itself works.
+
+Returns
+-------
+numpy.ndarray
+    The shuffled array: out, or a new C-contiguous array.
+
+Raises
+------
+ValueError
+    An axis out of bounds, an out of another shape.
+
+Examples
+--------
+>>> import numpy as np
+>>> melange.permuted(np.arange(6).reshape(2, 3), axis=1, seed=2).shape
+(2, 3)
+)";
+
+inline constexpr const char* kStream = R"(A job's trials in order, as a numpy.random.Generator is a stream of draws.
+
+Each call takes the next trials (first, first + 1, ...) and moves first
+past them, so that calls in a row give what one call for all of them
+gives: Stream(seed=s).permutations(n, a) then .permutations(n, b) equal
+melange.permutations(n, a + b, seed=s). spawn(k) hands out k Streams over
+disjoint ranges of trials, for workers; a Stream pickles.
+
+Parameters
+----------
+seed : int, optional
+    The job's seed; None or omitted is DEFAULT_SEED.
+first : int
+    The next trial a call takes.
+
+Examples
+--------
+>>> s = melange.Stream(seed=7)
+>>> a = s.permutations(52, 10)
+>>> s.first
+10
+>>> workers = s.spawn(4, span=1000)
+>>> [w.first for w in workers]
+[10, 1010, 2010, 3010]
+)";
+
+inline constexpr const char* kAudit = R"(Run a built-in shuffle trials times and test its tallies, as `melange audit`.
+
+Parameters
+----------
+algo, n, k, weights, seed, first, method, bits, threads, backend
+    The job, as for permutations and deals.
+trials : int
+    Trials to run (1e6 works).
+position : bool
+    Also tally and test the item x position matrix.
+hands : bool
+    Deals: also tally the hands.
+model : str, optional
+    Test against 'exact' (the algorithm's own law) or 'plackett-luce' instead of uniform.
+serial : bool
+    Also audit the trials as a stream, each against the one before it.
+
+Returns
+-------
+AuditResult
+    verdict ('PASS', 'WEAK', 'FAIL'), tests, counts, and to_json() (the document `melange audit --json` writes,
+    its verdict in plain words under "plain").
+
+Raises
+------
+ValueError, TypeError
+    As for permutations; a job the memory cap or the tests cannot take.
+
+Examples
+--------
+>>> melange.audit(algo="naive-swap", n=4, trials=100_000).verdict
+'FAIL'
+)";
+
+inline constexpr const char* kAuditRecords = R"(Audit records made anywhere, in the order the shuffler made them.
+
+Parameters
+----------
+records : array_like
+    A 2-D integer array, a permutation of 0..n-1 (or a deal of k of them) a row.
+n : int, optional
+    Items; omitted: the rows' length.
+k : int, optional
+    Items a deal; omitted: the rows' length when n is larger.
+position, hands, model, algo, method, bits
+    As for audit (algo, method and bits name the model='exact' law).
+skip_invalid : bool or 'all'
+    True counts and skips wrong rows up to 1% of them (more is an error); 'all' any number.
+stream_tests : bool
+    Also test the rows as a stream: repeats, serial pairs, rising sequences, lags.
+lags : sequence of int
+    The lags of the relabeled-record tests (default [1]).
+
+Returns
+-------
+AuditResult
+
+Raises
+------
+ValueError
+    Rows that are not integers or not 2-D, a wrong row (unless skip_invalid), too many wrong rows.
+
+Examples
+--------
+>>> decks = melange.permutations(5, 10_000, seed=1)
+>>> melange.audit_records(decks).verdict
+'PASS'
+)";
+
+inline constexpr const char* kExact = R"(The exact law of an algorithm, every random path walked, as `melange exact`.
+
+Parameters
+----------
+algo, n, k, weights, method, bits, threads
+    The job, as for audit.
+
+Returns
+-------
+dict
+    probabilities (numpy.ndarray by rank), numerators and denominators (exact fractions as ints), labels,
+    mean_words, json.
+
+Raises
+------
+ValueError
+    A job too large to walk.
+
+Examples
+--------
+>>> law = melange.exact(algo="naive-swap", n=3)
+>>> sum(law["numerators"][i] / law["denominators"][i] for i in range(6))
+1.0
+)";
+
+}  // namespace melange::python_docs

@@ -14,8 +14,8 @@ def decks_and_verdict(seed: int) -> tuple[npt.NDArray[np.uint8 | np.uint16], str
     verdict = melange.audit_records(hands, n=52).verdict
     shuffled = melange.permuted(np.arange(12).reshape(3, 4), axis=1, seed=None)
     assert shuffled.shape == (3, 4)
-    dice: npt.NDArray[np.uint32] = melange.integers(6, 100, seed=seed, stream=1)
-    assert int(dice.max()) < 6
+    dice = melange.integers(1, 7, size=100, seed=seed, stream=1)
+    assert 1 <= int(dice.min()) and int(dice.max()) <= 6
     return decks, verdict
 
 

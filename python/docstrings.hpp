@@ -111,14 +111,23 @@ Examples
 (2, 3)
 )";
 
-inline constexpr const char* kIntegers = R"(The first count values in [0, range) of one stream, as `melange bounded` prints them.
+inline constexpr const char* kIntegers = R"(Integers in [low, high) from one stream, as numpy.random.Generator.integers is called.
+
+The values are the draws `melange bounded --range (high - low)` prints for
+the same seed and stream, plus low.
 
 Parameters
 ----------
-range : int
-    Exclusive upper bound, 1 .. 2**32.
-count : int, optional
-    Values; omitted: out's length.
+low : int
+    The lowest value (or, with high None, the exclusive upper bound and low 0).
+high : int, optional
+    One above the highest value (the highest itself with endpoint).
+size : int or tuple of ints, optional
+    The output's shape; None: one value (or out's shape).
+endpoint : bool
+    Include high.
+dtype : integer dtype
+    numpy.int64 by default; low .. high must fit it.
 seed : int, optional
     As for permutations.
 stream : int
@@ -126,22 +135,26 @@ stream : int
 method, bits
     As for permutations.
 out : numpy.ndarray, optional
-    A C-contiguous uint32 array of length count.
+    An array of dtype and size's shape to fill.
 
 Returns
 -------
-numpy.ndarray
-    (count,) uint32.
+numpy.ndarray or numpy integer
+    Of dtype and shape size (one value when size and out are None).
 
 Raises
 ------
-ValueError, TypeError
-    As for permutations.
+ValueError
+    high - low (+1 with endpoint) outside 1 .. 2**32, a range the dtype cannot hold, a wrong out.
+TypeError
+    A bool or float bound, a dtype that is not an integer dtype.
 
 Examples
 --------
->>> melange.integers(6, 5, seed=1).shape
+>>> melange.integers(1, 7, size=5, seed=1).shape
 (5,)
+>>> int(melange.integers(6, seed=1)) < 6
+True
 )";
 
 inline constexpr const char* kPermuted = R"(x with its slices along axis each shuffled, as numpy.random.Generator.permuted.

@@ -594,19 +594,82 @@ py::array_t<std::uint32_t> bounded_values(const py::object& range_arg, const py:
   return a;
 }
 
+// Integers in [low, high) (or [low, high] with endpoint) of one stream, as
+// numpy.random.Generator.integers is called: high None means [0, low);
+// size an int, a shape or None (one value). The values are the bounded
+// draws of `melange bounded --range (high - low)`, shifted by low, in
+// dtype.
+py::object numpy_integers(const py::object& low_arg, const py::object& high_arg, const py::object& size,
+                          bool endpoint, const py::object& dtype_arg, std::uint64_t seed, std::uint64_t stream,
+                          const std::string& method, const py::object& bits, const py::object& out) {
+  const py::module_ np = py::module_::import("numpy");
+  const auto integer = [](const py::object& v, const char* keyword) {
+    if (py::isinstance<py::bool_>(v) || !PyIndex_Check(v.ptr()))
+      throw py::type_error(std::string(keyword) + " must be an integer, not " +
+                           std::string(py::str(py::type::of(v).attr("__name__"))));
+    return py::reinterpret_steal<py::int_>(PyNumber_Index(v.ptr()));
+  };
+  py::int_ low = integer(low_arg, "low"), high;
+  if (high_arg.is_none()) {
+    high = low;
+    low = py::int_(0);
+  } else {
+    high = integer(high_arg, "high");
+  }
+  const py::object width = high.attr("__sub__")(low).attr("__add__")(py::int_(endpoint ? 1 : 0));
+  if (width.attr("__lt__")(py::int_(1)).cast<bool>() ||
+      width.attr("__gt__")(py::int_(std::uint64_t{1} << 32)).cast<bool>())
+    throw py::value_error("high - low must be 1 .. 2**32 (" + std::string(endpoint ? "high - low + 1, with endpoint" : "high excluded") +
+                          "); got low " + std::string(py::str(low)) + ", high " + std::string(py::str(high)));
+  const py::object dtype = np.attr("dtype")(dtype_arg);
+  if (dtype.attr("kind").cast<std::string>().find_first_of("iu") == std::string::npos)
+    throw py::type_error("dtype must be an integer dtype; got " + std::string(py::str(dtype)));
+  const py::object info = np.attr("iinfo")(dtype);
+  const py::object top = high.attr("__sub__")(py::int_(endpoint ? 0 : 1));
+  if (low.attr("__lt__")(info.attr("min")).cast<bool>() || top.attr("__gt__")(info.attr("max")).cast<bool>())
+    throw py::value_error("low .. high does not fit dtype " + std::string(py::str(dtype)));
+  if (!out.is_none() && !py::isinstance<py::array>(out))
+    throw py::value_error("out must be a NumPy array of dtype " + std::string(py::str(dtype)) + "; got " +
+                          std::string(py::str(py::type::of(out).attr("__name__"))));
+  // The shape: size, or out's, or one value.
+  py::object shape = size;
+  if (shape.is_none() && !out.is_none()) shape = out.attr("shape");
+  const bool scalar = shape.is_none();
+  if (scalar) shape = py::make_tuple(1);
+  if (PyIndex_Check(shape.ptr())) shape = py::make_tuple(integer(shape, "size"));
+  std::uint64_t count = 1;
+  for (const py::handle d : shape.cast<py::tuple>()) count *= whole_of(py::reinterpret_borrow<py::object>(d), "size", 0, ~std::uint64_t{0} >> 1);
+  const py::array drawn = bounded_values(width, py::int_(count), seed, stream, method, bits, py::none());
+  const py::object values = drawn.attr("astype")(dtype).attr("reshape")(shape).attr("__add__")(low.attr("__int__")());
+  if (!out.is_none()) {
+    const bool fits = py::isinstance<py::array>(out) && out.attr("dtype").attr("__eq__")(dtype).cast<bool>() &&
+                      out.attr("shape").attr("__eq__")(values.attr("shape")).cast<bool>();
+    if (!fits)
+      throw py::value_error("out must be a " + std::string(py::str(dtype)) + " array of shape " +
+                            std::string(py::str(values.attr("shape"))));
+    np.attr("copyto")(out, values);
+    return out;
+  }
+  if (scalar) return values.attr("__getitem__")(0);
+  return values;
+}
+
 // One stream's bounded integers.
 void add_integers(py::module_& m) {
   m.def(
       "integers",
-      [](const py::object& range_arg, const py::object& count_arg, const py::object& seed,
-         const py::object& stream_arg, const std::string& method, const py::object& bits, const py::object& out) {
-        return guarded("count", [&] {
-          return bounded_values(range_arg, count_arg, seed_of(seed), u64_of(stream_arg, "stream"), method, bits, out);
+      [](const py::object& low, const py::object& high, const py::object& size, bool endpoint,
+         const py::object& dtype, const py::object& seed, const py::object& stream, const std::string& method,
+         const py::object& bits, const py::object& out) {
+        return guarded("size", [&] {
+          return numpy_integers(low, high, size, endpoint, dtype, seed_of(seed), u64_of(stream, "stream"), method,
+                                bits, out);
         });
       },
-      py::arg("range"), py::arg("count") = py::none(), py::kw_only(), py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
-      py::arg("stream") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("out") = py::none(),
-      python_docs::kIntegers);
+      py::arg("low"), py::arg("high") = py::none(), py::arg("size") = py::none(), py::kw_only(),
+      py::arg("endpoint") = false, py::arg_v("dtype", py::module_::import("numpy").attr("int64"), "numpy.int64"),
+      py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"), py::arg("stream") = 0, py::arg("method") = "batched",
+      py::arg("bits") = 32, py::arg("out") = py::none(), python_docs::kIntegers);
 }
 
 // x shuffled along `axis`, each slice by its own trial: slice i (C order
@@ -724,19 +787,19 @@ void add_stream(py::module_& m) {
           "The next count weighted orders: melange.weighted(...) at first, then first += count.")
       .def(
           "integers",
-          [](Stream& s, const py::object& range, const py::object& count, const std::string& method,
-             const py::object& bits, const py::object& out) {
-            return guarded("count", [&] {
+          [](Stream& s, const py::object& low, const py::object& high, const py::object& size, bool endpoint,
+             const py::object& dtype, const std::string& method, const py::object& bits, const py::object& out) {
+            return guarded("size", [&] {
               s.take(py::int_(1), py::none());
-              py::array_t<std::uint32_t> a = bounded_values(range, count, s.seed, s.first, method, bits, out);
+              py::object values = numpy_integers(low, high, size, endpoint, dtype, s.seed, s.first, method, bits, out);
               ++s.first;
-              return a;
+              return values;
             });
           },
-          py::arg("range"), py::arg("count") = py::none(), py::kw_only(), py::arg("method") = "batched",
-          py::arg("bits") = 32, py::arg("out") = py::none(),
-          "count values in [0, range) from one stream, the trial index first (melange.integers(range, count, "
-          "seed=seed, stream=first)), then first += 1.")
+          py::arg("low"), py::arg("high") = py::none(), py::arg("size") = py::none(), py::kw_only(),
+          py::arg("endpoint") = false, py::arg_v("dtype", py::module_::import("numpy").attr("int64"), "numpy.int64"),
+          py::arg("method") = "batched", py::arg("bits") = 32, py::arg("out") = py::none(),
+          "Integers as melange.integers(low, high, size, seed=seed, stream=first) gives them, then first += 1.")
       .def(
           "permuted",
           [](Stream& s, const py::object& x, const py::object& axis, const std::string& method,

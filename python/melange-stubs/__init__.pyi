@@ -23,9 +23,11 @@ def deals(n: Integer, k: Integer, count: Optional[Count] = None, *, seed: Seed =
 def weighted(weights: Sequence[float], count: Optional[Count] = None, *, algo: str = "weighted", seed: Seed = ...,
              first: Integer = 0, threads: Optional[Integer] = None, backend: str = "auto",
              out: Optional[npt.NDArray[Any]] = None) -> Records: ...
-def integers(range: Integer, count: Optional[Count] = None, *, seed: Seed = ..., stream: Integer = 0,
-             method: str = "batched", bits: Integer = 32,
-             out: Optional[npt.NDArray[np.uint32]] = None) -> npt.NDArray[np.uint32]: ...
+Shape = Union[SupportsIndex, Sequence[SupportsIndex]]
+
+def integers(low: Integer, high: Optional[Integer] = None, size: Optional[Shape] = None, *, endpoint: bool = False,
+             dtype: npt.DTypeLike = ..., seed: Seed = ..., stream: Integer = 0, method: str = "batched",
+             bits: Integer = 32, out: Optional[npt.NDArray[np.integer[Any]]] = None) -> Any: ...
 def permuted(x: npt.ArrayLike, *, axis: Integer = -1, seed: Seed = ..., first: Integer = 0, method: str = "batched",
              threads: Optional[Integer] = None, backend: str = "auto",
              out: Optional[npt.NDArray[Any]] = None) -> npt.NDArray[Any]: ...
@@ -44,8 +46,9 @@ class Stream:
     def weighted(self, weights: Sequence[float], count: Optional[Count] = None, *, algo: str = "weighted",
                  threads: Optional[Integer] = None, backend: str = "auto",
                  out: Optional[npt.NDArray[Any]] = None) -> Records: ...
-    def integers(self, range: Integer, count: Optional[Count] = None, *, method: str = "batched",
-                 bits: Integer = 32, out: Optional[npt.NDArray[np.uint32]] = None) -> npt.NDArray[np.uint32]: ...
+    def integers(self, low: Integer, high: Optional[Integer] = None, size: Optional[Shape] = None, *,
+                 endpoint: bool = False, dtype: npt.DTypeLike = ..., method: str = "batched", bits: Integer = 32,
+                 out: Optional[npt.NDArray[np.integer[Any]]] = None) -> Any: ...
     def permuted(self, x: npt.ArrayLike, *, axis: Integer = -1, method: str = "batched",
                  threads: Optional[Integer] = None, backend: str = "auto",
                  out: Optional[npt.NDArray[Any]] = None) -> npt.NDArray[Any]: ...

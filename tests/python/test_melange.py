@@ -55,13 +55,26 @@ def test_every_algorithm_on_every_thread_count_gives_the_same_bits():
 
 
 def test_integers_equal_melange_bounded():
-    got = melange.integers(52, 40, seed=7, stream=11, method="lemire")
+    got = melange.integers(52, size=40, seed=7, stream=11, method="lemire", dtype=np.uint32)
     text = cli("bounded", "--range", 52, "--count", 40, "--seed", 7, "--stream", 11, "--method", "lemire")
     want = np.array(" ".join(l for l in text.decode().splitlines() if not l.startswith("#")).split(), dtype=np.uint32)
     assert got.dtype == np.uint32
     np.testing.assert_array_equal(got, want)
     # One endless sequence: a longer count extends a shorter one.
-    np.testing.assert_array_equal(melange.integers(10, 1000, seed=1)[:77], melange.integers(10, 77, seed=1))
+    np.testing.assert_array_equal(melange.integers(10, size=1000, seed=1)[:77], melange.integers(10, size=77, seed=1))
+    # As numpy.random.Generator.integers: low, high, size, endpoint, dtype.
+    base = melange.integers(6, size=100, seed=3)
+    assert base.dtype == np.int64
+    np.testing.assert_array_equal(melange.integers(10, 16, size=100, seed=3), base + 10)
+    np.testing.assert_array_equal(melange.integers(-3, 2, size=(10, 10), endpoint=True, seed=3, dtype=np.int8),
+                                  (base - 3).reshape(10, 10))
+    assert melange.integers(6, seed=3) == base[0]
+    with pytest.raises(ValueError, match=r"high - low must be 1 \.\. 2\*\*32"):
+        melange.integers(5, 5)
+    with pytest.raises(ValueError, match="does not fit dtype uint8"):
+        melange.integers(0, 300, size=3, dtype=np.uint8)
+    with pytest.raises(TypeError, match="integer dtype"):
+        melange.integers(6, size=3, dtype=np.float64)
 
 
 def test_out_fills_an_existing_array_and_anything_else_is_a_value_error():
@@ -80,7 +93,7 @@ def test_out_fills_an_existing_array_and_anything_else_is_a_value_error():
     frozen.flags.writeable = False
     with pytest.raises(ValueError, match="writable"):
         melange.permutations(52, 100, out=frozen)
-    counts = np.zeros(10, dtype=np.uint32)
+    counts = np.zeros(10, dtype=np.int64)
     melange.integers(6, out=counts)
     assert counts.max() < 6
 
@@ -90,8 +103,8 @@ def test_errors_are_value_errors_with_the_library_message():
         melange.permutations(0, 3)
     with pytest.raises(ValueError, match="trials must be at least 1"):
         melange.audit(n=4, trials=0)
-    with pytest.raises(ValueError, match="range must be at least 1"):
-        melange.integers(0, 3)
+    with pytest.raises(ValueError, match="high - low must be 1"):
+        melange.integers(0, size=3)
     with pytest.raises(ValueError, match="unknown method 'fast'"):
         melange.permutations(4, 3, method="fast")
     with pytest.raises(ValueError, match="deal"):
@@ -291,7 +304,7 @@ def test_integers_with_no_seed_or_method_equal_melange_bounded_with_none():
     # One default seed and one default method for every command and call.
     text = cli("bounded", "--range", 6, "--count", 40).decode()
     want = [int(v) for line in text.splitlines() if not line.startswith("#") for v in line.split()]
-    assert melange.integers(6, 40).tolist() == want
+    assert melange.integers(6, size=40).tolist() == want
 
 
 def test_integer_arguments_have_numpy_manners():
@@ -312,8 +325,8 @@ def test_integer_arguments_have_numpy_manners():
         args = dict(count=2) | bad
         with pytest.raises(kind, match=words):
             melange.permutations(**args)
-    with pytest.raises(ValueError, match=re.escape("range must be in 0 .. 4294967296; got 4294967297")):
-        melange.integers(2**32 + 1, 3)
+    with pytest.raises(ValueError, match=re.escape("high - low must be 1 .. 2**32")):
+        melange.integers(2**32 + 1, size=3)
     # seed=None is the fixed DEFAULT_SEED, named in every signature.
     np.testing.assert_array_equal(melange.permutations(5, 4, seed=None), melange.permutations(5, 4, seed=melange.DEFAULT_SEED))
     for f in (melange.permutations, melange.deals, melange.weighted, melange.integers, melange.audit):
@@ -347,8 +360,8 @@ def test_a_stream_gives_in_calls_what_one_call_gives():
     out = np.empty((10, 8), np.uint8)
     s.permutations(8, out=out)
     assert s.first == 190
-    dice = s.integers(6, 20)
-    np.testing.assert_array_equal(dice, melange.integers(6, 20, seed=11, stream=190))
+    dice = s.integers(1, 7, 20)
+    np.testing.assert_array_equal(dice, melange.integers(1, 7, 20, seed=11, stream=190))
     assert s.first == 191
     s = melange.Stream(seed=11, first=190)
     jumped = s.jumped(1000)

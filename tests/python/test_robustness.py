@@ -63,7 +63,7 @@ def test_audit_records_reads_lists_and_refuses_items_past_int64():
 
 def test_counts_are_whole_numbers_that_fit():
     assert melange.permutations(4, np.int64(7)).shape == (7, 4)
-    assert melange.integers(6, np.uint16(5)).shape == (5,)
+    assert melange.integers(6, size=np.uint16(5)).shape == (5,)
     assert melange.audit(n=4, trials=np.int32(1000)).trials == 1000
     for bad in [2**64, -1, 2.5, True, "10", None if False else [3]]:
         with pytest.raises(ValueError, match="count must be a whole number"):
@@ -88,7 +88,7 @@ def test_no_exact_law_for_weighted_int_power_from_any_call():
 LONG_CALLS = {
     "audit": "melange.audit(n=4, trials=10**12, threads=2)",
     "permutations": "melange.permutations(1024, 200000, algo='sort-binary-insertion', threads=1)",
-    "integers": "melange.integers(6, 4 * 10**8)",
+    "integers": "melange.integers(6, size=4 * 10**8, dtype=np.uint8)",
     "exact": "melange.exact(algo='naive-swap', n=9, threads=1)",
     "audit_records": "melange.audit_records(np.tile(np.arange(8, dtype=np.uint8), (6 * 10**7, 1)), n=8)",
 }

@@ -611,6 +611,7 @@ TEST(CliInput, HintsNameTheFlagThatFits) {
   const auto wrong_base = run_cli("audit " + path("one.txt") + " --base 0 --skip-invalid");
   EXPECT_EQ(wrong_base.status, 2);
   EXPECT_NE(wrong_base.err.find("1024 of the 1024 records read (100%)"), std::string::npos) << wrong_base.err;
+  EXPECT_NE(wrong_base.err.find("(records that count items from 1 want --base 1)"), std::string::npos) << wrong_base.err;
   std::filesystem::remove_all(dir);
 }
 

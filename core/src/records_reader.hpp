@@ -144,7 +144,10 @@ class Records {
       throw UsageError(Param::skip_invalid,
                        token_safe(message) + (hint_.empty() ? "" : "; " + hint_) +
                            "; fix the input or pass {skip_invalid} to count and skip such records");
-    if (stats_.invalid++ == 0) stats_.first_invalid = message;
+    if (stats_.invalid++ == 0) {
+      stats_.first_invalid = message;
+      first_hint_ = hint_;
+    }
     if (stats_.invalid >= kInvalidRecordsToGiveUp && 2 * stats_.invalid > number_) too_many_invalid();
     return true;
   }
@@ -157,6 +160,7 @@ class Records {
                      std::to_string(stats_.invalid) + " of the " + std::to_string(number_) + " records read (" + share +
                          ") are wrong, more than the " + cap + " {skip_invalid} skips: the input or the flags that "
                          "read it are wrong. The first: " + token_safe(stats_.first_invalid) +
+                         (first_hint_.empty() ? "" : " (" + first_hint_ + ")") +
                          ". To skip any number, give {skip_invalid} the value all");
   }
   // Hands on the records held; false when the reader is to stop.
@@ -192,6 +196,7 @@ class Records {
   bool bad_ = false;     // the record is wrong; problem_ says why
   std::string problem_;
   std::string hint_;     // and what to do about it, if the problem suggests it
+  std::string first_hint_;  // the first wrong record's hint
   std::uint64_t number_ = 0;
   RecordStats stats_;
 };

@@ -207,6 +207,24 @@ std::vector<std::string> parse_labels(const std::string& arg) {
   return labels;
 }
 
+// Labelled text records: n is the labels', k the first record's length.
+void infer_from_labels(AuditArgs& a, const TextSniff& sniff, std::vector<std::string>& said) {
+  const bool deal = a.job.k != 0;
+  const int n = static_cast<int>(a.labels.size());
+  if (a.n_given && a.job.n != n)
+    throw UsageError("--labels names " + std::to_string(n) + " items; --n is " + std::to_string(a.job.n) +
+                     ": drop --n (the labels give it) or fix it");
+  if (sniff.tokens > n)
+    throw UsageError("records have " + std::to_string(sniff.tokens) + " items (the first reads \"" + sniff.first +
+                     "\"); --labels names " + std::to_string(n) + ": name every item once");
+  a.job.n = n;
+  said.push_back("n " + std::to_string(n) + " from --labels");
+  if (!deal && sniff.tokens > 0 && sniff.tokens < n) {
+    a.job.k = sniff.tokens;
+    said.push_back("deals of k " + std::to_string(sniff.tokens) + " from the first record");
+  }
+}
+
 void infer_from_records(AuditArgs& a, InputFile& input, RecordFormat format) {
   const bool deal = a.job.k != 0;
   const std::string noun = deal ? "--k" : "--n";
@@ -235,20 +253,7 @@ void infer_from_records(AuditArgs& a, InputFile& input, RecordFormat format) {
     if (input.ended() && !head.empty() && head.back() != '\n') head += '\n';  // the last line, unended
     const TextSniff sniff = sniff_text(head);
     if (!a.labels.empty()) {
-      // Labelled records: n is the labels', k the first record's length.
-      const int n = static_cast<int>(a.labels.size());
-      if (a.n_given && a.job.n != n)
-        throw UsageError("--labels names " + std::to_string(n) + " items; --n is " + std::to_string(a.job.n) +
-                         ": drop --n (the labels give it) or fix it");
-      if (sniff.tokens > n)
-        throw UsageError("records have " + std::to_string(sniff.tokens) + " items (the first reads \"" + sniff.first +
-                         "\"); --labels names " + std::to_string(n) + ": name every item once");
-      a.job.n = n;
-      said.push_back("n " + std::to_string(n) + " from --labels");
-      if (!deal && sniff.tokens > 0 && sniff.tokens < n) {
-        a.job.k = sniff.tokens;
-        said.push_back("deals of k " + std::to_string(sniff.tokens) + " from the first record");
-      }
+      infer_from_labels(a, sniff, said);
       for (const std::string& w : said) a.inferred += (a.inferred.empty() ? "" : "; ") + w;
       return;
     }

@@ -736,16 +736,9 @@ struct Stream {
   }
 };
 
-void add_stream(py::module_& m) {
-  constexpr std::uint64_t kDefaultSpan = std::uint64_t{1} << 48;
-  py::class_<Stream>(m, "Stream", python_docs::kStream)
-      .def(py::init([](const py::object& seed, const py::object& first) {
-             return Stream{seed_of(seed), u64_of(first, "first")};
-           }),
-           py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"), py::arg("first") = 0)
-      .def_readonly("seed", &Stream::seed, "the job's seed")
-      .def_readonly("first", &Stream::first, "the next trial index a call takes")
-      .def_readonly("end", &Stream::end, "the first trial index this Stream may not take")
+// A Stream's draws: each takes the next trials and moves first past them.
+void add_stream_draws(py::class_<Stream>& stream) {
+  stream
       .def(
           "permutations",
           [](Stream& s, const py::object& n, const py::object& count, const std::string& algo,
@@ -817,7 +810,22 @@ void add_stream(py::module_& m) {
           py::arg("x"), py::kw_only(), py::arg("axis") = -1, py::arg("method") = "batched",
           py::arg("threads") = py::none(), py::arg("backend") = "auto", py::arg("out") = py::none(),
           "x shuffled along axis, slice i by trial first + i (melange.permuted at first), then first moves past "
-          "the slices.")
+          "the slices.");
+}
+
+void add_stream(py::module_& m) {
+  constexpr std::uint64_t kDefaultSpan = std::uint64_t{1} << 48;
+  py::class_<Stream> stream(m, "Stream", python_docs::kStream);
+  stream
+      .def(py::init([](const py::object& seed, const py::object& first) {
+             return Stream{seed_of(seed), u64_of(first, "first")};
+           }),
+           py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"), py::arg("first") = 0)
+      .def_readonly("seed", &Stream::seed, "the job's seed")
+      .def_readonly("first", &Stream::first, "the next trial index a call takes")
+      .def_readonly("end", &Stream::end, "the first trial index this Stream may not take");
+  add_stream_draws(stream);
+  stream
       .def(
           "spawn",
           [](Stream& s, const py::object& k_arg, const py::object& span_arg) {

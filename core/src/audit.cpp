@@ -254,6 +254,36 @@ std::vector<const TestResult*> AuditReport::tests() const {
   return out;
 }
 
+namespace {
+
+// The rank (deal) test where every bin expects kMinExpectedPerBin, else the
+// note that says what it needs and what carries the verdict instead.
+void add_rank_test(AuditReport& report, const TallyCounts& ranks, std::uint64_t trials, Shape shape,
+                   const AuditOptions& options, std::string_view noun, bool have_positions) {
+  const bool deal = !shape.whole();
+  report.summary = summarize(ranks);
+  // Uniform needs no n!-entry reference beside the tally.
+  const double uniform_p = 1.0 / static_cast<double>(ranks.bins());
+  const std::vector<double> model_p = options.model ? options.model->probabilities() : std::vector<double>{};
+  double min_p = options.model ? 1 : uniform_p;
+  for (double p : model_p)
+    if (p > 0) min_p = std::min(min_p, p);
+  const double min_expected = static_cast<double>(trials) * min_p;
+  if (min_expected >= kMinExpectedPerBin) {
+    report.rank = TestResult{deal ? "deal" : "rank", options.model ? chi_square(ranks.counts(), model_p, options.alpha)
+                                                                   : chi_square_uniform(ranks.counts(), options.alpha)};
+    one_bin_effect(*report.rank, deal ? "a deal" : "an order", ranks.bins(), options.model);
+    return;
+  }
+  const double needed = std::ceil(kMinExpectedPerBin / min_p);
+  report.notes.push_back(std::string(deal ? "deal" : "rank") + " test skipped: " + std::to_string(min_expected).substr(0, 8) +
+                         " expected per bin, below " + std::to_string(int(kMinExpectedPerBin)) + " (needs about " +
+                         std::to_string(static_cast<long long>(needed)) + " " + std::string(noun) + "); " +
+                         (have_positions ? "the position matrix carries the verdict" : "add the position matrix for a verdict"));
+}
+
+}  // namespace
+
 AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options) {
   const Shape shape = shape_of(job);
   const bool deal = !shape.whole();
@@ -271,30 +301,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
 
   const TallyCounts& ranks = tally[TallyKind::ranks];
   const TallyCounts& positions = tally[TallyKind::positions];
-  if (!ranks.empty()) {
-    report.summary = summarize(ranks);
-    // Uniform needs no n!-entry reference beside the tally.
-    const double uniform_p = 1.0 / static_cast<double>(ranks.bins());
-    const std::vector<double> model_p = options.model ? options.model->probabilities() : std::vector<double>{};
-    double min_p = options.model ? 1 : uniform_p;
-    for (double p : model_p)
-      if (p > 0) min_p = std::min(min_p, p);
-    const double min_expected = static_cast<double>(tally.trials) * min_p;
-    if (min_expected >= kMinExpectedPerBin) {
-      report.rank = TestResult{
-          deal ? "deal" : "rank", options.model ? chi_square(ranks.counts(), model_p, options.alpha)
-                                : chi_square_uniform(ranks.counts(), options.alpha)};
-      one_bin_effect(*report.rank, deal ? "a deal" : "an order", ranks.bins(), options.model);
-    } else {
-      const double needed = std::ceil(kMinExpectedPerBin / min_p);
-      report.notes.push_back(std::string(deal ? "deal" : "rank") + " test skipped: " + std::to_string(min_expected).substr(0, 8) +
-                             " expected per bin, below " + std::to_string(int(kMinExpectedPerBin)) +
-                             " (needs about " + std::to_string(static_cast<long long>(needed)) + " " +
-                             std::string(noun) + "); " +
-                             (positions.empty() ? "add the position matrix for a verdict"
-                                                      : "the position matrix carries the verdict"));
-    }
-  }
+  if (!ranks.empty()) add_rank_test(report, ranks, tally.trials, shape, options, noun, !positions.empty());
   // Tallied without being asked, the matrix is tested only where the rank
   // test could not run, and a note says so.
   const bool test_positions = !positions.empty() && !(options.position_on_demand && report.rank);

@@ -52,15 +52,6 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
         ->capture_default_str();
 }
 
-namespace {
-// The names of a table's values (kAllAlgorithms, kAllMethods), for "did you mean".
-template <class Values, class Name>
-std::vector<std::string> names_of(const Values& values, Name name) {
-  std::vector<std::string> names;
-  for (auto v : values) names.emplace_back(name(v));
-  return names;
-}
-}  // namespace
 
 Algorithm parse_algorithm_arg(const std::string& name) {
   if (auto a = parse_algorithm(name)) return *a;

@@ -34,6 +34,15 @@ struct JobOptionSet {
 };
 void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which = {});
 
+// The names of a table's values (kAllAlgorithms, kAllMethods), for "did
+// you mean" and for the completions.
+template <class Values, class Name>
+std::vector<std::string> names_of(const Values& values, Name name) {
+  std::vector<std::string> names;
+  for (auto v : values) names.emplace_back(name(v));
+  return names;
+}
+
 Algorithm parse_algorithm_arg(const std::string& name);
 BoundedSpec parse_spec_args(const JobArgs& a);
 // --weights as written: the list's entries, or a file's (commas, spaces or

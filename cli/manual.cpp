@@ -13,6 +13,7 @@
 #include "melange/error.hpp"
 #include "melange/records.hpp"
 #include "melange/version.hpp"
+#include "job_args.hpp"
 #include "output.hpp"
 
 namespace melange::cli {
@@ -22,20 +23,10 @@ namespace {
 
 enum class Complete : std::uint8_t { none, file, folder, choices };
 
-std::vector<std::string> algorithm_choices() {
-  std::vector<std::string> names;
-  for (Algorithm a : kAllAlgorithms) names.emplace_back(algorithm_name(a));
-  return names;
-}
-std::vector<std::string> method_choices() {
-  std::vector<std::string> names;
-  for (Method m : kAllMethods) names.emplace_back(method_name(m));
-  return names;
-}
+std::vector<std::string> algorithm_choices() { return names_of(kAllAlgorithms, algorithm_name); }
+std::vector<std::string> method_choices() { return names_of(kAllMethods, method_name); }
 std::vector<std::string> format_choices() {
-  std::vector<std::string> names;
-  for (const RecordFormatRow& row : kRecordFormats) names.emplace_back(row.name);
-  return names;
+  return names_of(kRecordFormats, [](const RecordFormatRow& row) { return row.name; });
 }
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;

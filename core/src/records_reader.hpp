@@ -73,7 +73,6 @@ class Records {
   void begin() {
     count_ = 0;
     bad_ = false;
-    hint_.clear();
     record_ = items_.data() + batched_ * static_cast<std::size_t>(width_);
     if (++mark_ == 0) {  // the stamps wrapped: clear them once every 2^32 records
       std::fill(stamp_.begin(), stamp_.end(), 0);
@@ -136,7 +135,11 @@ class Records {
       ++stats_.records;
       return ++batched_ < batch_records_ || flush();
     }
-    if (!bad_) problem_ = "has " + std::to_string(count_) + " items, expected " + std::to_string(width_);
+    // fail() sets the hint with the problem; a record cut short has none.
+    if (!bad_) {
+      problem_ = "has " + std::to_string(count_) + " items, expected " + std::to_string(width_);
+      hint_.clear();
+    }
     std::string message = "record " + std::to_string(number_);
     if (line) message += " (line " + std::to_string(line) + ")";
     message += ": \"" + shown(text()) + "\": " + problem_;

@@ -172,14 +172,20 @@ std::optional<std::uint64_t> count_of(const py::object& value, const char* keywo
 
 // An integer argument as NumPy takes one: a Python int or any NumPy
 // integer (anything with __index__), not a bool and not a float (TypeError,
-// as NumPy raises it), within lo .. hi (ValueError). `keyword` names it.
-std::uint64_t whole_of(const py::object& value, const char* keyword, std::uint64_t lo, std::uint64_t hi) {
-  const std::string type = py::str(py::type::of(value).attr("__name__"));
+// as NumPy raises it). `keyword` names it.
+py::int_ integer_of(const py::object& value, const char* keyword) {
   if (py::isinstance<py::bool_>(value) || py::isinstance(value, py::module_::import("numpy").attr("bool_")) ||
       !PyIndex_Check(value.ptr()))
-    throw py::type_error(std::string(keyword) + " must be an integer (a Python int or a NumPy integer), not " + type);
-  const auto whole = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+    throw py::type_error(std::string(keyword) + " must be an integer (a Python int or a NumPy integer), not " +
+                         std::string(py::str(py::type::of(value).attr("__name__"))));
+  auto whole = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
   if (!whole) throw py::error_already_set();
+  return whole;
+}
+
+// The same, within lo .. hi (ValueError).
+std::uint64_t whole_of(const py::object& value, const char* keyword, std::uint64_t lo, std::uint64_t hi) {
+  const py::int_ whole = integer_of(value, keyword);
   const bool below = whole.attr("__lt__")(py::int_(lo)).cast<bool>();
   const bool above = whole.attr("__gt__")(py::int_(hi)).cast<bool>();
   if (below || above)
@@ -603,18 +609,12 @@ py::object numpy_integers(const py::object& low_arg, const py::object& high_arg,
                           bool endpoint, const py::object& dtype_arg, std::uint64_t seed, std::uint64_t stream,
                           const std::string& method, const py::object& bits, const py::object& out) {
   const py::module_ np = py::module_::import("numpy");
-  const auto integer = [](const py::object& v, const char* keyword) {
-    if (py::isinstance<py::bool_>(v) || !PyIndex_Check(v.ptr()))
-      throw py::type_error(std::string(keyword) + " must be an integer, not " +
-                           std::string(py::str(py::type::of(v).attr("__name__"))));
-    return py::reinterpret_steal<py::int_>(PyNumber_Index(v.ptr()));
-  };
-  py::int_ low = integer(low_arg, "low"), high;
+  py::int_ low = integer_of(low_arg, "low"), high;
   if (high_arg.is_none()) {
     high = low;
     low = py::int_(0);
   } else {
-    high = integer(high_arg, "high");
+    high = integer_of(high_arg, "high");
   }
   const py::object width = high.attr("__sub__")(low).attr("__add__")(py::int_(endpoint ? 1 : 0));
   if (width.attr("__lt__")(py::int_(1)).cast<bool>() ||
@@ -636,7 +636,7 @@ py::object numpy_integers(const py::object& low_arg, const py::object& high_arg,
   if (shape.is_none() && !out.is_none()) shape = out.attr("shape");
   const bool scalar = shape.is_none();
   if (scalar) shape = py::make_tuple(1);
-  if (PyIndex_Check(shape.ptr())) shape = py::make_tuple(integer(shape, "size"));
+  if (PyIndex_Check(shape.ptr())) shape = py::make_tuple(integer_of(shape, "size"));
   std::uint64_t count = 1;
   for (const py::handle d : shape.cast<py::tuple>()) count *= whole_of(py::reinterpret_borrow<py::object>(d), "size", 0, ~std::uint64_t{0} >> 1);
   const py::array drawn = bounded_values(width, py::int_(count), seed, stream, method, bits, py::none());
@@ -683,12 +683,11 @@ py::array permuted(const py::object& x, const py::object& axis_arg, const py::ob
   const py::array a = np.attr("asarray")(x);
   if (a.ndim() == 0) throw UsageError("x must have at least one dimension to shuffle along");
   const auto ndim = static_cast<std::int64_t>(a.ndim());
-  if (py::isinstance<py::bool_>(axis_arg) || !PyIndex_Check(axis_arg.ptr()))
-    throw py::type_error("axis must be an integer, not " + std::string(py::str(py::type::of(axis_arg).attr("__name__"))));
-  const auto axis = py::reinterpret_steal<py::int_>(PyNumber_Index(axis_arg.ptr())).cast<std::int64_t>();
-  if (axis < -ndim || axis >= ndim)
-    throw py::value_error("axis " + std::to_string(axis) + " is out of bounds for an array of " + std::to_string(ndim) +
-                          " dimensions");
+  const py::int_ axis_int = integer_of(axis_arg, "axis");
+  if (axis_int.attr("__lt__")(py::int_(-ndim)).cast<bool>() || axis_int.attr("__ge__")(py::int_(ndim)).cast<bool>())
+    throw py::value_error("axis " + std::string(py::repr(axis_int)) + " is out of bounds for an array of " +
+                          std::to_string(ndim) + " dimensions");
+  const auto axis = axis_int.cast<std::int64_t>();
   const py::object moved = np.attr("moveaxis")(a, axis, -1);
   const auto length = moved.attr("shape").cast<py::tuple>()[ndim - 1].cast<std::int64_t>();
   const std::int64_t rows = length == 0 ? 0 : static_cast<std::int64_t>(a.size()) / length;

@@ -25,11 +25,6 @@ constexpr double kMinDistinctVariance = 25;
 // the repeats: a chain over the records of this many steps at most.
 constexpr double kMaxExactRepeatSteps = 2e8;
 
-std::string general_text(double x, int digits = 3) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*g", digits, x);
-  return text;
-}
 
 
 // "2^38"

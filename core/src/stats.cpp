@@ -155,6 +155,36 @@ GoodnessOfFit chi_square_with(const std::vector<std::uint64_t>& observed, Probab
   return g;
 }
 
+// Near the 5-per-bin guard, the tails that could decide a verdict become
+// the multinomial's exact ones where the table is small enough (see
+// kAsymptoticExpected). `probabilities` empty: equal bins.
+void exact_tails_near_guard(GoodnessOfFit& g, const std::vector<std::uint64_t>& observed,
+                            const std::vector<double>& probabilities) {
+  if (!(g.min_expected < kAsymptoticExpected) || g.impossible > 0 || g.df < 1) return;
+  std::vector<std::uint64_t> counts;
+  std::vector<double> p;
+  if (probabilities.empty()) {
+    counts = observed;
+  } else {
+    for (std::size_t i = 0; i < observed.size(); ++i)
+      if (probabilities[i] > 0) {
+        counts.push_back(observed[i]);
+        p.push_back(probabilities[i]);
+      }
+  }
+  if (g.p_value < kExactTailBelow)
+    if (const std::optional<double> tail = multinomial_pearson_tail(counts, p, Tail::upper); tail && *tail > 0) {
+      g.p_value = *tail;
+      g.log10_p = std::log10(*tail);
+      g.exact_upper = true;
+    }
+  if (g.p_lower < kExactTailBelow)
+    if (const std::optional<double> tail = multinomial_pearson_tail(counts, p, Tail::lower); tail) {
+      g.p_lower = *tail;
+      g.exact_lower = true;
+    }
+}
+
 }  // namespace
 
 GoodnessOfFit chi_square(const std::vector<std::uint64_t>& observed,
@@ -162,11 +192,15 @@ GoodnessOfFit chi_square(const std::vector<std::uint64_t>& observed,
   if (observed.size() != probabilities.size())
     throw UsageError("model has " + std::to_string(probabilities.size()) + " bins, the tally " +
                      std::to_string(observed.size()) + ": the model is for another n");
-  return chi_square_with(observed, [&](std::size_t i) { return probabilities[i]; }, alpha);
+  GoodnessOfFit g = chi_square_with(observed, [&](std::size_t i) { return probabilities[i]; }, alpha);
+  exact_tails_near_guard(g, observed, probabilities);
+  return g;
 }
 
 GoodnessOfFit chi_square_uniform(const std::vector<std::uint64_t>& observed, double alpha) {
-  return chi_square_with(observed, [](std::size_t) { return 1.0; }, alpha);
+  GoodnessOfFit g = chi_square_with(observed, [](std::size_t) { return 1.0; }, alpha);
+  exact_tails_near_guard(g, observed, {});
+  return g;
 }
 
 RankSummary summarize(const RankHistogram& h, int extremes) {

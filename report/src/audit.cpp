@@ -18,6 +18,14 @@ namespace {
 // held as a JSON value.
 constexpr TallyKind kStreamedKind = TallyKind::ranks;
 
+// Where a test's p-values come from: chi-square's tail; the same near the
+// 5-per-bin guard, where FAIL needs a margin (melange/stats.hpp); or the
+// multinomial's exact tail there.
+std::string tail_law(const GoodnessOfFit& g) {
+  if (g.exact_upper || g.exact_lower) return "exact";
+  return g.min_expected < kAsymptoticExpected ? "chi2_near_guard" : "chi2";
+}
+
 // A goodness-of-fit's statistics, as every test shows them.
 void add_fit_fields(std::vector<Field>& f, const GoodnessOfFit& g) {
   f.insert(f.end(), {{"chi2", g.statistic},
@@ -29,7 +37,8 @@ void add_fit_fields(std::vector<Field>& f, const GoodnessOfFit& g) {
                      {"g", g.g_statistic},
                      {"g_p_value", g.g_p_value},
                      {"min_expected", g.min_expected},
-                     {"impossible", g.impossible}});
+                     {"impossible", g.impossible},
+                     {"tail", tail_law(g)}});
 }
 
 // A test's statistics after Holm's correction, and its verdict. An extra
@@ -81,7 +90,7 @@ std::string line_for(const std::string& title, const TestResult& t, double alpha
     o << title << ": p " << p_text(g.p_value, g.log10_p);
   } else {
     o << title << ": chi2 " << fixed(g.statistic, 1) << ", df " << fixed(g.df, 0) << ", p "
-      << p_text(g.p_value, g.log10_p);
+      << p_text(g.p_value, g.log10_p) << (g.exact_upper ? " (exact)" : "");
     o << ", critical " << fixed(g.critical, 2) << " at alpha " << general(alpha, 3) << ", G "
       << (std::isnan(g.g_statistic) ? std::string("n/a") : fixed(g.g_statistic, 1));
   }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,10 @@ struct GoodnessOfFit {
   // reference: how coarse the lattice of the statistic is. A lower-tail p
   // ("too uniform") below this cannot be told from the lattice's own mass.
   double log10_mode = 0;
+  // Near the 5-per-bin guard (min_expected under kAsymptoticExpected): the
+  // tail that is the multinomial's exact one, not chi-square's.
+  bool exact_upper = false;
+  bool exact_lower = false;
 };
 
 // Pearson chi-square and G-test of counts against probabilities (which need
@@ -69,6 +74,31 @@ GoodnessOfFit z_test(double z, Tail tail);
 // alike with probability 1/1024!): the fit of a count of rare events, on
 // the upper tail alone, as z_test.
 GoodnessOfFit poisson_test(std::uint64_t x, double log_lambda);
+
+// Pearson's chi-square tail is trusted where every bin expects at least
+// kAsymptoticExpected. Below it (tests run down to kMinExpectedPerBin) the
+// tail runs small: at 5 a bin, where chi-square says 1e-7 the multinomial's
+// exact tail is 6.7x that for 6 equal bins, 6.5x for 24, 4.0x for 52 and
+// 2.3x for 120 (multinomial_pearson_tail). There a table's tail below
+// kExactTailBelow is computed exactly, within kExactTailBudget steps;
+// where that is too large (many bins, or a table that is not one
+// multinomial: the position matrix), FAIL needs the chi-square tail times
+// kNearGuardMargin below the FAIL level (grade_tests).
+inline constexpr double kAsymptoticExpected = 20;
+inline constexpr double kExactTailBelow = 0.01;
+inline constexpr std::uint64_t kExactTailBudget = 500'000'000;  // about half a second
+inline constexpr double kNearGuardMargin = 10;
+
+// P(X2 >= observed X2) (Tail::upper) or P(X2 <= observed X2) (lower) for
+// Pearson's X2 of a multinomial table of the observed total over cells of
+// the given probabilities (empty: equal; every one positive). Exact for
+// equal cells; otherwise each cell's term is put on a grid a 32nd of the
+// statistic's spread over the cells, and the tail returned contains the
+// true one and lies within that distance of it (conservative). nullopt
+// where the programme would take more than `budget` steps.
+std::optional<double> multinomial_pearson_tail(const std::vector<std::uint64_t>& observed,
+                                               const std::vector<double>& probabilities, Tail side,
+                                               std::uint64_t budget = kExactTailBudget);
 
 // Summary of a rank histogram: extremes and the identity order.
 struct RankSummary {

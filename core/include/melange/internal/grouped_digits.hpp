@@ -1,7 +1,9 @@
-// A count as people read it in messages and reports: 1,000,000.
+// Numbers as people read them in messages and reports: a count as
+// 1,000,000, a measured value to a few significant digits.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace melange::internal {
@@ -14,6 +16,13 @@ inline std::string grouped_digits(std::uint64_t v) {
     out += digits[i];
   }
   return out;
+}
+
+// "0.0123", "6.7e-08": printf's %g at `digits` significant digits.
+inline std::string general_text(double x, int digits = 3) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*g", digits, x);
+  return text;
 }
 
 }  // namespace melange::internal

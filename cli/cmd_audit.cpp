@@ -440,6 +440,7 @@ struct Counted {
   int interrupted = 0;           // the signal that ended a read of records
   std::string final_save_error;  // the last checkpoint's, when it failed
   std::shared_ptr<const StreamTally> stream;  // records: their stream tests' counts
+  std::optional<RepeatCount> serial_repeats;  // --serial beyond a histogram of every record
 };
 
 // --input: one pass over the records, memory the tallies. On a stream
@@ -480,10 +481,35 @@ Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOpti
   return c;
 }
 
+// A finished --serial run's repeats where it keeps no histogram of every
+// record (serial_repeats): made once the last trial is in, resumed runs
+// included, on every rank together. Rank 0 says whether the run finished.
+std::optional<RepeatCount> finished_serial_repeats(Team& team, const AuditPlan& plan, bool finished) {
+  if (plan.serial_repeat_bytes == 0) return std::nullopt;
+  std::uint64_t go[1] = {finished ? 1u : 0u};
+  if (team.many()) team.ranks()->broadcast(go);
+  if (go[0] == 0) return std::nullopt;
+  RunOptions options = plan.run;
+  if (team.many()) return serial_repeats(plan, options, team.ranks());
+  // One process: a Ctrl-C here ends the comparison, not the finished run.
+  options.cancelled = [] { return signals::interrupted() != 0; };
+  signals::defer_interrupt(true);
+  try {
+    std::optional<RepeatCount> r = serial_repeats(plan, options, nullptr);
+    signals::defer_interrupt(false);
+    return r;
+  } catch (const Cancelled&) {
+    signals::defer_interrupt(false);
+    return std::nullopt;
+  }
+}
+
 // The job's own trials: in one go, or in segments that save a checkpoint as
 // they go and share the trials over MPI ranks.
-Counted run_trials(const AuditArgs& a, Team& team, const Job& job, RunOptions options, const std::string& checkpoint,
+Counted run_trials(const AuditArgs& a, Team& team, const AuditPlan& plan, const std::string& checkpoint,
                    std::optional<Checkpoint>& resume) {
+  const Job& job = plan.job;
+  RunOptions options = plan.run;
   Counted c;
   c.job = job;
   team.agree(rank_fingerprint(job, checkpoint, a.checkpoint_every));
@@ -516,6 +542,7 @@ Counted run_trials(const AuditArgs& a, Team& team, const Job& job, RunOptions op
     signals::defer_interrupt(false);
   }
   progress.clear();
+  c.serial_repeats = finished_serial_repeats(team, plan, c.run.tally.trials == job.trials);
   if (!team.root()) {  // rank 0 reports for every rank
     c.exit = 0;
     return c;
@@ -567,7 +594,6 @@ int run_audit(AuditArgs a, Team& team) {
   const AuditPlan plan = plan_audit(request);
   const Job& job = plan.job;
   const std::uint64_t cap = request.memory_cap;
-  const RunOptions& options = plan.run;
 
   // Rank 0 alone reads the checkpoint and writes files: the other ranks
   // may be on machines that do not see its folders.
@@ -595,12 +621,13 @@ int run_audit(AuditArgs a, Team& team) {
   audit.position_on_demand = plan.position_on_demand;
 
   const Counted counted = from_input ? count_records(a, plan, audit, records, *input_file)
-                                    : run_trials(a, team, job, options, checkpoint, resume);
+                                    : run_trials(a, team, plan, checkpoint, resume);
   if (counted.exit) return *counted.exit;
   const InputInfo* source = from_input ? &counted.input : nullptr;
   const Job& done = counted.job;
   const RunResult& run = counted.run;
   audit.stream = counted.stream.get();
+  audit.serial_repeats = counted.serial_repeats ? &*counted.serial_repeats : nullptr;
   audit.records = from_input;
   AuditReport report = analyze(done, run.tally, audit);
   report.model = a.model;

@@ -106,6 +106,10 @@ int run_merge(const MergeArgs& a) {
   if (!plan.model && model.empty())
     report.notes.push_back("tested against uniform: checkpoints do not record a model; merge with --model to "
                            "test against one");
+  if (has_serial_kinds(job.tallies) && !job.tallies.has(TallyKind::ranks) && !job.tallies.has(TallyKind::hands))
+    report.notes.push_back("repeats test not merged: without a histogram of every record the repeats are the "
+                           "trials' fingerprints, which pieces do not keep; run the whole range in one audit "
+                           "(MPI ranks and --resume keep it)");
   const AuditView view{job, run, report, law.get(), model, nullptr};
   write_audit_files(outputs, files, view);
   if (a.out.json != "-") std::cout << audit_text(job, run, report, law.get());

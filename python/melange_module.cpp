@@ -348,10 +348,11 @@ struct AuditResult {
 
 AuditResult finish_audit(const AuditPlan& plan, const Job& job, RunResult run, const ExactDistribution* model,
                          const std::optional<std::string>& model_name, const report::InputInfo* input,
-                         const StreamTally* stream = nullptr) {
+                         const StreamTally* stream = nullptr, const RepeatCount* serial_repeats = nullptr) {
   AuditOptions o;
   o.model = model;
   o.stream = stream;
+  o.serial_repeats = serial_repeats;
   o.records = input != nullptr;
   o.position_on_demand = plan.position_on_demand;
   AuditResult r{job, std::move(run), {}, {}};
@@ -481,12 +482,15 @@ AuditResult audit_builtin(const std::string& algo, int n, const py::object& tria
   const AuditPlan plan = plan_audit(request);
   const Job& job = plan.job;
   const std::shared_ptr<const ExactDistribution> law = law_of_plan(request, plan);
+  std::optional<RepeatCount> repeats;
   RunResult run = interruptible([&](const std::function<bool()>& stop) {
     RunOptions o = plan.run;
     o.cancelled = stop;
-    return melange::run(job, o);
+    RunResult done = melange::run(job, o);
+    repeats = serial_repeats(plan, o);
+    return done;
   }, job.trials <= kShortCallItems / static_cast<std::uint64_t>(job.n));
-  return finish_audit(plan, job, std::move(run), law.get(), model, nullptr);
+  return finish_audit(plan, job, std::move(run), law.get(), model, nullptr, nullptr, repeats ? &*repeats : nullptr);
 }
 
 // A shuffle's exact law, as `melange exact` gives it.

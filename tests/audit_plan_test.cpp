@@ -240,3 +240,61 @@ TEST(RecordAuditor, ArrayRecordsGetTheChecksOfAFile) {
 
 }  // namespace
 }  // namespace melange
+
+namespace melange {
+namespace {
+
+// The repeats of the job's trials as a stream of records sees them: each
+// record fed in trial order to a StreamTally of its own.
+std::uint64_t stream_repeats(const Job& job, std::uint64_t records) {
+  Job first = job;
+  first.trials = records;
+  first.tallies = {};
+  std::vector<std::uint16_t> items(records * static_cast<std::uint64_t>(job.n));
+  fill_records(first, std::span<std::uint16_t>(items));
+  StreamTally stream(shape_of(job), StreamTestOptions{{1}, std::uint64_t{1} << 30, false});
+  for (std::uint64_t r = 0; r < records; ++r) stream.add(items.data() + r * static_cast<std::uint64_t>(job.n));
+  stream.flush();
+  return stream.repeats().repeats;
+}
+
+TEST(SerialRepeats, AreTheStreamsRepeatsOnAnyThreadsAndWithinTheCap) {
+  // n = 12 keeps no rank histogram beside the position matrix: the repeats
+  // come from the trials' fingerprints (12! = 479,001,600: about 42 repeats
+  // among 200,003 trials).
+  AuditRequest r = request_for(Algorithm::fisher_yates, 12, 0, 200'003);
+  r.job.first = 3;
+  r.job.seed = 5;
+  r.serial = true;
+  r.position = true;
+  r.rank = false;
+  const AuditPlan plan = plan_audit(r);
+  ASSERT_GT(plan.serial_repeat_bytes, 0u);
+  const std::uint64_t want = stream_repeats(plan.job, plan.job.trials);
+  EXPECT_GT(want, 20u);
+  for (int threads : {1, 2}) {
+    RunOptions o = plan.run;
+    o.threads = threads;
+    const std::optional<RepeatCount> got = serial_repeats(plan, o);
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->repeats, want) << threads << " threads";
+    EXPECT_EQ(got->covered, plan.job.trials);
+    EXPECT_FALSE(got->capped || got->exact);
+  }
+  // Room for 50,000 keys (held twice): the first 50,000 trials.
+  AuditPlan small = plan;
+  small.serial_repeat_bytes = 50'000 * 2 * sizeof(Fingerprint);
+  const std::optional<RepeatCount> capped = serial_repeats(small, plan.run);
+  ASSERT_TRUE(capped.has_value());
+  EXPECT_TRUE(capped->capped);
+  EXPECT_EQ(capped->covered, 50'000u);
+  EXPECT_EQ(capped->repeats, stream_repeats(plan.job, 50'000));
+  // With a rank histogram the repeats come from it, not from fingerprints.
+  AuditRequest ranked = request_for(Algorithm::fisher_yates, 6, 0, 1000);
+  ranked.serial = true;
+  EXPECT_EQ(plan_audit(ranked).serial_repeat_bytes, 0u);
+  EXPECT_FALSE(serial_repeats(plan_audit(ranked), plan.run).has_value());
+}
+
+}  // namespace
+}  // namespace melange

@@ -383,7 +383,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
   if (options.stream) internal::add_stream_tests(report, internal::stream_view(*options.stream), options);
   if (has_serial_kinds(job.tallies) && tally.trials > 0) {
     internal::SerialViewParts parts;
-    internal::add_stream_tests(report, internal::serial_view(job, tally, parts), options);
+    internal::add_stream_tests(report, internal::serial_view(job, tally, options.serial_repeats, parts), options);
   }
 
   // With one order (n = 1) or one possible order under the model, there is

@@ -302,7 +302,7 @@ StreamView stream_view(const StreamTally& stream) {
   return v;
 }
 
-StreamView serial_view(const Job& job, const Tally& tally, SerialViewParts& parts) {
+StreamView serial_view(const Job& job, const Tally& tally, const RepeatCount* fingerprinted, SerialViewParts& parts) {
   LagTally& lag = parts.lag;
   SerialPairs& serial = parts.serial;
   StreamView v;
@@ -337,6 +337,8 @@ StreamView serial_view(const Job& job, const Tally& tally, SerialViewParts& part
     parts.repeats = repeats_in_histogram(v.shape, hands, tally[ranks ? TallyKind::ranks : TallyKind::hands].counts(),
                                          tally.trials);
     v.repeats = &parts.repeats;
+  } else if (fingerprinted) {
+    v.repeats = fingerprinted;
   }
   return v;
 }

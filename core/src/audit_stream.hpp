@@ -22,12 +22,13 @@ void add_stream_tests(AuditReport& report, const StreamView& stream, const Audit
 StreamView stream_view(const StreamTally& stream);
 // What a stream's tests read in a built-in job's tally under --serial: its
 // serial kinds, and the repeats from its rank (or hand) histogram where it
-// has one. `lag`, `serial` and `repeats` hold what the view points to.
+// has one, else `fingerprinted` (AuditOptions::serial_repeats) where given.
+// `lag`, `serial` and `repeats` hold what the view points to.
 struct SerialViewParts {
   LagTally lag;
   SerialPairs serial;
   RepeatCount repeats;
 };
-StreamView serial_view(const Job& job, const Tally& tally, SerialViewParts& parts);
+StreamView serial_view(const Job& job, const Tally& tally, const RepeatCount* fingerprinted, SerialViewParts& parts);
 
 }  // namespace melange::internal

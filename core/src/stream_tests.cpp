@@ -34,6 +34,8 @@ Job lag_job(Shape s) {
   return job;
 }
 
+}  // namespace
+
 double log_outcomes(Shape s, bool hands) {
   const double n = s.n, k = s.k;
   if (s.whole()) return std::lgamma(n + 1);
@@ -41,7 +43,24 @@ double log_outcomes(Shape s, bool hands) {
   return std::lgamma(n + 1) - std::lgamma(n - k + 1);
 }
 
-}  // namespace
+// Unlike a chain (CBC), the blocks of the XOR-MAC do not wait for each
+// other, so their rounds overlap: at n = 52 the five blocks cost little
+// more than the latency of one.
+Fingerprint record_fingerprint(const std::uint16_t* items, Shape s) {
+  static_assert(kMaxPositionItems <= 1024, "three items a 32-bit word");
+  const int k = s.k;
+  const auto tag = static_cast<std::uint32_t>(s.n) | (static_cast<std::uint32_t>(k) << 16);
+  PhiloxCounter sum{{0, 0, 0, 0}};
+  for (int i = 0, b = 0; i < k; i += 12, ++b) {
+    PhiloxCounter block{{0, 0, 0, 0}};
+    for (int j = 0; j < 12 && i + j < k; ++j) block.v[j / 3] |= std::uint32_t{items[i + j]} << (10 * (j % 3));
+    block = philox4x32_10(block, PhiloxKey{{tag, static_cast<std::uint32_t>(b)}});
+    for (int w = 0; w < 4; ++w) sum.v[w] ^= block.v[w];
+  }
+  Fingerprint key{(std::uint64_t{sum.v[0]} << 32) | sum.v[1], (std::uint64_t{sum.v[2]} << 32) | sum.v[3]};
+  if (key.empty()) key.lo = 1;  // the one value that marks an empty slot, met with probability 2^-128
+  return key;
+}
 
 RepeatCount repeats_in_histogram(Shape s, bool hands, const std::vector<std::uint64_t>& counts,
                                  std::uint64_t records) {
@@ -145,11 +164,7 @@ class StreamTally::Repeats {
   RepeatCount count;
 
  private:
-  struct Key {
-    std::uint64_t hi = 0, lo = 0;  // (0, 0): an empty slot
-    bool empty() const { return hi == 0 && lo == 0; }
-    friend bool operator==(const Key&, const Key&) = default;
-  };
+  using Key = Fingerprint;  // (0, 0): an empty slot
 
   const std::uint16_t* as_hand(const std::uint16_t* record) {
     std::copy(record, record + shape_.k, sorted_.begin());
@@ -163,29 +178,7 @@ class StreamTally::Repeats {
     return deal_rank(record, shape_.n, shape_.k);
   }
 
-  // Philox4x32-10 over the items, twelve a block (three 10-bit items a
-  // word: n <= 1024), block b keyed by (the shape, b), the blocks' outputs
-  // xored (an XOR-MAC): a pseudo-random function of the record whose
-  // outputs collide as random 128-bit values do. Unlike a chain (CBC), the
-  // blocks do not wait for each other, so their rounds overlap: at n = 52
-  // the five blocks cost little more than the latency of one.
-  Key fingerprint(const std::uint16_t* record) {
-    static_assert(kMaxPositionItems <= 1024, "three items a 32-bit word");
-    const std::uint16_t* items = hands_ ? as_hand(record) : record;
-    const int k = shape_.k;
-    const auto tag = static_cast<std::uint32_t>(shape_.n) | (static_cast<std::uint32_t>(k) << 16);
-    PhiloxCounter sum{{0, 0, 0, 0}};
-    for (int i = 0, b = 0; i < k; i += 12, ++b) {
-      PhiloxCounter block{{0, 0, 0, 0}};
-      for (int j = 0; j < 12 && i + j < k; ++j)
-        block.v[j / 3] |= std::uint32_t{items[i + j]} << (10 * (j % 3));
-      block = philox4x32_10(block, PhiloxKey{{tag, static_cast<std::uint32_t>(b)}});
-      for (int w = 0; w < 4; ++w) sum.v[w] ^= block.v[w];
-    }
-    Key key{(std::uint64_t{sum.v[0]} << 32) | sum.v[1], (std::uint64_t{sum.v[2]} << 32) | sum.v[3]};
-    if (key.empty()) key.lo = 1;  // the one value that marks an empty slot, met with probability 2^-128
-    return key;
-  }
+  Key fingerprint(const std::uint16_t* record) { return record_fingerprint(hands_ ? as_hand(record) : record, shape_); }
 
   std::uint64_t slot_of(const Key& k) const {
     const auto shift = static_cast<unsigned>(64 - std::countr_zero(table_.size()));

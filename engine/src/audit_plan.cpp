@@ -96,6 +96,10 @@ std::uint64_t workers_cap(const Job& job, std::uint64_t cap, int held_tallies) {
   return cap - held;
 }
 
+// Below this the fingerprints of a --serial job's trials are not worth
+// comparing (32,768 trials).
+constexpr std::uint64_t kMinSerialRepeatBytes = std::uint64_t{1} << 20;
+
 // The stream tests of records: their lags' tallies and the history they
 // keep come off the cap first; the repeats' keys get what is left of it.
 void plan_stream(const AuditRequest& r, const Job& job, std::uint64_t cap, AuditPlan& plan) {
@@ -113,6 +117,19 @@ void plan_stream(const AuditRequest& r, const Job& job, std::uint64_t cap, Audit
                                         "fewer {lags}");
   o.repeat_bytes = cap - used;
   plan.stream = o;
+}
+
+// --serial without a histogram of every possible record: the trials'
+// fingerprints get what the finished tally and the running totals leave.
+void plan_serial_repeats(const AuditRequest& r, const Job& job, std::uint64_t cap, AuditPlan& plan) {
+  if (job.tallies.has(TallyKind::ranks) || job.tallies.has(TallyKind::hands)) return;
+  const std::uint64_t held = tally_bytes(job) * static_cast<std::uint64_t>(1 + r.held_tallies);
+  if (held + kMinSerialRepeatBytes > cap) {
+    plan.notes.push_back("repeats test left out: the memory cap leaves no room for the trials' fingerprints "
+                         "beside the tallies");
+    return;
+  }
+  plan.serial_repeat_bytes = cap - held;
 }
 
 }  // namespace
@@ -163,6 +180,7 @@ AuditPlan plan_audit(const AuditRequest& r) {
   plan.run.memory_cap = workers_cap(job, cap, r.held_tallies);
   plan_workers(job, plan.run);  // throws when one tally cannot fit
   if (r.records && r.stream_tests) plan_stream(r, job, cap, plan);
+  if (r.serial) plan_serial_repeats(r, job, cap, plan);
   return plan;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <string>
 #include <vector>
 
 #include "melange/backend_table.hpp"
@@ -65,6 +66,34 @@ class MpiRanks final : public Ranks {
 
   void broadcast(std::span<std::uint64_t> values) override {
     check(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_UINT64_T, 0, MPI_COMM_WORLD), "broadcast");
+  }
+
+  std::vector<std::uint64_t> all_to_all(const std::vector<std::vector<std::uint64_t>>& to_rank) override {
+    // The counts first, then the words; MPI's counts and offsets are ints.
+    std::vector<std::uint64_t> send_counts(static_cast<std::size_t>(size_)), recv_counts(send_counts.size());
+    for (std::size_t r = 0; r < send_counts.size(); ++r) send_counts[r] = to_rank[r].size();
+    check(MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD),
+          "all-to-all");
+    std::vector<int> sc, sd, rc, rd;
+    std::vector<std::uint64_t> send;
+    std::uint64_t sent = 0, received = 0;
+    for (std::size_t r = 0; r < send_counts.size(); ++r) {
+      sc.push_back(static_cast<int>(send_counts[r]));
+      sd.push_back(static_cast<int>(sent));
+      rc.push_back(static_cast<int>(recv_counts[r]));
+      rd.push_back(static_cast<int>(received));
+      sent += send_counts[r];
+      received += recv_counts[r];
+      send.insert(send.end(), to_rank[r].begin(), to_rank[r].end());
+    }
+    if (sent > INT_MAX || received > INT_MAX)
+      throw Error("MPI all-to-all of " + std::to_string(std::max(sent, received)) +
+                  " words: more than one message carries; lower --memory-cap or add ranks");
+    std::vector<std::uint64_t> out(received);
+    check(MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_UINT64_T, out.data(), rc.data(), rd.data(),
+                        MPI_UINT64_T, MPI_COMM_WORLD),
+          "all-to-all");
+    return out;
   }
 
  private:

@@ -16,7 +16,9 @@ from scale_support import (CLI, assert_same_result, audit_args, checkpoint_done,
 # --- checkpoints in one process ---------------------------------------------
 
 @pytest.mark.parametrize("job", [["--n", "9", "--trials", "4e7", "--seed", "11", "--position"],
-                                 ["--n", "5", "--trials", "2e7", "--seed", "11", "--serial"]], ids=["n9", "n5-serial"])
+                                 ["--n", "5", "--trials", "2e7", "--seed", "11", "--serial"],
+                                 ["--n", "12", "--trials", "1e7", "--seed", "11", "--serial", "--position", "--no-rank"]],
+                         ids=["n9", "n5-serial", "n12-serial-repeats"])
 def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_result(tmp_path, job):
     reference = one_process(tmp_path, job)
     ckpt, out = tmp_path / "run.ckpt", tmp_path / "run.json"

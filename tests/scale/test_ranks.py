@@ -20,6 +20,8 @@ RANK_JOBS = [
     # Each trial against the one before: pairs across the ranks' boundaries count once.
     pytest.param(["--n", "5", "--serial", "--trials", "300007"], id="n5-serial"),
     pytest.param(["--n", "52", "--k", "5", "--algo", "partial", "--serial", "--trials", "100003"], id="deal-serial"),
+    # No rank histogram at n = 12: the repeats are the trials' fingerprints, traded between the ranks.
+    pytest.param(["--n", "12", "--serial", "--position", "--no-rank", "--trials", "300007"], id="n12-serial-repeats"),
 ]
 
 
@@ -34,6 +36,19 @@ def test_ranks_give_the_result_of_one_process(tmp_path, job, method, ranks):
     mpirun(ranks, *audit_args(job, out))
     assert_same_result(out, reference)
     assert json.load(open(out))["ranks"] == ranks
+
+
+@needs_mpi
+def test_fingerprint_repeats_count_pairs_that_cross_the_ranks(tmp_path):
+    # About 94 repeats among 300,007 orders of 12: with 3 ranks two thirds of
+    # the pairs of equal trials lie on two ranks.
+    job = ["--n", "12", "--serial", "--position", "--no-rank", "--trials", "300007", "--seed", "5"]
+    out = tmp_path / "ranks.json"
+    mpirun(3, *audit_args(job, out))
+    repeats = json.load(open(out))["stats"]["repeats"]
+    assert "repeated orders among 300,007" in repeats["plain"], repeats
+    assert int(repeats["plain"].split()[0].replace(",", "")) > 50, repeats
+    assert_same_result(out, one_process(tmp_path, job))
 
 
 @needs_mpi

@@ -24,6 +24,9 @@ struct AuditOptions {
   double alpha = kDefaultAlpha;            // for the printed critical values
   const ExactDistribution* model = nullptr; // null: test against uniform
   const StreamTally* stream = nullptr;      // the records as a stream: its tests join the audit's
+  // A --serial job's repeats where it keeps no histogram of every possible
+  // record (the engine's serial_repeats); null: none.
+  const RepeatCount* serial_repeats = nullptr;
   bool records = false;                     // the trials are records read from outside: the notes say "records"
   // The position matrix was tallied without being asked: its test runs
   // only where the rank (deal) test cannot, and a note says so.

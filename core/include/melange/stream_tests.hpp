@@ -62,6 +62,23 @@ struct RepeatCount {
   double log_outcomes = 0;      // ln of the number of possible records (n!, n!/(n-k)!, C(n,k))
 };
 
+// ln of the number of possible records: n!, n!/(n-k)! for ordered deals,
+// C(n, k) for hands.
+double log_outcomes(Shape s, bool hands);
+
+// A record's 128-bit fingerprint: Philox4x32-10 over its items, twelve a
+// block (three 10-bit items a word: n <= 1024), block b keyed by (the
+// shape, b), the blocks' outputs xored (an XOR-MAC). A pseudo-random
+// function of the record: two distinct records share one with probability
+// 2^-128, among 2^40 records about 2^-49 for any pair at all. Never (0, 0),
+// which marks an empty slot in a table of them.
+struct Fingerprint {
+  std::uint64_t hi = 0, lo = 0;
+  bool empty() const { return hi == 0 && lo == 0; }
+  friend auto operator<=>(const Fingerprint&, const Fingerprint&) = default;
+};
+Fingerprint record_fingerprint(const std::uint16_t* items, Shape s);
+
 // The repeats among records whose histogram over every possible record is
 // known (Lehmer ranks, deal ranks, or hands): each record but the first of
 // its bin is a repeat. Exact, and as mergeable as the histogram: a built-in

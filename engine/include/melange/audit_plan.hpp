@@ -16,6 +16,7 @@
 #include "melange/engine.hpp"
 #include "melange/exact.hpp"
 #include "melange/job.hpp"
+#include "melange/ranks.hpp"
 #include "melange/records.hpp"
 #include "melange/stream_tests.hpp"
 #include "melange/trial.hpp"
@@ -68,6 +69,10 @@ struct AuditPlan {
   // The position matrix was tallied without being asked, for where the rank
   // test cannot run: AuditOptions::position_on_demand.
   bool position_on_demand = false;
+  // --serial where the job keeps no histogram of every possible record
+  // (n > 10): the bytes each rank may hold of the trials' fingerprints for
+  // the repeats test (serial_repeats); 0: no repeats test.
+  std::uint64_t serial_repeat_bytes = 0;
 };
 
 // Checks the request and chooses the tallies; throws UsageError (with
@@ -81,6 +86,18 @@ AuditPlan plan_audit(const AuditRequest& request);
 std::shared_ptr<const ExactDistribution> reference_law(const AuditRequest& request, const AuditPlan& plan,
                                                        const std::vector<Rational>& weights,
                                                        const std::function<bool()>& stop = {});
+
+// The repeats among the trials of a --serial job that keeps no histogram
+// of every possible record (plan.serial_repeat_bytes > 0; nullopt
+// otherwise). Each trial's record is made again (serve.hpp) and
+// fingerprinted (stream_tests.hpp); the first trials whose keys fit every
+// rank's share of the bytes are covered. Each key goes to the rank its top
+// bits name, which counts the keys it holds twice, so the count is the same
+// for any thread or rank count (as long as the covered trials are) and for
+// a run resumed from a checkpoint, which keeps no keys. Collective over
+// `ranks` (null: one process); the count is rank 0's. Throws Cancelled
+// when `options.cancelled` says so.
+std::optional<RepeatCount> serial_repeats(const AuditPlan& plan, const RunOptions& options, Ranks* ranks = nullptr);
 
 // Looks at the records read so far, after 2^10, 2^11, .. records, as
 // PractRand reports by length. Look j (j = 1 at 2^10 records) is graded

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "melange/error.hpp"
 
@@ -34,6 +35,10 @@ class Ranks {
   virtual void max_all(std::span<std::int64_t> values) = 0;
   // Every rank gets rank 0's values.
   virtual void broadcast(std::span<std::uint64_t> values) = 0;
+  // Each rank sends to_rank[r] to rank r and gets what every rank sent it,
+  // in rank order: keys partitioned across the ranks (a cluster holds what
+  // one machine cannot). to_rank has size() entries.
+  virtual std::vector<std::uint64_t> all_to_all(const std::vector<std::vector<std::uint64_t>>& to_rank) = 0;
 
   // Set once the ranks know together that one of them failed: no
   // collective call may follow, and each rank ends on its own.

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Side by side, in one run: melange (the simd backend on the widest
 # architecture the CPU runs) on one core and on two, std::shuffle with
-# std::mt19937_64 built with -O3 -march=native, and NumPy, doing the same
-# audits; the sort one-liners against melange's own coin-by-coin reference
-# loop; raw Philox words (melange SIMD against Random123 scalar).
-# Usage: compare.sh MELANGE STD_SHUFFLE_AUDIT MELANGE_BENCH [REPEATS]
+# std::mt19937_64 and Fisher-Yates by batched ranged integers over lehmer64
+# (the fastest scalar shuffle known), both built with -O3 -march=native,
+# and NumPy, doing the same audits; where a trial reads at most one Philox
+# block, melange's share of the machine's Philox block rate (the limit);
+# the sort one-liners against melange's own coin-by-coin reference loop;
+# raw Philox words (melange SIMD against Random123 scalar).
+# Usage: compare.sh MELANGE STD_SHUFFLE_AUDIT MELANGE_BENCH BATCHED_SHUFFLE_AUDIT [REPEATS]
 set -euo pipefail
-melange=$1 peer=$2 bench=$3 repeats=${4:-5}
+melange=$1 peer=$2 bench=$3 batched=$4 repeats=${5:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 python=${PYTHON:-/usr/bin/python3}
 cores=$(getconf _NPROCESSORS_ONLN)
@@ -44,20 +47,31 @@ backend=${MELANGE_BACKEND:-simd}
 arch=$("$melange" version | sed -n 's/.*backend simd: available (\([a-z0-9]*\).*/\1/p')
 [ "$backend" = simd ] || arch=$backend
 echo "# melange compare: $cpu, $cores cores; median of $repeats runs; melange on simd ($arch)"
-echo "# peers on one core: std::shuffle + std::mt19937_64 (-O3 -march=native), NumPy $("$python" -c 'import numpy; print(numpy.__version__)')"
-printf "%-40s %11s %6s %11s %6s %11s %11s %8s %8s\n" job melange words 2-threads x1 std::shuffle numpy vs-std vs-numpy
+echo "# peers on one core: std::shuffle + std::mt19937_64 and batched Fisher-Yates + lehmer64 (-O3 -march=native), NumPy $("$python" -c 'import numpy; print(numpy.__version__)')"
+
+# The limit: Philox4x32-10 blocks per second on one core, the widest SIMD,
+# made and never stored (a block is four words).
+limit=$("$bench" --benchmark_filter='BM_PhiloxSimd$' --benchmark_repetitions="$repeats" \
+  --benchmark_report_aggregates_only=true --benchmark_format=csv 2>/dev/null |
+  awk -F, '/_median/ { printf "%.6e\n", $7 / 4 }')
+echo "# Philox limit: $limit blocks/s on one core (of-limit: melange's share, where a trial reads at most one block)"
+printf "%-40s %11s %6s %11s %6s %11s %11s %11s %8s %8s %8s %8s\n" job melange words 2-threads x1 std::shuffle batched numpy \
+  vs-std vs-batch vs-numpy of-limit
 
 # melange on one core and two, and the peers; prints one row.
 peer_row() {
   local name=$1 peer_args=$2 numpy_args=$3; shift 3
-  local one words two s p
+  local one words two s b p
   one=$(median_rate 1 melange_rate 1 "$@")
   words=$(words_per_trial)
   two=$(median_rate 1 melange_rate 2 "$@")
   s=$(median_rate 3 "$peer" $peer_args)
+  b=$(median_rate 3 "$batched" $peer_args)
   p=$(median_rate 3 "$python" "$here/numpy_audit.py" $numpy_args)
-  awk -v n="$name" -v m="$one" -v w="$words" -v t="$two" -v s="$s" -v p="$p" \
-    'BEGIN { printf "%-40s %11.3e %6.2f %11.3e %5.2fx %11.3e %11.3e %7.1fx %7.1fx\n", n, m, w, t, t / m, s, p, m / s, m / p }'
+  awk -v n="$name" -v m="$one" -v w="$words" -v t="$two" -v s="$s" -v b="$b" -v p="$p" -v l="$limit" \
+    'BEGIN { of = w <= 4 ? sprintf("%.2f", m / l) : "-";
+             printf "%-40s %11.3e %6.2f %11.3e %5.2fx %11.3e %11.3e %11.3e %7.1fx %7.1fx %7.1fx %8s\n",
+                    n, m, w, t, t / m, s, b, p, m / s, m / b, m / p, of }'
 }
 
 TRIALS=400000000

@@ -1,7 +1,8 @@
 // `melange bench`: shuffles per second for every combination of algorithm,
 // n, backend and thread count asked for, each row beside the same job done
-// with std::shuffle + std::mt19937_64 (bench_peer.hpp), so that no rate is
-// shown without its reference.
+// by two peers (bench_peer.hpp: std::shuffle, and the fastest scalar
+// shuffle known) and, where a trial is one Philox block, beside the
+// machine's Philox limit, so that no rate is shown without its references.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -37,6 +38,9 @@ using Clock = std::chrono::steady_clock;
 inline constexpr int kBenchRankItems = 10;
 // A measurement's repeats after its warm-up; the median is reported.
 inline constexpr int kRepeats = 5;
+// Words of a Philox4x32 block: a trial that reads no more (n <= 8 with
+// batched draws, several indices to a word) is bounded by the block rate.
+inline constexpr double kWordsPerBlock = 4;
 // Sample mode fills one buffer of a run's permutations, reused run after run
 // as a Monte Carlo code reuses its batch buffer: at most this many bytes.
 inline constexpr std::uint64_t kSampleBytes = std::uint64_t{64} << 20;
@@ -107,19 +111,21 @@ RunSize size_runs(const Work& work, double share, std::uint64_t max_trials) {
   return size;
 }
 
-// kRepeats runs of each side, alternating, so that a drift of the machine's
-// speed (a noisy neighbour, a clock change) falls on both and the ratio of
-// their medians holds. Returns each side's shuffles per second, sorted.
-std::pair<std::vector<double>, std::vector<double>> time_pairs(const Work& a, std::uint64_t a_trials, const Work& b,
-                                                              std::uint64_t b_trials) {
-  std::vector<double> ra, rb;
-  for (int r = 0; r < kRepeats; ++r) {
-    ra.push_back(static_cast<double>(a_trials) / std::max(seconds_of(a, a_trials), 1e-9));
-    rb.push_back(static_cast<double>(b_trials) / std::max(seconds_of(b, b_trials), 1e-9));
-  }
-  std::sort(ra.begin(), ra.end());
-  std::sort(rb.begin(), rb.end());
-  return {ra, rb};
+// kRepeats runs of each side in turn, so that a drift of the machine's
+// speed (a noisy neighbour, a clock change) falls on all and the ratios of
+// their medians hold. Returns each side's shuffles per second, sorted.
+struct Side {
+  Work work;
+  std::uint64_t trials = 0;
+};
+std::vector<std::vector<double>> time_sides(const std::vector<Side>& sides) {
+  std::vector<std::vector<double>> rates(sides.size());
+  for (int r = 0; r < kRepeats; ++r)
+    for (std::size_t i = 0; i < sides.size(); ++i)
+      rates[i].push_back(static_cast<double>(sides[i].trials) /
+                         std::max(seconds_of(sides[i].work, sides[i].trials), 1e-9));
+  for (std::vector<double>& r : rates) std::sort(r.begin(), r.end());
+  return rates;
 }
 
 // The machine as the document gives it: the CPU, the hardware threads, the
@@ -267,27 +273,54 @@ Work row_work(Row& r, const BenchArgs& a, std::vector<std::uint16_t>& buffer) {
   };
 }
 
-// Times every row beside its std::shuffle peer, within about a.seconds.
+// Where a row's trial reads at most one Philox block and runs on the CPU,
+// so that the machine's block rate bounds it: the limit column.
+bool limit_applies(const Row& r) { return r.out.words_per_trial <= kWordsPerBlock && r.out.backend != "cuda"; }
+
+// The run sizes of the peers and limits, found once each (by the first row
+// that needs them) and reused beside every row with the same key.
+struct SharedSizes {
+  std::map<std::tuple<int, PeerTallies::Kind, int, PeerTallies::Shuffler>, std::optional<RunSize>> peers;
+  std::map<int, std::optional<RunSize>> limits;
+  std::size_t left() const {
+    std::size_t n = 0;
+    for (const auto& [key, size] : peers) n += !size;
+    for (const auto& [key, size] : limits) n += !size;
+    return n;
+  }
+};
+
+// Times every row beside its peers (and the Philox limit where it applies),
+// within about a.seconds.
 void measure_rows(std::vector<Row>& rows, const BenchArgs& a, bool quiet) {
   const bool sample_mode = a.mode == "sample";
-  // The peer of each row: std::shuffle with the row's n, tallies and
-  // threads. Its run size is found once, and it is timed beside every row.
   const auto peer_kind = [&](const Row& r) {
     return sample_mode ? PeerTallies::Kind::rows
                        : (r.job.tallies.has(TallyKind::ranks) ? PeerTallies::Kind::rank_histogram
                                                               : PeerTallies::Kind::position_matrix);
   };
-  std::map<std::tuple<int, PeerTallies::Kind, int>, std::optional<RunSize>> peer_sizes;
-  for (const Row& r : rows) peer_sizes[{r.out.n, peer_kind(r), r.out.threads}] = std::nullopt;
+  constexpr PeerTallies::Shuffler kShufflers[] = {PeerTallies::Shuffler::std_shuffle, PeerTallies::Shuffler::batched};
+  std::map<std::pair<std::string, int>, double> words_of;
+  for (Row& r : rows) {
+    double& words = words_of[{r.out.algorithm, r.out.n}];
+    if (words == 0) words = words_per_trial(r.job);
+    r.out.words_per_trial = words;
+  }
+  SharedSizes sizes;
+  for (const Row& r : rows) {
+    for (PeerTallies::Shuffler s : kShufflers) sizes.peers[{r.out.n, peer_kind(r), r.out.threads, s}] = std::nullopt;
+    if (limit_applies(r)) sizes.limits[r.out.threads] = std::nullopt;
+  }
   // A run's share of the time left: a row is its warm-up (about three runs)
-  // and kRepeats runs of it and of its peer, each run 1.5 shares on average
-  // (the warm-up stops between one and two); a peer's warm-up is three more.
+  // and kRepeats runs of it and of each peer and limit beside it, each run
+  // 1.5 shares on average (the warm-up stops between one and two); a
+  // peer's or a limit's warm-up is three more.
   const auto bench_start = Clock::now();
-  std::size_t peers_left = peer_sizes.size();
-  const auto share_now = [&](std::size_t rows_left) {
+  const auto share_now = [&](std::size_t i) {
+    std::size_t runs = 3 * sizes.left();
+    for (std::size_t j = i; j < rows.size(); ++j) runs += 3 + kRepeats * (3 + (limit_applies(rows[j]) ? 1 : 0));
     const double left = a.seconds - std::chrono::duration<double>(Clock::now() - bench_start).count();
-    const double runs = 1.5 * static_cast<double>(rows_left * (2 * kRepeats + 3) + peers_left * 3);
-    return std::max(left / runs, 0.002);
+    return std::max(left / (1.5 * static_cast<double>(runs)), 0.002);
   };
   ProgressLine progress("bench", quiet, "rows");
   // Sample mode: one buffer for a run's rows, made (and its pages touched)
@@ -295,40 +328,53 @@ void measure_rows(std::vector<Row>& rows, const BenchArgs& a, bool quiet) {
   // buffer is.
   std::vector<std::uint16_t> rows_buffer(sample_mode ? kSampleBytes / 2 : 0);
   const std::uint64_t tally_max_trials = std::uint64_t{1} << 40;
-  volatile std::uint64_t sink = 0;  // keeps the peers' tallies alive
-  std::map<std::pair<std::string, int>, double> words_of;
+  volatile std::uint64_t sink = 0;  // keeps the peers' tallies and the limit's blocks alive
   for (std::size_t i = 0; i < rows.size(); ++i) {
     Row& r = rows[i];
     report::BenchRow& out = r.out;
     progress.update(i, rows.size(), out.algorithm + ", n " + std::to_string(out.n) + ", " + out.backend + ", " +
                                         threads_text(out.threads));
-    double& words = words_of[{out.algorithm, out.n}];
-    if (words == 0) words = words_per_trial(r.job);
-    out.words_per_trial = words;
-
     const std::uint64_t max_trials = sample_mode ? sample_trials(out.n) : tally_max_trials;
+    const double share = share_now(i);
+    const auto sized = [&](std::optional<RunSize>& size, const Work& work) {
+      if (!size) size = size_runs(work, share, max_trials);
+      return *size;
+    };
+    std::vector<Side> sides;
+    std::vector<RunSize> side_sizes;
     const Work ours = row_work(r, a, rows_buffer);
-    const PeerTallies peer_job{out.n, peer_kind(r), rows_buffer.data()};
-    const Work peer = [&](std::uint64_t t) { sink = sink + run_std_shuffle(peer_job, t, out.threads); };
-    std::optional<RunSize>& peer_size = peer_sizes[{out.n, peer_kind(r), out.threads}];
-    const double share = share_now(rows.size() - i);
-    if (!peer_size) {
-      peer_size = size_runs(peer, share, max_trials);
-      --peers_left;
+    side_sizes.push_back(size_runs(ours, share, max_trials));
+    sides.push_back({ours, side_sizes.back().trials});
+    for (PeerTallies::Shuffler s : kShufflers) {
+      const PeerTallies peer_job{out.n, peer_kind(r), rows_buffer.data(), s};
+      const Work peer = [&sink, peer_job, threads = out.threads](std::uint64_t t) {
+        sink = sink + run_peer(peer_job, t, threads);
+      };
+      side_sizes.push_back(sized(sizes.peers[{out.n, peer_kind(r), out.threads, s}], peer));
+      sides.push_back({peer, side_sizes.back().trials});
     }
-    const RunSize size = size_runs(ours, share, max_trials);
-    const auto [rates, peer_rates] = time_pairs(ours, size.trials, peer, peer_size->trials);
+    if (limit_applies(r)) {
+      const Work limit = [&sink, threads = out.threads, first = std::uint64_t{0}](std::uint64_t t) mutable {
+        sink = sink ^ philox_limit_checksum(kDefaultSeed, first, t, threads);
+        first += t;
+      };
+      side_sizes.push_back(sized(sizes.limits[out.threads], limit));
+      sides.push_back({limit, side_sizes.back().trials});
+    }
+    const std::vector<std::vector<double>> rates = time_sides(sides);
 
     // A backend without a kernel for the job hands it to the CPU path; the
     // row says so rather than show that path's rate under the asked name.
     out.fallback = out.ran_on.rfind(out.backend, 0) != 0 && out.ran_on.find("(" + out.backend + ")") == std::string::npos;
     if (out.fallback) out.ran_on += " for " + out.backend;
-    out.median = rates[rates.size() / 2];
-    out.low = rates.front();
-    out.high = rates.back();
-    out.trials_per_run = size.trials;
-    out.peer = peer_rates[peer_rates.size() / 2];
-    out.steady = size.steady && peer_size->steady;
+    out.median = rates[0][rates[0].size() / 2];
+    out.low = rates[0].front();
+    out.high = rates[0].back();
+    out.trials_per_run = side_sizes[0].trials;
+    out.peer = rates[1][kRepeats / 2];
+    out.batched_peer = rates[2][kRepeats / 2];
+    out.limit = rates.size() > 3 ? rates[3][kRepeats / 2] : 0;
+    out.steady = std::all_of(side_sizes.begin(), side_sizes.end(), [](const RunSize& z) { return z.steady; });
   }
   progress.clear();
 }
@@ -344,6 +390,7 @@ std::string chart_svg(const report::BenchDocument& doc) {
         r.backend == "simd" && !doc.machine.simd_arch.empty() ? "simd (" + doc.machine.simd_arch + ")" : r.backend;
     chart.add(r.algorithm + ", " + backend + ", " + threads_text(r.threads), false, r.n, r.median, r.fallback);
     chart.add("std::shuffle, " + threads_text(r.threads), true, r.n, r.peer);
+    chart.add("batched Fisher-Yates + lehmer64, " + threads_text(r.threads), true, r.n, r.batched_peer);
   }
   return bench_chart_svg(chart);
 }
@@ -396,15 +443,19 @@ void add_bench_command(CLI::App& app, Action& action) {
       "Columns: shuffles/s is the median of 5 timed runs after a warm-up that doubles a run's trials until it "
       "takes its share of --seconds and doubling it nearly doubles its time (so that set-up, such as first "
       "touching the tallies, weighs little, as in a long audit); each run reads a fresh trial range, and the "
-      "JSON and CSV give the trials a run; a * marks a row whose runs (or its std::shuffle's) --seconds kept too "
+      "JSON and CSV give the trials a run; a * marks a row whose runs (or a peer's or the limit's) --seconds kept too "
       "short for that. spread is half the range of the 5, as a percentage of the median. backend is what ran "
       "the job (\"scalar for simd\": simd has no kernel for it). words/trial is the Philox words a trial reads "
-      "(the same on every backend); words/s is shuffles/s times it; bytes/s (sample mode) is the permutations "
+      "(the same on every backend), and words/s in the JSON and CSV shuffles/s times it; bytes/s (sample mode) is the permutations "
       "written, 2 bytes an item. std::shuffle/s is the same job, same tallies, same thread count, done with "
-      "std::shuffle + std::mt19937_64 (sample mode: the permutations written to a reused buffer as well), its "
-      "runs alternating with the row's so that a drift of the machine's speed falls on both; ratio is "
-      "shuffles/s over std::shuffle/s. Tallies: the rank histogram up to n 10, the item x position matrix "
-      "above; none in sample mode.\n"
+      "std::shuffle + std::mt19937_64 (sample mode: the permutations written to a reused buffer as well); "
+      "batched/s the same with Fisher-Yates whose indices are drawn several to a 64-bit word by batched ranged "
+      "integers (Brackett-Rozinsky and Lemire 2024) from lehmer64, the fastest scalar shuffle known; each ratio "
+      "is shuffles/s over that peer's. limit/s is Philox4x32-10 blocks per second on as many threads (the "
+      "widest SIMD, made and never stored), shown where a trial reads at most one block (n <= 8 with batched "
+      "draws, on the CPU): no trial rate can pass it, and 'of limit' is the row's share of it. The peers' and "
+      "the limit's runs alternate with the row's so that a drift of the machine's speed falls on all. Tallies: "
+      "the rank histogram up to n 10, the item x position matrix above; none in sample mode.\n"
       "Exit status: 0 measured; 2 usage error (an unknown algorithm or backend, n past an algorithm's limit, "
       "--seconds <= 0); 1 runtime error.");
   cmd->callback([a, &action] { action = [a] { return run_bench(*a); }; });

@@ -1,10 +1,13 @@
 #include "melange/backend_table.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "melange/error.hpp"
 #include "backend_choice.hpp"
 #include "melange/internal/join_names.hpp"
+#include "melange/philox.hpp"
+#include "melange/stream.hpp"
 
 #if defined(MELANGE_HAVE_SIMD)
 #include "melange/simd/backend.hpp"
@@ -150,4 +153,37 @@ BackendChoice choose_backend(const Job& job, std::string_view requested) {
 }
 
 }  // namespace internal
+namespace {
+
+std::uint32_t philox_blocks(std::uint64_t seed, std::uint64_t first, std::uint64_t streams) {
+#if defined(MELANGE_HAVE_SIMD)
+  return simd::philox_checksum(seed, first, streams);
+#else
+  std::uint32_t x = 0;
+  for (std::uint64_t s = 0; s < streams; ++s) {
+    const PhiloxCounter b = philox4x32_10(stream_counter(first + s, 0), stream_key(seed));
+    x ^= b.v[0] ^ b.v[1] ^ b.v[2] ^ b.v[3];
+  }
+  return x;
+#endif
+}
+
+}  // namespace
+
+std::uint32_t philox_limit_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams, int threads) {
+  threads = std::max(1, threads);
+  std::vector<std::uint32_t> x(static_cast<std::size_t>(threads), 0);
+  const auto at = [&](int i) { return streams / static_cast<unsigned>(threads) * static_cast<unsigned>(i); };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < threads; ++w)
+    pool.emplace_back([&, w] {
+      x[w] = philox_blocks(seed, first + at(w), w + 1 == threads ? streams - at(w) : at(w + 1) - at(w));
+    });
+  x[0] = philox_blocks(seed, first, threads == 1 ? streams : at(1));
+  for (std::thread& t : pool) t.join();
+  std::uint32_t all = 0;
+  for (std::uint32_t v : x) all ^= v;
+  return all;
+}
+
 }  // namespace melange

@@ -1,5 +1,6 @@
 """melange bench: a short bench writes well-formed JSON, CSV and SVG with
-positive rates and the std::shuffle reference beside every row; bad lists
+positive rates and both peers (std::shuffle, batched Fisher-Yates) beside
+every row, and the Philox limit where a trial is one block; bad lists
 are refused before any measurement. No test asserts a speed."""
 import csv
 import json
@@ -19,7 +20,7 @@ def run(*args):
 
 def test_short_bench_writes_rows_with_their_reference(tmp_path):
     j, c, s = tmp_path / "b.json", tmp_path / "b.csv", tmp_path / "b.svg"
-    p = run("bench", "--seconds", "1", "--algo", "fisher-yates", "--n", "4,13", "--backend", "scalar",
+    p = run("bench", "--seconds", "1", "--algo", "fisher-yates", "--n", "4,52", "--backend", "scalar",
             "--threads", "1", "--json", j, "--csv", c, "--svg", s, "--quiet")
     assert p.returncode == 0, p.stderr
     doc = json.loads(j.read_text())
@@ -27,7 +28,7 @@ def test_short_bench_writes_rows_with_their_reference(tmp_path):
     for key in ("cpu", "hardware_threads", "simd_arch", "gpu", "melange_version", "compiler"):
         assert key in doc["machine"], doc["machine"]
     rows = doc["rows"]
-    assert [(r["algorithm"], r["n"], r["threads"]) for r in rows] == [("fisher-yates", 4, 1), ("fisher-yates", 13, 1)]
+    assert [(r["algorithm"], r["n"], r["threads"]) for r in rows] == [("fisher-yates", 4, 1), ("fisher-yates", 52, 1)]
     for r in rows:
         rate = r["shuffles_per_second"]
         assert 0 < rate["min"] <= rate["median"] <= rate["max"], r
@@ -36,17 +37,25 @@ def test_short_bench_writes_rows_with_their_reference(tmp_path):
         assert r["words_per_trial"] > 0 and abs(r["words_per_second"] - rate["median"] * r["words_per_trial"]) <= 1e-6 * r["words_per_second"]
         assert r["trials_per_run"] >= 64 and isinstance(r["steady"], bool), r
         assert r["ran_on"] == "scalar", r
+        assert r["batched_per_second"] > 0, r
+        assert abs(r["batched_ratio"] - rate["median"] / r["batched_per_second"]) < 1e-9 * r["batched_ratio"], r
+    # n = 4 reads one word a trial: the Philox limit stands beside it; n = 52 reads 11, and has none.
+    assert rows[0]["philox_limit_per_second"] > 0, rows[0]
+    assert abs(rows[0]["limit_fraction"] - rows[0]["shuffles_per_second"]["median"] / rows[0]["philox_limit_per_second"]) < 1e-9
+    assert rows[1]["words_per_trial"] > 4 and rows[1]["philox_limit_per_second"] is None, rows[1]
     assert rows[0]["tallies"] == "rank histogram" and rows[1]["tallies"] == "position matrix"
     table = list(csv.DictReader(c.open()))
-    assert len(table) == 2 and all(float(t["ratio"]) > 0 and float(t["std_shuffle_per_s"]) > 0 for t in table), table
+    assert len(table) == 2 and all(float(t["ratio"]) > 0 and float(t["std_shuffle_per_s"]) > 0 and
+                                   float(t["batched_per_s"]) > 0 for t in table), table
+    assert float(table[0]["philox_limit_per_s"]) > 0 and table[1]["philox_limit_per_s"] == "", table
     assert [t["steady"] for t in table] == [str(r["steady"]).lower() for r in rows], table
     svg = ET.parse(s).getroot()
     lines = svg.findall(f"{SVG}polyline")
-    assert len(lines) == 2, "one line for scalar x 1 thread, one for std::shuffle"
+    assert len(lines) == 3, "one line for scalar x 1 thread, one for each peer"
     points = svg.findall(f".//{SVG}circle")
-    assert len(points) == 4 and all(c.find(f"{SVG}title") is not None for c in points), "a point per row and peer"
-    assert "std::shuffle" in s.read_text()
-    assert "ratio" in p.stdout and "std::shuffle/s" in p.stdout
+    assert len(points) == 6 and all(c.find(f"{SVG}title") is not None for c in points), "a point per row and peer"
+    assert "std::shuffle" in s.read_text() and "lehmer64" in s.read_text()
+    assert "ratio" in p.stdout and "std::shuffle/s" in p.stdout and "batched/s" in p.stdout and "limit/s" in p.stdout
 
 
 def simd_available():
@@ -67,7 +76,7 @@ def test_a_backend_without_a_kernel_says_so_and_keeps_its_line(tmp_path):
     assert rows[0]["ran_on"].startswith("simd") and rows[1]["ran_on"] == "scalar for simd", rows
     assert "scalar for simd" in p.stdout
     svg = ET.parse(s).getroot()
-    assert len(svg.findall(f"{SVG}polyline")) == 2, "the simd line keeps its fallback point"
+    assert len(svg.findall(f"{SVG}polyline")) == 3, "the simd line keeps its fallback point, beside the two peers"
     hollow = [c for c in svg.findall(f".//{SVG}g/{SVG}circle") if c.get("fill") == "white"]
     assert len(hollow) == 1 and "scalar path" in hollow[0].find(f"{SVG}title").text
 

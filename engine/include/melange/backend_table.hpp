@@ -3,6 +3,7 @@
 // one is a row here (and its library in CMake).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -50,5 +51,12 @@ struct BackendInfo {
   std::string device;              // the device it runs on, when available and not the CPU
 };
 std::vector<BackendInfo> backend_inventory();
+
+// The Philox limit of this CPU: block 0 of the streams [first, first +
+// streams) made and xored, never stored, split over `threads` threads, on
+// the widest SIMD architecture this CPU runs (the scalar cipher where
+// none). Where a trial needs one block (n <= 8), no CPU backend's trials
+// run faster than these blocks: `melange bench`'s limit column.
+std::uint32_t philox_limit_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams, int threads);
 
 }  // namespace melange

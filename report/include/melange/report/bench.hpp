@@ -1,5 +1,6 @@
-// The bench document: rows of shuffles per second, each beside its
-// std::shuffle peer, as the text table a person reads, the JSON and the CSV
+// The bench document: rows of shuffles per second, each beside its peers
+// (std::shuffle, and Fisher-Yates by batched ranged integers) and, where a
+// trial is one Philox block, the machine's Philox limit, as the text table a person reads, the JSON and the CSV
 // (DESIGN.md section 10). `melange bench` measures; this writes.
 #pragma once
 
@@ -33,6 +34,13 @@ struct BenchRow {
   double median = 0, low = 0, high = 0;  // shuffles/s over the repeats
   double words_per_trial = 0;
   double peer = 0;  // std::shuffle's median shuffles/s on the same threads
+  // Fisher-Yates by batched ranged integers over lehmer64 (bench_peer.hpp):
+  // the strongest scalar peer's median shuffles/s, same tallies and threads.
+  double batched_peer = 0;
+  // The Philox limit (philox_limit_checksum): blocks/s on the same threads,
+  // measured beside rows where a trial is one block (n <= 8, on the CPU);
+  // 0 elsewhere.
+  double limit = 0;
   std::uint64_t trials_per_run = 0;
   bool fallback = false;  // the asked backend had no kernel; the scalar path ran it
   bool steady = false;    // its runs and its peer's were long enough for set-up to weigh little

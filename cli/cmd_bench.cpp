@@ -249,7 +249,7 @@ std::vector<Row> plan_rows(const BenchArgs& a) {
 double words_per_trial(Job job) {
   job.trials = 4096;
   job.tallies = TallySet{TallyKind::positions};  // the cheapest tally; it does not change the words read
-  const RunResult words = run(job, RunOptions{"scalar", 1, kDefaultMemoryCap, {}, {}});
+  const RunResult words = run(job, RunOptions{"scalar", 1, kDefaultMemoryCap, {}, {}, nullptr});
   return static_cast<double>(words.tally.words) / static_cast<double>(job.trials);
 }
 

@@ -719,6 +719,11 @@ struct Stream {
   std::uint64_t seed = kDefaultSeed;
   std::uint64_t first = 0;
   std::uint64_t end = std::numeric_limits<std::uint64_t>::max();  // exclusive; the root's last index is 2^64 - 2
+  // The backends and decision tables of its calls, kept from call to call
+  // (engine.hpp): a Stream drawn from a few thousand trials at a time pays
+  // for a table once. Each Stream made (by spawn, jumped or unpickling too)
+  // has its own.
+  std::shared_ptr<Context> context = std::make_shared<Context>();
 
   // The next `count` trials (None: out's rows), checked against `end`.
   std::uint64_t take(const py::object& count, const py::object& out) {
@@ -733,7 +738,9 @@ struct Stream {
     const std::uint64_t n = take(count, out);
     job.seed = seed;
     job.first = first;
-    py::array a = serve(job, count, out, options);
+    RunOptions with_context = options;
+    with_context.context = context.get();
+    py::array a = serve(job, count, out, with_context);
     first += n;
     return a;
   }

@@ -15,6 +15,7 @@
 #include "melange/serve.hpp"
 #include "melange/source.hpp"
 #include "melange/trial.hpp"
+#include "backend_choice.hpp"   // engine-private (melange_engine_internals)
 #include "parallel_chunks.hpp"  // engine-private (melange_engine_internals)
 
 namespace melange {
@@ -116,6 +117,36 @@ TEST(Engine, ShortJobsWithoutADecisionTableGiveTheSameTrials) {
         EXPECT_EQ(got_rows, rows) << algorithm_name(a) << " " << trials << " " << backend;
       }
     }
+}
+
+TEST(Engine, AContextKeepsItsBackendsAndTheirTablesAndChangesNoBit) {
+  // Calls through one Context reuse its backend (and the decision table it
+  // built at the first call of kTableMinTrials), short calls after it
+  // included; every call gives the reference loop's trials.
+  Context context;
+  for (const char* backend : {"simd", "scalar"})
+    for (Algorithm a : {Algorithm::fisher_yates, Algorithm::sort_binary_insertion}) {
+      RunOptions o = threads(2);
+      o.backend = backend;
+      o.context = &context;
+      for (std::uint64_t trials : {kTableMinTrials, std::uint64_t{100}, kTableMinTrials}) {
+        Job job = make(a, 8, trials, 5, 977 + trials);
+        Tally want = Tally::for_job(job);
+        tally_trials(job, job.first, job.first + job.trials, want);
+        std::vector<std::uint16_t> rows(job.trials * 8), got_rows(job.trials * 8);
+        sample_trials(job, job.first, job.first + job.trials, rows.data());
+        EXPECT_TRUE(run(job, o).tally == want) << algorithm_name(a) << " " << trials << " " << backend;
+        fill_records(job, std::span<std::uint16_t>(got_rows), o);
+        EXPECT_EQ(got_rows, rows) << algorithm_name(a) << " " << trials << " " << backend;
+      }
+    }
+  // One backend for each name asked, whatever the jobs and calls: the same
+  // object each time, where a call without a Context makes its own.
+  EXPECT_EQ(context.backends().size(), 2u);
+  const Job job = make(Algorithm::fisher_yates, 8, kTableMinTrials, 5, 1);
+  EXPECT_EQ(internal::choose_backend(job, "simd", &context).backend,
+            internal::choose_backend(job, "simd", &context).backend);
+  EXPECT_NE(internal::choose_backend(job, "simd").backend, internal::choose_backend(job, "simd").backend);
 }
 
 TEST(Engine, AnySplitOfTheTrialRangeMergesToTheSameTally) {

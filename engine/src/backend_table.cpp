@@ -106,7 +106,36 @@ std::string best_cpu_backend() {
 
 }  // namespace
 
-BackendChoice choose_backend(const Job& job, std::string_view requested) {
+std::shared_ptr<const Backend> ContextBackends::get(const std::string& key,
+                                                    const std::function<std::unique_ptr<Backend>()>& make) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_ptr<const Backend>& made = made_[key];
+  if (!made) made = make();
+  return made;
+}
+
+std::size_t ContextBackends::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return made_.size();
+}
+
+namespace {
+
+// The backend of `row` on `arch` ("": its widest): the context's, made once
+// there, or a fresh one.
+std::shared_ptr<const Backend> backend_of(const BackendRow& row, std::string_view arch, Context* context) {
+  if (!context) return row.make(arch);
+  return context->backends().get(std::string(row.name) + "/" + std::string(arch), [&] { return row.make(arch); });
+}
+
+std::shared_ptr<const Backend> scalar_backend(Context* context) {
+  if (!context) return make_scalar_backend();
+  return context->backends().get("scalar/", [] { return make_scalar_backend(); });
+}
+
+}  // namespace
+
+BackendChoice choose_backend(const Job& job, std::string_view requested, Context* context) {
   if (requested != "auto") {
     // A backend's name, or an architecture that pins its backend.
     const BackendRow* row = nullptr;
@@ -125,23 +154,23 @@ BackendChoice choose_backend(const Job& job, std::string_view requested) {
     }
     if (!row->compiled)
       throw Error("backend " + std::string(requested) + " is not built into this melange: use " + best_cpu_backend());
-    std::unique_ptr<Backend> backend = available(*row) ? row->make(arch) : nullptr;
+    std::shared_ptr<const Backend> backend = available(*row) ? backend_of(*row, arch, context) : nullptr;
     if (!backend) {
       if (row->name == "cuda") throw Error(Param::backend, row->unavailable() + ": use {backend} " + best_cpu_backend());
       throw Error(Param::backend, "this CPU cannot run " + std::string(requested) + ": use {backend} scalar");
     }
     if (backend->supports(job)) return BackendChoice{std::move(backend), ""};
-    return BackendChoice{make_scalar_backend(), fallback_note(job, *backend, "scalar")};
+    return BackendChoice{scalar_backend(context), fallback_note(job, *backend, "scalar")};
   }
   // auto: the highest-priority available backend that has a kernel for the job.
   std::vector<const BackendRow*> order;
   for (const BackendRow& r : kTable)
     if (r.compiled) order.push_back(&r);
   std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->priority > b->priority; });
-  std::unique_ptr<Backend> skipped;
+  std::shared_ptr<const Backend> skipped;
   for (const BackendRow* row : order) {
     if (!available(*row)) continue;
-    std::unique_ptr<Backend> backend = row->make("");
+    std::shared_ptr<const Backend> backend = backend_of(*row, "", context);
     if (!backend) continue;
     if (backend->supports(job)) {
       std::string note = skipped ? fallback_note(job, *skipped, backend->name()) : "";
@@ -149,7 +178,7 @@ BackendChoice choose_backend(const Job& job, std::string_view requested) {
     }
     if (!skipped) skipped = std::move(backend);
   }
-  return BackendChoice{make_scalar_backend(), ""};
+  return BackendChoice{scalar_backend(context), ""};
 }
 
 }  // namespace internal

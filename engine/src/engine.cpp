@@ -44,7 +44,7 @@ void zero(Tally& t) {
 }
 
 TallyWorkers::TallyWorkers(const Job& job, const RunOptions& options)
-    : job_(job), choice_((validate(job), check_threads(options.threads), choose_backend(job, options.backend))),
+    : job_(job), choice_((validate(job), check_threads(options.threads), choose_backend(job, options.backend, options.context))),
       plan_(plan_for(job, options, *choice_.backend)), cancelled_(options.cancelled), tallies_(plan_.workers) {}
 
 void TallyWorkers::run(std::uint64_t first, std::uint64_t count,
@@ -80,10 +80,13 @@ RunResult TallyWorkers::result() && {
 
 }  // namespace internal
 
+Context::Context() : backends_(std::make_unique<internal::ContextBackends>()) {}
+Context::~Context() = default;
+
 WorkerPlan plan_workers(const Job& job, const RunOptions& options) {
   validate(job);
   internal::check_threads(options.threads);
-  const internal::BackendChoice choice = internal::choose_backend(job, options.backend);
+  const internal::BackendChoice choice = internal::choose_backend(job, options.backend, options.context);
   return internal::plan_for(job, options, *choice.backend);
 }
 

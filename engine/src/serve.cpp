@@ -42,7 +42,7 @@ ServeInfo fill(const Job& job, std::span<Item> out, const RunOptions& options,
                                              ? std::string("more than 2^64")
                                              : std::to_string(job.trials * width)));
   internal::BackendChoice own;
-  if (!chosen) own = internal::choose_backend(job, options.backend);
+  if (!chosen) own = internal::choose_backend(job, options.backend, options.context);
   const internal::BackendChoice& choice = chosen ? *chosen : own;
   const Backend& backend = *choice.backend;
   if (job.trials == 0) return ServeInfo{std::string(backend.name()), backend.arch(), choice.note, 1};
@@ -67,7 +67,7 @@ ServeInfo pieces(const Job& job, std::uint64_t chunk, const RecordPieces<Item>& 
   const auto width = static_cast<std::uint64_t>(record_items(job));
   chunk = std::min({chunk, job.trials, (std::uint64_t{1} << 40) / width});
   std::vector<Item> buffer(chunk * width);
-  const internal::BackendChoice choice = internal::choose_backend(job, options.backend);
+  const internal::BackendChoice choice = internal::choose_backend(job, options.backend, options.context);
   ServeInfo info;
   for (std::uint64_t done = 0; done < job.trials;) {
     Job part = job;

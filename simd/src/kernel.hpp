@@ -352,8 +352,67 @@ struct Kernel {
     }
   }
 
+  // A table job with the rank histogram asked for: the lanes count table
+  // indices (IndexCounters), the tallies follow at each flush. Per group of
+  // lanes: the Philox block, the index (a multiply and a compare, or the
+  // coins' top bits), and an increment a lane; no gather. A coin table of
+  // more entries than the rank histogram's lane columns keeps the gather
+  // (tally_table), within the memory the plan counted (scratch_bytes).
+  template <int N, TableIndex K>
+  static bool counts_by_index(const Plan& p, const Tally& tally) {
+    if (tally[TallyKind::ranks].empty()) return false;
+    return K == TableIndex::batch || (std::uint64_t{1} << p.table.depth) <= factorial(N) * kLanes;
+  }
+  template <int N, TableIndex K>
+  static std::uint64_t tally_table_by_index(const Plan& p, std::uint64_t begin, std::uint64_t full, Tally& tally) {
+    IndexCounters<Arch> c(K == TableIndex::batch ? p.table.product : std::uint32_t{1} << p.table.depth);
+    const bool may_reject = K == TableIndex::batch && p.table.threshold != 0;
+    std::uint64_t draws_total = 0, clean = 0;
+    auto count = [&](std::uint64_t t, const u32& index, const u32& reject) MELANGE_LANE_LAMBDA {
+      if (may_reject && L::any(reject)) {
+        alignas(64) std::uint32_t kept[kLanes];
+        redo_rejected(p, t, reject, tally).store_aligned(kept);
+        c.add(index, kept);
+        for (int l = 0; l < kLanes; ++l) clean += kept[l] != 0;
+      } else {
+        c.add(index, nullptr);
+        clean += kLanes;
+      }
+      if (++c.batches == kFlushBatches) draws_total += c.template flush<N>(p.table, tally);
+    };
+    const bool pairs = one_word_index<K>(p);
+    for (std::uint64_t t = begin; t != full;) {
+      if (pairs && full - t >= 2 * kLanes) {
+        u32 words[2], reject[2] = {u32(0u), u32(0u)};
+        Philox::template first_words<2>(p, t, words);
+        const u32 first_index = index_of_word<K>(p, words[0], reject[0]);
+        const u32 second_index = index_of_word<K>(p, words[1], reject[1]);
+        count(t, first_index, reject[0]);
+        count(t + kLanes, second_index, reject[1]);
+        t += 2 * kLanes;
+      } else {
+        u32 reject(0u);
+        count(t, table_indices<K>(p, t, reject), reject);
+        t += kLanes;
+      }
+    }
+    draws_total += c.template flush<N>(p.table, tally);
+    tally.draws += draws_total;
+    tally.words += words_read<K>(p, draws_total, clean);
+    return clean;
+  }
+
+  // Under `batched` a clean trial read one word (a coin trial's at most
+  // kMaxTableItems-item coins fit in one); otherwise a coin trial read a
+  // word a coin.
+  template <TableIndex K>
+  static std::uint64_t words_read(const Plan& p, std::uint64_t draws, std::uint64_t clean) {
+    return K == TableIndex::coins && p.job.spec.method != Method::batched ? draws : clean;
+  }
+
   template <int N, TableIndex K>
   static std::uint64_t tally_table(const Plan& p, std::uint64_t begin, std::uint64_t full, Tally& tally) {
+    if (counts_by_index<N, K>(p, tally)) return tally_table_by_index<N, K>(p, begin, full, tally);
     const bool want_ranks = !tally[TallyKind::ranks].empty(), want_positions = !tally[TallyKind::positions].empty();
     const bool may_reject = K == TableIndex::batch && p.table.threshold != 0;
     Counters c(p, want_ranks, want_positions);
@@ -401,12 +460,8 @@ struct Kernel {
       }
     }
     flush();
-    // Under `batched` a clean trial read one word (a coin trial's at most
-    // kMaxTableItems-item coins fit in one); otherwise a coin trial read a
-    // word a coin.
-    const bool coin_a_word = p.table.kind == TableIndex::coins && p.job.spec.method != Method::batched;
     tally.draws += draws_total;
-    tally.words += coin_a_word ? draws_total : clean;
+    tally.words += words_read<K>(p, draws_total, clean);
     return clean;
   }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernel_inline.hpp"
+#include "melange/decision_table.hpp"
 #include "melange/job.hpp"
 #include "melange/rank.hpp"
 #include "plan.hpp"
@@ -65,6 +66,61 @@ struct LaneCounters {
       positions[c] = u32(0u);
     }
     batches = 0;
+  }
+};
+
+// A batch table's trials counted by their index into it: the index says
+// all a trial's tallies hold (its rank, its items, its draws), so a trial
+// costs an increment, and a flush turns the counts into tallies through the
+// table, an entry at a time, rather than every trial gathering its entry.
+// Few entries (n <= 5): a column a lane ([lane][index]), so that lanes that
+// meet the same entry do not wait on each other's stores; more: one column,
+// whose n! counters stay in cache where sixteen would not, and meet rarely.
+template <class Arch>
+struct IndexCounters {
+  using u32 = typename Lanes<Arch>::u32;
+  static constexpr int kLanes = static_cast<int>(u32::size);
+  static constexpr std::uint32_t kMaxEntriesApart = 120;
+
+  std::uint32_t entries;
+  std::size_t lane_stride;  // entries with a column a lane, else 0
+  std::vector<std::uint32_t> counts;
+  std::uint64_t batches = 0;
+
+  explicit IndexCounters(std::uint32_t table_entries)
+      : entries(table_entries), lane_stride(table_entries <= kMaxEntriesApart ? table_entries : 0),
+        counts(static_cast<std::size_t>(table_entries) * (lane_stride ? kLanes : 1), 0) {}
+
+  // Counts each lane's index, except lanes whose kept[l] is 0 (kept null: all).
+  MELANGE_LANE_INLINE void add(const u32& index, const std::uint32_t* kept) {
+    alignas(64) std::uint32_t at[kLanes];
+    index.store_aligned(at);
+    for (int l = 0; l < kLanes; ++l)
+      if (!kept || kept[l]) ++counts[static_cast<std::size_t>(l) * lane_stride + at[l]];
+  }
+
+  // Into the tallies through the table (ranks; positions from the packed
+  // items, N of them); returns the draws the counted trials made.
+  template <int N>
+  std::uint64_t flush(const DecisionTableView& table, Tally& tally) {
+    const bool want_ranks = !tally[TallyKind::ranks].empty(), want_positions = !tally[TallyKind::positions].empty();
+    std::uint64_t draws = 0;
+    for (std::uint32_t e = 0; e < entries; ++e) {
+      std::uint64_t sum = 0;
+      for (int l = 0; l < (lane_stride ? kLanes : 1); ++l) sum += counts[static_cast<std::size_t>(l) * lane_stride + e];
+      if (sum == 0) continue;
+      const std::uint32_t meta = table.meta[e];
+      draws += sum * table_draws(meta);
+      if (want_ranks) tally[TallyKind::ranks].add(table_rank(meta), sum);
+      if (want_positions)
+        for (int pos = 0; pos < N; ++pos) {
+          const std::uint32_t item = (table.perms[e] >> (4 * pos)) & 15u;
+          tally[TallyKind::positions].counts()[static_cast<std::size_t>(item) * N + pos] += sum;
+        }
+    }
+    std::fill(counts.begin(), counts.end(), 0u);
+    batches = 0;
+    return draws;
   }
 };
 

@@ -98,7 +98,7 @@ def test_a_fault_on_one_rank_ends_every_rank(tmp_path):
 
 @needs_mpi
 def test_ranks_stop_with_a_checkpoint_that_other_ranks_resume(tmp_path):
-    job = ["--n", "8", "--trials", "1.5e9", "--seed", "3"]
+    job = ["--n", "8", "--trials", "6e9", "--seed", "3"]
     ckpt = tmp_path / "ranks.ckpt"
     out = tmp_path / "ranks.json"
     cmd = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", "2", CLI, *audit_args(job, out)]
@@ -108,7 +108,9 @@ def test_ranks_stop_with_a_checkpoint_that_other_ranks_resume(tmp_path):
     _, err = p.communicate(timeout=120)
     if p.returncode == 0:
         pytest.skip("the job ended before the signal: this machine is faster than the test expects")
-    assert 0 < checkpoint_done(ckpt) < 1_500_000_000, err
+    if checkpoint_done(ckpt) == 6_000_000_000:
+        pytest.skip("the job ended as the signal came: this machine is faster than the test expects")
+    assert 0 < checkpoint_done(ckpt) < 6_000_000_000, err
     # The user pressed Ctrl-C: the line says so, and mpirun exits 1 (README).
     assert "(mpirun passes Ctrl-C on as SIGTERM)" in err.decode(), err
     assert p.returncode == 1, err

@@ -21,6 +21,7 @@
 #include "melange/report/format.hpp"
 #include "job_args.hpp"
 #include "melange/backend_table.hpp"
+#include "melange/decision_table.hpp"
 #include "melange/engine.hpp"
 #include "melange/serve.hpp"
 #include "melange/version.hpp"
@@ -94,11 +95,14 @@ double seconds_of(const Work& work, std::uint64_t trials) {
 // fixed set-up, such as first touching a large tally, weighs under a tenth,
 // as in a long audit), or until a run takes four shares or holds max_trials.
 struct RunSize {
-  std::uint64_t trials = 64;
+  // From kTableMinTrials: below it a table job runs on the reference loop,
+  // which no long audit does.
+  std::uint64_t trials = kTableMinTrials;
   bool steady = false;  // the last doubling took 1.8 times as long: set-up weighs little
 };
 RunSize size_runs(const Work& work, double share, std::uint64_t max_trials) {
   RunSize size;
+  size.trials = std::min(size.trials, max_trials);
   for (double before = 0, grew = 2;;) {
     const double took = seconds_of(work, size.trials);
     size.steady = before > 0 && took >= 0.9 * grew * before;

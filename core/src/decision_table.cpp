@@ -167,6 +167,16 @@ std::shared_ptr<const DecisionTable> DecisionTables::get(const Job& job) const {
   return built_.back();
 }
 
+std::uint64_t DecisionTables::bytes(const Job& job) const {
+  if (!DecisionTable::fits(job) || job.trials < kTableMinTrials) return 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& t : built_)
+      if (t->algorithm() == job.algorithm && t->n() == job.n) return t->bytes();
+  }
+  return decision_table_bytes(job);
+}
+
 std::uint64_t decision_table_bytes(const Job& job) {
   if (!DecisionTable::fits(job) || job.trials < kTableMinTrials) return 0;
   const std::uint64_t entries = uses_coins(job.algorithm) ? std::uint64_t{1} << coin_depth(job.algorithm, job.n)

@@ -16,7 +16,7 @@ class ScalarBackend final : public Backend {
   std::string_view name() const override { return "scalar"; }
   bool supports(const Job&) const override { return true; }
   std::uint64_t scratch_bytes(const Job& job) const override {
-    return decision_table_bytes(job);
+    return tables_.bytes(job);
   }
 
   void run_range(const Job& job, std::uint64_t begin, std::uint64_t end,

@@ -40,11 +40,11 @@ bool vectorizable(const Job& job) {
 
 bool packed(const Job& job) { return job.n <= kPackedItems && !is_deal(job); }
 
-std::uint64_t scratch_bytes(const Job& job) {
+std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes) {
   // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
   // position matrix; the wide path adds to the tally directly.
   if (!vectorizable(job) || !packed(job)) return 0;
-  std::uint64_t bytes = decision_table_bytes(job);
+  std::uint64_t bytes = table_bytes;  // decision_table_bytes(job), as the backend's tables know it
   if (job.tallies.has(TallyKind::ranks)) bytes += factorial(job.n) * kMaxLanes * sizeof(std::uint32_t);
   if (job.tallies.has(TallyKind::positions))
     bytes += static_cast<std::uint64_t>(job.n) * job.n * kMaxLanes * sizeof(std::uint32_t);

@@ -57,6 +57,6 @@ Plan make_plan(const Job& job);
 // item arrays.
 bool packed(const Job& job);
 // Host bytes a worker's lane-private counters take beside its tally.
-std::uint64_t scratch_bytes(const Job& job);
+std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes);
 
 }  // namespace melange::simd::internal

@@ -93,6 +93,10 @@ class DecisionTable {
 class DecisionTables {
  public:
   std::shared_ptr<const DecisionTable> get(const Job& job) const;
+  // decision_table_bytes(job), read off the table where it is built: a coin
+  // table's depth walks every path of the algorithm (milliseconds at n = 8),
+  // which a memory plan made for every call need not repeat.
+  std::uint64_t bytes(const Job& job) const;
 
  private:
   mutable std::mutex mutex_;

@@ -95,16 +95,26 @@ TEST(PearsonTail, UnequalCellsBoundTheTailWithinTheirGrid) {
 // A table of 24 equal bins, 5 records each expected, at chi-square's 1e-7
 // point: the exact tail is several times larger, so that chi-square alone
 // would FAIL fair tables several times too often there.
-TEST(PearsonTail, ChiSquareUnderstatesTheTailNearTheGuard) {
+double chi2_tail_of(const std::vector<std::uint64_t>& c) {
+  return chi2_upper(chi_square_uniform(c).statistic, static_cast<double>(c.size() - 1));
+}
+
+// 24 equal bins of 5 records, records moved from bin to bin into the first
+// until chi-square's tail is just under 1e-7.
+std::vector<std::uint64_t> table_at_chi2_level() {
   std::vector<std::uint64_t> c(24, 5);
-  // Move records from bin to bin until chi-square's tail is just under 1e-7.
   std::size_t from = 1;
-  auto chi2_tail = [&] { return chi2_upper(chi_square_uniform(c).statistic, 23); };
-  while (chi2_tail() > 1e-7) {
+  while (chi2_tail_of(c) > 1e-7) {
     if (c[from] == 0) ++from;
     --c[from];
     ++c[0];
   }
+  return c;
+}
+
+TEST(PearsonTail, ChiSquareUnderstatesTheTailNearTheGuard) {
+  const std::vector<std::uint64_t> c = table_at_chi2_level();
+  const auto chi2_tail = [&] { return chi2_tail_of(c); };
   const std::optional<double> exact = multinomial_pearson_tail(c, {}, Tail::upper);
   ASSERT_TRUE(exact.has_value());
   EXPECT_GT(*exact, 3 * chi2_tail()) << "chi-square " << chi2_tail() << ", exact " << *exact;
@@ -142,14 +152,8 @@ GoodnessOfFit fit_with(double p_upper, double p_lower, double min_expected) {
 }
 
 TEST(NearGuard, TheExactTailDecidesTheVerdict) {
-  std::vector<std::uint64_t> c(24, 5);
-  std::size_t from = 1;
-  auto chi2_tail = [&] { return chi2_upper(chi_square_uniform(c).statistic, 23); };
-  while (chi2_tail() > 1e-7) {
-    if (c[from] == 0) ++from;
-    --c[from];
-    ++c[0];
-  }
+  const std::vector<std::uint64_t> c = table_at_chi2_level();
+  const auto chi2_tail = [&] { return chi2_tail_of(c); };
   const GoodnessOfFit exact = chi_square_uniform(c);
   ASSERT_TRUE(exact.exact_upper);
   // A FAIL level between chi-square's tail and the exact one.

@@ -352,6 +352,30 @@ struct Kernel {
     }
   }
 
+  // count(t, index, reject) for each group of lanes from trial t in
+  // [begin, full): their table indices, and the lanes that rejected. Two
+  // groups a step where the index is one word (their blocks side by side),
+  // else one.
+  template <TableIndex K, class Count>
+  MELANGE_LANE_INLINE static void for_each_index(const Plan& p, std::uint64_t begin, std::uint64_t full, Count&& count) {
+    const bool pairs = one_word_index<K>(p);
+    for (std::uint64_t t = begin; t != full;) {
+      if (pairs && full - t >= 2 * kLanes) {
+        u32 words[2], reject[2] = {u32(0u), u32(0u)};
+        Philox::template first_words<2>(p, t, words);
+        const u32 first_index = index_of_word<K>(p, words[0], reject[0]);
+        const u32 second_index = index_of_word<K>(p, words[1], reject[1]);
+        count(t, first_index, reject[0]);
+        count(t + kLanes, second_index, reject[1]);
+        t += 2 * kLanes;
+      } else {
+        u32 reject(0u);
+        count(t, table_indices<K>(p, t, reject), reject);
+        t += kLanes;
+      }
+    }
+  }
+
   // A table job with the rank histogram asked for: the lanes count table
   // indices (IndexCounters), the tallies follow at each flush. Per group of
   // lanes: the Philox block, the index (a multiply and a compare, or the
@@ -380,22 +404,7 @@ struct Kernel {
       }
       if (++c.batches == kFlushBatches) draws_total += c.template flush<N>(p.table, tally);
     };
-    const bool pairs = one_word_index<K>(p);
-    for (std::uint64_t t = begin; t != full;) {
-      if (pairs && full - t >= 2 * kLanes) {
-        u32 words[2], reject[2] = {u32(0u), u32(0u)};
-        Philox::template first_words<2>(p, t, words);
-        const u32 first_index = index_of_word<K>(p, words[0], reject[0]);
-        const u32 second_index = index_of_word<K>(p, words[1], reject[1]);
-        count(t, first_index, reject[0]);
-        count(t + kLanes, second_index, reject[1]);
-        t += 2 * kLanes;
-      } else {
-        u32 reject(0u);
-        count(t, table_indices<K>(p, t, reject), reject);
-        t += kLanes;
-      }
-    }
+    for_each_index<K>(p, begin, full, count);
     draws_total += c.template flush<N>(p.table, tally);
     tally.draws += draws_total;
     tally.words += words_read<K>(p, draws_total, clean);
@@ -442,23 +451,7 @@ struct Kernel {
       }
       if (++c.batches == kFlushBatches) flush();
     };
-    // Two groups a step where the index is one word, else one.
-    const bool pairs = one_word_index<K>(p);
-    for (std::uint64_t t = begin; t != full;) {
-      if (pairs && full - t >= 2 * kLanes) {
-        u32 words[2], reject[2] = {u32(0u), u32(0u)};
-        Philox::template first_words<2>(p, t, words);
-        const u32 first_index = index_of_word<K>(p, words[0], reject[0]);
-        const u32 second_index = index_of_word<K>(p, words[1], reject[1]);
-        count(t, first_index, reject[0]);
-        count(t + kLanes, second_index, reject[1]);
-        t += 2 * kLanes;
-      } else {
-        u32 reject(0u);
-        count(t, table_indices<K>(p, t, reject), reject);
-        t += kLanes;
-      }
-    }
+    for_each_index<K>(p, begin, full, count);
     flush();
     tally.draws += draws_total;
     tally.words += words_read<K>(p, draws_total, clean);

@@ -124,8 +124,9 @@ std::string near_guard_note(const TestResult& t, bool lower) {
   using internal::general_text;
   return t.name + " test: " + (lower ? "too uniform" : "biased") + " at p " + general_text(lower ? t.p_lower_holm : t.p_holm, 3) +
          ", a FAIL where bins expect 20 or more, but its smallest bin expects " + general_text(t.fit.min_expected, 3) +
-         ": there the chi-square tail can be several times too small, the table is too large for the exact one, and "
-         "FAIL needs p under the level / " + std::to_string(int(kNearGuardMargin)) + "; graded WEAK (more records settle it)";
+         ": there the chi-square tail can be several times too small, the exact one is not computed for this table "
+         "(too large, or not one multinomial), and FAIL needs p under the level / " +
+         std::to_string(int(kNearGuardMargin)) + "; graded WEAK (more records settle it)";
 }
 
 }  // namespace

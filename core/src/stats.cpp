@@ -161,17 +161,16 @@ GoodnessOfFit chi_square_with(const std::vector<std::uint64_t>& observed, Probab
 void exact_tails_near_guard(GoodnessOfFit& g, const std::vector<std::uint64_t>& observed,
                             const std::vector<double>& probabilities) {
   if (!(g.min_expected < kAsymptoticExpected) || g.impossible > 0 || g.df < 1) return;
-  std::vector<std::uint64_t> counts;
+  if (!(g.p_value < kExactTailBelow) && !(g.p_lower < kExactTailBelow)) return;  // most near-guard tables
+  // The bins of positive probability (equal bins: all of them, as given).
+  std::vector<std::uint64_t> support;
   std::vector<double> p;
-  if (probabilities.empty()) {
-    counts = observed;
-  } else {
-    for (std::size_t i = 0; i < observed.size(); ++i)
-      if (probabilities[i] > 0) {
-        counts.push_back(observed[i]);
-        p.push_back(probabilities[i]);
-      }
-  }
+  for (std::size_t i = 0; i < observed.size() && !probabilities.empty(); ++i)
+    if (probabilities[i] > 0) {
+      support.push_back(observed[i]);
+      p.push_back(probabilities[i]);
+    }
+  const std::vector<std::uint64_t>& counts = probabilities.empty() ? observed : support;
   if (g.p_value < kExactTailBelow)
     if (const std::optional<double> tail = multinomial_pearson_tail(counts, p, Tail::upper); tail && *tail > 0) {
       g.p_value = *tail;

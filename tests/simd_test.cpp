@@ -54,6 +54,31 @@ TEST(SimdPlan, DivisionByInvariantIntegersIsExact) {
   for (std::uint32_t d : {0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu}) check(d);
 }
 
+// The decks in a register build a permutation's inverse from its draws in
+// reverse, which holds only where each draw's position is above every later
+// draw's position and range.
+TEST(SimdPlan, TheInverseByAssignmentIsPlannedForSchedulesThatFixSlotsInTurn) {
+  const auto planned = [](Algorithm a, int n) {
+    Job j;
+    j.algorithm = a;
+    j.n = n;
+    return simd::internal::make_plan(j).inverse_by_assignment;
+  };
+  EXPECT_TRUE(planned(Algorithm::fisher_yates, 52));
+  EXPECT_TRUE(planned(Algorithm::sattolo, 52));
+  EXPECT_FALSE(planned(Algorithm::naive_swap, 52)) << "its j reaches every slot on every draw";
+  // Draws as (range, position), in schedule order.
+  const auto schedule = [](std::initializer_list<std::pair<std::uint32_t, std::uint32_t>> draws) {
+    std::vector<simd::internal::DrawPlan> plan;
+    for (auto [range, position] : draws) plan.push_back({range, position, 0, simd::internal::Divisor(range)});
+    return simd::internal::inverse_by_assignment(plan);
+  };
+  EXPECT_TRUE(schedule({{5, 4}, {4, 3}}));
+  EXPECT_FALSE(schedule({{5, 4}, {6, 3}})) << "a later range reaches the earlier position";
+  EXPECT_FALSE(schedule({{5, 4}, {5, 3}})) << "a later range reaches the earlier position, just";
+  EXPECT_FALSE(schedule({{3, 2}, {2, 4}})) << "a later position is above";
+}
+
 struct Case {
   Algorithm algorithm;
   int n;
@@ -70,7 +95,7 @@ std::vector<Case> cases() {
   // Every algorithm with a schedule: a new one is covered here by itself.
   for (Algorithm a : kAllAlgorithms)
     if (draw_kind(a) == DrawKind::schedule && a != Algorithm::partial)
-      for (int n : {3, 4, 5, 8, 13, 52})
+      for (int n : {3, 4, 5, 8, 13, 52, 64, 65})  // 64: the widest deck a register holds
       for (BoundedSpec s : specs)
         if (max_draw_range(a, Shape{n, n}) <= (std::uint64_t{1} << s.bits)) c.push_back({a, n, s});
   // Deals of every size class: one item, a few, all of them (k = n draws a

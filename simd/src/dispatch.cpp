@@ -17,13 +17,18 @@ struct Architecture {
   internal::KernelEntry (*kernels)();
 };
 
+bool has_avx512() {
+  const auto cpu = xsimd::available_architectures();
+  return cpu.avx512f != 0 && cpu.avx512bw != 0 && cpu.avx512dq != 0;
+}
+
 // Widest first. A new architecture is its kernels_<arch>.cpp, compiled with
-// its flags, and one row here.
+// its flags, and one row here. xsimd 8.1 does not look for VBMI; the
+// compiler's own CPUID check does.
 const Architecture kArchitectures[] = {
-    {"avx512", [] {
-       const auto cpu = xsimd::available_architectures();
-       return cpu.avx512f != 0 && cpu.avx512bw != 0 && cpu.avx512dq != 0;
-     }, &internal::avx512_kernels},
+    {"avx512vbmi", [] { return has_avx512() && __builtin_cpu_supports("avx512vbmi"); },
+     &internal::avx512vbmi_kernels},
+    {"avx512", has_avx512, &internal::avx512_kernels},
     {"avx2", [] { return xsimd::available_architectures().avx2 != 0; }, &internal::avx2_kernels},
 };
 

@@ -135,6 +135,23 @@ struct Kernel {
     return rank;
   }
 
+  // Every draw of one batch, its lanes' j stored at digits[draw * kLanes]:
+  // Philox, and under `batched` the batches' multiply chains, which are
+  // independent of each other.
+  template <Method M>
+  MELANGE_LANE_INLINE static void lane_digits(const Plan& p, std::uint64_t first, u32& reject, std::uint32_t* digits) {
+    if constexpr (M == Method::batched) {
+      std::size_t k = 0;
+      batched_draws(p, first, reject, [&](const DrawPlan&, const u32& lanes_j) MELANGE_LANE_LAMBDA {
+        lanes_j.store_aligned(digits + k++ * kLanes);
+      });
+    } else {
+      Philox::for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+        draw<M>(p, p.draws[k], word, reject).store_aligned(digits + k * kLanes);
+      });
+    }
+  }
+
   // Runs the draws and swaps of one batch on per-lane item arrays
   // (n > kPackedItems, and deals): items[lane * n + position]. Lanes are
   // swapped in turn within each draw, so that eight independent chains
@@ -147,19 +164,9 @@ struct Kernel {
     const std::size_t n = static_cast<std::size_t>(p.job.n);
     if (identity)
       for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
-    // Two passes: every draw's lanes first (Philox, and under `batched` the
-    // batches' multiply chains, which are independent of each other), then
-    // the swaps, so that the draws overlap instead of waiting on the swaps.
-    if constexpr (M == Method::batched) {
-      std::size_t k = 0;
-      batched_draws(p, first, reject, [&](const DrawPlan&, const u32& lanes_j) MELANGE_LANE_LAMBDA {
-        lanes_j.store_aligned(digits + k++ * kLanes);
-      });
-    } else {
-      Philox::for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
-        draw<M>(p, p.draws[k], word, reject).store_aligned(digits + k * kLanes);
-      });
-    }
+    // Two passes: every draw's lanes first, then the swaps, so that the
+    // draws overlap instead of waiting on the swaps.
+    lane_digits<M>(p, first, reject, digits);
     for (std::size_t draw = 0; draw < p.draws.size(); ++draw) {
       const std::uint32_t* jd = digits + draw * kLanes;
       const std::uint32_t i = p.draws[draw].i;
@@ -274,11 +281,52 @@ struct Kernel {
     return lehmer_rank(items, p.job.n);
   }
 
+  // True where the lanes hold a deck a register (Lanes::inverse_decks) and
+  // the job fits it: a whole permutation of at most kDeckItems items whose
+  // inverse the draws assign (Plan::inverse_by_assignment), with no rank
+  // histogram (a rank needs the permutation, not its inverse).
+  static constexpr bool kDecks = requires { L::kDeckItems; };
+  static bool decks_fit(const Plan& p, const Tally& tally) {
+    if constexpr (kDecks)
+      return !is_deal(p.job) && p.job.n <= L::kDeckItems && p.inverse_by_assignment &&
+             tally[TallyKind::ranks].empty();
+    return false;
+  }
+
+  // n up to 64 on VBMI: each lane's inverse permutation built in a register
+  // and its positions counted from it. Returns the trials counted here.
+  template <Method M>
+  static std::uint64_t tally_decks(const Plan& p, std::uint64_t begin, std::uint64_t full, Tally& tally) {
+    std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
+    alignas(64) std::uint8_t inverse[kLanes * 64];
+    const bool want_positions = !tally[TallyKind::positions].empty();
+    DeckCounters c(p.job.n, want_positions);
+    std::uint64_t clean = 0;
+    for (std::uint64_t t = begin; t != full; t += kLanes) {
+      u32 reject(0u);
+      lane_digits<M>(p, t, reject, digits.data());
+      const bool some_rejected = p.may_reject && L::any(reject);
+      alignas(64) std::uint32_t kept[kLanes];
+      if (some_rejected) redo_rejected(p, t, reject, tally).store_aligned(kept);
+      if (want_positions) L::inverse_decks(p.draws.data(), p.draws.size(), digits.data(), inverse);
+      for (int l = 0; l < kLanes; ++l) {
+        if (some_rejected && !kept[l]) continue;
+        ++clean;
+        if (want_positions) c.add(inverse + 64 * l);
+      }
+      if (++c.batches == kFlushBatches) c.flush(tally);
+    }
+    c.flush(tally);
+    return clean;
+  }
+
   // Larger n, and deals: per-lane item arrays in memory. Returns the trials
   // counted here.
   template <Method M>
   static std::uint64_t tally_wide(const Plan& p, std::uint64_t begin, std::uint64_t full,
                                   Tally& tally) {
+    if constexpr (kDecks)
+      if (decks_fit(p, tally)) return tally_decks<M>(p, begin, full, tally);
     // A deal's outcome is counted by the trial body's own count_outcome.
     const bool deal = is_deal(p.job);
     const TrialJob tj = trial_job(p.job);

@@ -21,5 +21,6 @@ struct KernelEntry {
 
 KernelEntry avx2_kernels();    // kernels_avx2.cpp, compiled with -mavx2
 KernelEntry avx512_kernels();  // kernels_avx512.cpp, compiled with -mavx512f/bw/dq
+KernelEntry avx512vbmi_kernels();  // kernels_avx512vbmi.cpp, the same and -mavx512vbmi
 
 }  // namespace melange::simd::internal

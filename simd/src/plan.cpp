@@ -1,5 +1,6 @@
 #include "plan.hpp"
 
+#include <algorithm>
 #include <bit>
 
 #include "melange/rank.hpp"
@@ -40,10 +41,28 @@ bool vectorizable(const Job& job) {
 
 bool packed(const Job& job) { return job.n <= kPackedItems && !is_deal(job); }
 
+bool inverse_by_assignment(const std::vector<DrawPlan>& draws) {
+  // reach: the highest position any later draw swaps (its own, or the top
+  // of its range).
+  std::int64_t reach = -1;
+  for (std::size_t k = draws.size(); k-- > 0;) {
+    const DrawPlan& d = draws[k];
+    if (static_cast<std::int64_t>(d.i) <= reach) return false;
+    reach = std::max({reach, static_cast<std::int64_t>(d.i), static_cast<std::int64_t>(d.s) - 1});
+  }
+  return true;
+}
+
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes) {
   // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
-  // position matrix; the wide path adds to the tally directly.
-  if (!vectorizable(job) || !packed(job)) return 0;
+  // position matrix; the wide path a 32-bit position matrix (WideCounters,
+  // or DeckCounters' rows of 64: the larger, n <= 64).
+  if (!vectorizable(job)) return 0;
+  if (!packed(job)) {
+    if (!job.tallies.has(TallyKind::positions)) return 0;
+    const auto n = static_cast<std::uint64_t>(job.n);
+    return n * std::max<std::uint64_t>(n, 64) * sizeof(std::uint32_t);
+  }
   std::uint64_t bytes = table_bytes;  // decision_table_bytes(job), as the backend's tables know it
   if (job.tallies.has(TallyKind::ranks)) bytes += factorial(job.n) * kMaxLanes * sizeof(std::uint32_t);
   if (job.tallies.has(TallyKind::positions))
@@ -76,6 +95,7 @@ Plan make_plan(const Job& job) {
     add(d.range, d.position);
   }
   p.words_per_trial = p.draws.size();
+  p.inverse_by_assignment = inverse_by_assignment(p.draws);
   if (job.spec.method == Method::batched) {
     // The same batches as the scalar source cuts, with their thresholds
     // (planned_batches); a batch's first draw follows the ones before it.

@@ -43,6 +43,10 @@ struct Plan {
   std::vector<DrawPlan> draws;
   std::vector<WordPlan> words;      // batched only
   std::size_t words_per_trial = 0;  // words a trial reads when nothing is rejected
+  // True when every draw's position lies above every later draw's position
+  // and range (fisher-yates, sattolo): the permutation's inverse then follows
+  // from the draws in reverse, two assignments a draw (lanes_avx512vbmi.hpp).
+  bool inverse_by_assignment = false;
   // The job's decision table where it has one (the sort one-liners at
   // small n; one-batch schedules under batched), owned by the backend;
   // perms is null where it has none.
@@ -56,6 +60,8 @@ Plan make_plan(const Job& job);
 // and the whole permutation is the outcome); deals and larger n use per-lane
 // item arrays.
 bool packed(const Job& job);
+// Plan::inverse_by_assignment for these draws.
+bool inverse_by_assignment(const std::vector<DrawPlan>& draws);
 // Host bytes a worker's lane-private counters take beside its tally.
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes);
 

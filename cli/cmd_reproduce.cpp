@@ -21,6 +21,7 @@
 #include "melange/deal.hpp"
 #include "melange/engine.hpp"
 #include "melange/exact.hpp"
+#include "melange/laws.hpp"
 #include "melange/rank.hpp"
 #include "melange/sampled_laws.hpp"
 #include "melange/stream.hpp"
@@ -50,6 +51,7 @@ struct ReproduceArgs {
 struct SeedFree {
   std::map<std::string, RatioLaw> windows;
   std::optional<std::array<std::uint64_t, kPokerCategories>> poker_counts;
+  std::optional<std::array<double, 10>> riffle_distances;  // 52 cards, k = 1..10 riffles
 };
 
 struct Claim {
@@ -280,6 +282,33 @@ class Reproduction {
         d.ordered == 311875200.0 && d.hands == 2598960.0 && std::fabs(std::log10(d.states_per_deal) - 30) < 0.5);
   }
 
+  // Bayer and Diaconis's table for 52 cards ("Trailing the dovetail shuffle
+  // to its lair", 1992): the total variation distance to uniform after k
+  // riffles, k = 1..10, from their closed form, exactly (riffle_law).
+  void riffle_claims() {
+    const double table[] = {1.000, 1.000, 1.000, 1.000, 0.924, 0.614, 0.334, 0.167, 0.085, 0.043};
+    std::string article, measured;
+    bool agrees = true;
+    int below_half = 0;  // the fewest riffles whose distance is under 1/2
+    auto& distances = seed_free_.riffle_distances;
+    if (!distances) {
+      distances.emplace();
+      for (int k = 1; k <= 10; ++k) (*distances)[k - 1] = static_cast<double>(riffles_law(52, k).total_variation);
+    }
+    for (int k = 1; k <= 10; ++k) {
+      const double tv = (*distances)[k - 1];
+      const std::string sep = k == 1 ? "" : ", ";
+      article += sep + fixed(table[k - 1], 3);
+      measured += sep + fixed(tv, 3);
+      agrees = agrees && fixed(tv, 3) == fixed(table[k - 1], 3);
+      if (below_half == 0 && tv < 0.5) below_half = k;
+    }
+    add("52 cards riffled k = 1..10 times: total variation to uniform", article,
+        "exact: C(2^k + 52 - R, 52) / 2^52k by rising sequences R", measured, agrees);
+    add("riffles before the distance falls below 1/2", "seven", "the first k above",
+        std::to_string(below_half), below_half == 7);
+  }
+
   // A deal audit of `trials` trials against uniform, tallies as asked.
   Sampled deal_audit(int n, int k, std::uint64_t trials, bool hands, bool categories) {
     return audit(Algorithm::partial, n, trials, nullptr, [&](Job& job) {
@@ -387,6 +416,7 @@ class Reproduction {
       &Reproduction::deck_claims,  // a deck of 52: its orders, what a state reaches, five-card deals
       &Reproduction::deal_claims,  // deals: the poker categories, the slot matrix of 5 of 10,000
       &Reproduction::weighted_claims,  // the weighted orders and the PHP page's demo formula
+      &Reproduction::riffle_claims,  // Bayer and Diaconis: 52 cards, k riffles, exactly
   };
 
 };

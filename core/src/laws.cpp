@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <boost/multiprecision/cpp_int.hpp>
+#include <string>
 #include <utility>
+
+#include "melange/error.hpp"
 
 namespace melange {
 
@@ -23,6 +26,14 @@ std::pair<std::vector<cpp_int>, cpp_int> eulerian_numbers(int n) {
     total *= m;
   }
   return {std::move(a), std::move(total)};
+}
+
+// C(m, r), 0 where r < 0 or r > m.
+cpp_int choose(const cpp_int& m, int r) {
+  if (r < 0 || m < r) return 0;
+  cpp_int c = 1;
+  for (int i = 1; i <= r; ++i) c = c * (m - r + i) / i;
+  return c;
 }
 
 // a / b, both shifted right together until b fits a double's range.
@@ -50,13 +61,37 @@ std::vector<double> eulerian_probabilities(int n) {
   return p;
 }
 
+RiffleLaw riffle_law(int n, std::uint64_t a) {
+  if (n < 1 || n > 1024) throw Error("riffle_law: n = " + std::to_string(n) + " is outside 1..1024");
+  if (a < 1) throw Error("riffle_law: an a-shuffle needs a >= 1");
+  const auto [eulerian, orders] = eulerian_numbers(n);
+  const cpp_int outcomes = pow(cpp_int(a), static_cast<unsigned>(n));  // a^n digit sequences
+  RiffleLaw law;
+  law.n = n;
+  law.a = a;
+  const Rational uniform(cpp_int(1), orders);
+  Rational above;  // the sum over permutations of P - 1/n! where P > 1/n!
+  for (int r = 1; r <= n; ++r) {
+    const Rational each(choose(cpp_int(a) + n - r, n), outcomes);
+    const cpp_int& count = eulerian[static_cast<std::size_t>(r - 1)];
+    law.each.push_back(each);
+    law.rises.push_back(each * count);
+    law.mean_rises += law.rises.back() * r;
+    if (each > uniform) above += (each - uniform) * count;
+  }
+  // Both laws sum to one, so the mass above 1/n! equals the mass below: the
+  // total variation distance is either.
+  law.total_variation = above;
+  law.separation = 1 - law.each.back() * orders;  // R = n (the reversal) is the least likely
+  return law;
+}
+
+RiffleLaw riffles_law(int n, int k) {
+  if (k < 0 || k > 63) throw Error("riffles_law: k = " + std::to_string(k) + " riffles is outside 0..63");
+  return riffle_law(n, std::uint64_t{1} << k);
+}
+
 std::vector<Rational> hand_overlap_law(int n, int k) {
-  auto choose = [](int m, int r) {
-    cpp_int c = 1;
-    if (r < 0 || r > m) return cpp_int(0);
-    for (int i = 1; i <= r; ++i) c = c * (m - r + i) / i;
-    return c;
-  };
   const cpp_int hands = choose(n, k);
   std::vector<Rational> law;
   for (int x = 0; x <= k; ++x) law.emplace_back(choose(k, x) * choose(n - k, k - x), hands);

@@ -19,6 +19,24 @@ std::vector<Rational> eulerian_law(int n);
 // (without the rationals' reduction, which costs more than the numbers).
 std::vector<double> eulerian_probabilities(int n);
 
+// A riffle of n cards by the Gilbert-Shannon-Reeds model, in Bayer and
+// Diaconis's exact form ("Trailing the dovetail shuffle to its lair", 1992):
+// an a-shuffle (k riffles make one 2^k-shuffle) gives a permutation with R
+// rising sequences (RiseTally) the probability C(a + n - R, n) / a^n, so R
+// is all the law depends on. Every number exact, for 1 <= n <= 1024.
+struct RiffleLaw {
+  int n = 0;
+  std::uint64_t a = 0;               // the a of the a-shuffle
+  std::vector<Rational> rises;       // entry r: P(R = r + 1) = A(n, r) C(a + n - r - 1, n) / a^n
+  std::vector<Rational> each;        // entry r: one permutation's probability when R = r + 1
+  Rational total_variation;          // to the uniform law: half the sum over permutations of |P - 1/n!|
+  Rational separation;               // 1 - n! min P: 1 until a >= n
+  Rational mean_rises;               // E R
+};
+RiffleLaw riffle_law(int n, std::uint64_t a);
+// k riffles: the 2^k-shuffle, 0 <= k <= 63.
+RiffleLaw riffles_law(int n, int k);
+
 // The items two independent uniform k-subsets of n items share:
 // Hypergeometric(n, k, k), entry x is C(k, x) C(n - k, k - x) / C(n, k).
 std::vector<Rational> hand_overlap_law(int n, int k);

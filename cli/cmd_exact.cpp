@@ -11,6 +11,7 @@
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
 #include "melange/exact.hpp"
+#include "melange/laws.hpp"
 #include "melange/rank.hpp"
 #include "output.hpp"
 #include "parse.hpp"
@@ -43,6 +44,23 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
     throw UsageError("--k (a deal of k of the n items) is for --algo partial; " + a.algo + " shuffles all n items");
   if (can_deal(algo) && (a.k < 1 || a.k > a.n))
     throw UsageError("--algo partial deals --k of the --n items: give 1 <= k <= n, such as --n 52 --k 5");
+  if (algo != Algorithm::riffle && a.riffles != 0)
+    throw UsageError("--riffles is for --algo riffle; " + a.algo + " takes none");
+  if (algo == Algorithm::riffle) {
+    // Any n: the law of the rising sequences, in closed form.
+    if (!svg.empty()) throw UsageError("--svg draws a law by permutation; riffle's is by rising sequences: use --json");
+    Job job;
+    job.algorithm = algo;
+    job.spec = spec;
+    job.n = a.n;
+    job.riffles = a.riffles;
+    job.trials = 1;
+    validate_draws(job);
+    write_riffle_exact(a.json.empty() ? nullptr : &outputs.open(a.json), a.json == "-" ? nullptr : &std::cout,
+                       riffles_law(a.n, a.riffles), spec);
+    outputs.commit();
+    return 0;
+  }
   const Shape shape{a.n, can_deal(algo) ? a.k : a.n};
   // Five cards of 52: the deals are too many to walk one by one, but the
   // poker categories have their own exact walk (deal.hpp).

@@ -25,6 +25,9 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
                        : "takes 1 <= k <= n, such as --n 52 --k 5; got '" + value + "'";
           },
           "", "K"));
+  cmd->add_option("--riffles", a.riffles,
+                  "riffle: riffles of the deck, 1.." + std::to_string(kMaxRiffles) +
+                      " (Gilbert-Shannon-Reeds; k riffles are one 2^k-shuffle)");
   cmd->add_option("--weights", a.weights,
                   "weighted, weighted-int-power: one weight per item, finite and > 0, as '1,2.5,4' or a FILE of them");
   if (which.trials)
@@ -117,6 +120,7 @@ Job make_job(const JobArgs& a, const std::string& trials_flag) {
   job.spec = parse_spec_args(a);
   job.n = a.n;
   job.k = a.k;
+  job.riffles = a.riffles;
   for (const Rational& w : weight_rationals(a)) {
     const double v = static_cast<double>(w);
     if (!std::isfinite(v) || v <= 0) throw UsageError("--weights entry " + w.str() + " is out of a double's range: "

@@ -18,6 +18,7 @@ struct JobArgs {
   int n = 4;
   int k = 0;  // partial: items dealt (0: not given)
   std::string weights;  // the weighted orders: "1,2.5,4" or a file of them
+  int riffles = 0;      // riffle: riffles (0: not given)
   std::string trials = "1e6";
   std::string seed;   // empty: kDefaultSeed
   std::string first = "0";

@@ -234,6 +234,56 @@ TEST(CliExact, TextHasFractionsAndPower) {
   EXPECT_NE(r.out.find("trials to detect"), std::string::npos);
 }
 
+// Riffles: the law of the rising sequences for any deck, in closed form.
+TEST(CliExact, RiffleGivesTheLawOfRisingSequencesAndTheDistances) {
+  const auto r = run_cli("exact --algo riffle --riffles 7 --n 52 --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["algorithm"], "riffle");
+  EXPECT_EQ(j["riffles"], 7);
+  EXPECT_NEAR(j["total_variation"].get<double>(), 0.334, 5e-4) << "Bayer and Diaconis: 0.334";
+  ASSERT_EQ(j["rising_sequences"].size(), 52u);
+  double total = 0;
+  for (const auto& row : j["rising_sequences"]) total += row["probability"].get<double>();
+  EXPECT_NEAR(total, 1, 1e-12);
+  const auto text = run_cli("exact --algo riffle --riffles 5 --n 52");
+  EXPECT_NE(text.out.find("total variation to uniform  0.923733"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("separation from uniform     1\n"), std::string::npos) << text.out;
+  for (const char* bad : {"exact --algo riffle --n 52", "exact --algo riffle --riffles 31 --n 52",
+                          "exact --algo fisher-yates --riffles 3 --n 5", "exact --algo riffle --riffles 3 --n 5 --svg x.svg",
+                          "audit --algo fisher-yates --riffles 3 --n 5", "audit --algo riffle --n 52 --trials 10"}) {
+    const auto e = run_cli(bad);
+    EXPECT_EQ(e.status, 2) << bad;
+    EXPECT_NE(e.err.find("riffle"), std::string::npos) << bad << ": " << e.err;
+  }
+}
+
+// A casino's log of machine shuffles: 100 decks of 7 riffles are told
+// apart from uniform, and consistent with 7 riffles by their rising
+// sequences, whose law is exact at 52 cards.
+TEST(CliInput, RiffledDecksAgainstUniformAndAgainstSevenRiffles) {
+  const auto dir = scratch_dir("input-riffles");
+  const std::string records = (dir / "decks.txt").string();
+  ASSERT_EQ(run_cli("sample --algo riffle --riffles 7 --n 52 --count 100 --seed 3 > " + records).status, 0);
+  const auto uniform = run_cli("audit " + records + " --json -");
+  ASSERT_EQ(uniform.status, 0) << uniform.err;
+  EXPECT_EQ(nlohmann::json::parse(uniform.out)["verdict"], "FAIL");
+  const auto seven = run_cli("audit " + records + " --algo riffle --riffles 7 --model exact --json -");
+  ASSERT_EQ(seven.status, 0) << seven.err;
+  const auto j = nlohmann::json::parse(seven.out);
+  EXPECT_EQ(j["verdict"], "PASS");
+  EXPECT_EQ(j["reference"], "exact law of the rising sequences");
+  EXPECT_FALSE(j.contains("position")) << "no law of the positions: only R is tested";
+  const auto built_in = run_cli("audit --algo riffle --riffles 7 --n 52 --trials 2000 --model exact --serial");
+  EXPECT_EQ(built_in.status, 2) << "--serial tests against uniform laws";
+  const std::string law = (dir / "law.json").string();
+  ASSERT_EQ(run_cli("exact --algo riffle --riffles 7 --n 52 --json " + law).status, 0);
+  const auto as_file = run_cli("audit " + records + " --model " + law);
+  EXPECT_EQ(as_file.status, 2);
+  EXPECT_NE(as_file.err.find("--model exact"), std::string::npos) << as_file.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliSample, LinesOfItemIndices) {
   const auto r = run_cli("sample --algo fisher-yates --n 6 --count 5 --seed 3 --first 10");
   ASSERT_EQ(r.status, 0) << r.err;

@@ -10,7 +10,14 @@
 #include <numeric>
 #include <vector>
 
+#include <sstream>
+#include <string>
+
+#include "melange/audit.hpp"
+#include "melange/checkpoint.hpp"
+#include "melange/engine.hpp"
 #include "melange/error.hpp"
+#include "melange/exact.hpp"
 #include "melange/laws.hpp"
 #include "melange/rank.hpp"
 
@@ -61,7 +68,8 @@ TEST(RiffleLaw, EveryPermutationHasTheClosedFormsProbability) {
         const std::vector<std::uint16_t> deck(items.begin(), items.end());
         const int r = rising_sequences(deck);
         const auto it = count.find(rank);
-        const Rational seen(cpp_int(it == count.end() ? 0 : it->second), outcomes);
+        const std::uint64_t times = it == count.end() ? 0 : it->second;
+        const Rational seen = Rational(times) / outcomes;
         ASSERT_EQ(seen, law.each[static_cast<std::size_t>(r - 1)])
             << "n " << n << " a " << a << " rank " << rank << " R " << r << ": " << seen;
         by_rises[static_cast<std::size_t>(r - 1)] += seen;
@@ -94,6 +102,107 @@ TEST(RiffleLaw, MeanRisingSequencesIsTheirClosedForm) {
       const Rational expected = Rational(cpp_int(a)) - Rational(powers * (n + 1), pow(cpp_int(a), static_cast<unsigned>(n)));
       EXPECT_EQ(riffles_law(n, k).mean_rises, expected) << "n " << n << " k " << k;
     }
+}
+
+// The algorithm itself (algorithms.hpp: a digit a position, then the
+// stable sort), walked over every digit sequence by the exact enumerator,
+// gives each permutation the closed form's probability.
+TEST(RiffleAlgorithm, ItsExactWalkIsBayerAndDiaconissLaw) {
+  for (int n = 3; n <= 7; ++n)
+    for (int k : {1, 2, 3}) {
+      if (k * n > 21) continue;  // 2^21 digit sequences
+      const ExactDistribution walked = exact_distribution(Algorithm::riffle, Shape{n, n, nullptr, k});
+      const RiffleLaw law = riffles_law(n, k);
+      ASSERT_EQ(walked.riffles, k);
+      for (std::uint64_t rank = 0; rank < walked.probability.size(); ++rank) {
+        const std::vector<int> items = lehmer_unrank(rank, n);
+        const int r = rising_sequences(std::vector<std::uint16_t>(items.begin(), items.end()));
+        ASSERT_EQ(walked.probability[rank], law.each[static_cast<std::size_t>(r - 1)])
+            << "n " << n << " riffles " << k << " rank " << rank << " R " << r;
+      }
+    }
+  EXPECT_THROW(exact_distribution(Algorithm::riffle, Shape{9, 9, nullptr, 7}), UsageError) << "2^63 sequences";
+}
+
+Job riffle_job(int n, int riffles, std::uint64_t trials) {
+  Job job;
+  job.algorithm = Algorithm::riffle;
+  job.n = n;
+  job.riffles = riffles;
+  job.trials = trials;
+  return job;
+}
+
+// Sampled riffles follow the exact law (each order, n = 6) and are told
+// apart from uniform; at n = 52 their rising sequences follow R's law.
+TEST(RiffleAlgorithm, SampledRifflesFollowTheExactLaw) {
+  const Job job = riffle_job(6, 2, 300'000);
+  const RunResult run = melange::run(job);
+  const ExactDistribution model = exact_distribution(Algorithm::riffle, shape_of(job));
+  AuditOptions against_model;
+  against_model.model = &model;
+  const AuditReport fit = analyze(job, run.tally, against_model);
+  EXPECT_NE(fit.verdict, Verdict::fail) << "rank p " << fit.rank->fit.p_value;
+  EXPECT_EQ(analyze(job, run.tally, AuditOptions{}).verdict, Verdict::fail) << "2 riffles of 6 cards are not uniform";
+
+  Job deck = riffle_job(52, 7, 20'000);
+  deck.tallies = TallySet{TallyKind::rises};
+  const RunResult decks = melange::run(deck);
+  const std::vector<double> law = to_doubles(riffles_law(52, 7).rises);
+  AuditOptions against_r;
+  against_r.rise_model = &law;
+  const AuditReport r = analyze(deck, decks.tally, against_r);
+  ASSERT_TRUE(r.test(TallyKind::rises).has_value());
+  EXPECT_NE(r.verdict, Verdict::fail) << "rises p " << r.test(TallyKind::rises)->fit.p_value;
+  EXPECT_EQ(analyze(deck, decks.tally, AuditOptions{}).verdict, Verdict::fail) << "7 riffles of 52 are not uniform";
+}
+
+// 52 digits of range 128 under batched: three a word (128^3 = 2^21, within
+// kBatchProduct = 2^24), 18 words a trial and never a rejection (2^32 mod
+// 2^21 = 0); a word a digit under lemire.
+TEST(RiffleAlgorithm, ReadsTheWordsItsScheduleSays) {
+  Job job = riffle_job(52, 7, 1000);
+  job.tallies = TallySet{TallyKind::positions};
+  EXPECT_EQ(melange::run(job).tally.words, 18'000u);
+  job.spec = BoundedSpec{Method::lemire, 32};
+  EXPECT_EQ(melange::run(job).tally.words, 52'000u);
+  EXPECT_EQ(melange::run(job).tally.draws, 52'000u);
+}
+
+TEST(RiffleAlgorithm, TakesItsRifflesAndNoOtherAlgorithmDoes) {
+  EXPECT_THROW(validate(riffle_job(52, 0, 10)), UsageError);
+  EXPECT_THROW(validate(riffle_job(52, kMaxRiffles + 1, 10)), UsageError);
+  Job fy = riffle_job(52, 3, 10);
+  fy.algorithm = Algorithm::fisher_yates;
+  try {
+    validate(fy);
+    FAIL() << "fisher-yates took riffles";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.param(), Param::riffles);
+  }
+}
+
+// A checkpoint keeps a riffle job's riffles; a job without riffles writes
+// no such line, as before riffle, and reads back from a file without it.
+TEST(RiffleAlgorithm, CheckpointsKeepTheRiffles) {
+  Job job = riffle_job(52, 7, 100);
+  job.tallies = TallySet{TallyKind::positions};
+  std::stringstream with;
+  write_checkpoint(with, job, Tally::for_job(job));
+  EXPECT_NE(with.str().find("\nriffles 7\n"), std::string::npos);
+  EXPECT_EQ(read_checkpoint_job(with, "riffle.ckpt").job.riffles, 7);
+  Job fy = job;
+  fy.algorithm = Algorithm::fisher_yates;
+  fy.riffles = 0;
+  std::stringstream without;
+  write_checkpoint(without, fy, Tally::for_job(fy));
+  EXPECT_EQ(without.str().find("riffles"), std::string::npos);
+  const Checkpoint back = read_checkpoint_job(without, "fy.ckpt");
+  EXPECT_EQ(back.job.riffles, 0);
+  EXPECT_EQ(back.job.algorithm, Algorithm::fisher_yates);
+  Job six = job;
+  six.riffles = 6;
+  EXPECT_NE(job_difference(job, six).find("riffles"), std::string::npos) << job_difference(job, six);
 }
 
 TEST(RiffleLaw, NoRiffleLeavesTheDeckAndManyReachUniform) {

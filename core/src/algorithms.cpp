@@ -17,6 +17,7 @@ std::string_view algorithm_name(Algorithm a) {
     case Algorithm::sort_v8_timsort: return "sort-v8-timsort";
     case Algorithm::weighted: return "weighted";
     case Algorithm::weighted_int_power: return "weighted-int-power";
+    case Algorithm::riffle: return "riffle";
   }
   return "?";
 }

@@ -66,7 +66,8 @@ bool table_items(int n) { return n >= 2 && n <= kMaxTableItems; }
 
 // The one batch of a schedule under `batched`, if the schedule is one.
 bool one_batch(const Job& job, ScheduleBatch& batch) {
-  if (uses_coins(job.algorithm) || job.spec.method != Method::batched) return false;
+  // Swaps only: a table's entry is the swaps its batch's digits make.
+  if (draw_kind(job.algorithm) != DrawKind::schedule || job.spec.method != Method::batched) return false;
   const std::vector<ScheduleBatch> batches = schedule_batches(job.algorithm, shape_of(job));
   if (batches.size() != 1 || batches[0].product > kMaxTableEntries) return false;
   batch = batches[0];

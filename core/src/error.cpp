@@ -61,6 +61,7 @@ std::string_view param_name(Param p) {
     case Param::skip_invalid: return "skip_invalid";
     case Param::lags: return "lags";
     case Param::serial: return "serial";
+    case Param::riffles: return "riffles";
   }
   return "";
 }

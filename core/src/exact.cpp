@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <atomic>
 #include <optional>
@@ -245,6 +246,20 @@ void check_exact_law(Algorithm a) {
                      "law it claims with {model} plackett-luce, or take that law from {algorithm} weighted");
 }
 
+namespace {
+
+void check_riffle_walk(Shape s) {
+  if (s.riffles < 1 || s.riffles > kMaxRiffles)
+    throw UsageError(Param::riffles, "riffle needs {riffles} from 1 to " + std::to_string(kMaxRiffles) + ", got " +
+                                         std::to_string(s.riffles));
+  if (static_cast<double>(s.riffles) * s.n > std::log2(static_cast<double>(kMaxExactRifflePaths)))
+    throw UsageError(Param::n, "the exact walk of riffle covers up to " + std::to_string(kMaxExactRifflePaths) +
+                                   " digit sequences, and 2^(riffles n) is past it: ask for the law of the rising "
+                                   "sequences, which is exact at any {n}");
+}
+
+}  // namespace
+
 int max_exact_items(Algorithm a) {
   return draw_kind(a) == DrawKind::coins ? kMaxExactCoinItems : kMaxExactSwapItems;
 }
@@ -344,6 +359,7 @@ ExactDistribution exact_distribution(
     throw UsageError(Param::k, "the exact walk of partial is limited to " + std::to_string(kMaxExactDeals) +
                                    " ordered deals (n!/(n-k)!), got " + std::to_string(n) + " items, k = " +
                                    std::to_string(shape.k) + "; sample it instead");
+  if (a == Algorithm::riffle) check_riffle_walk(shape);
   if (draw_kind(a) == DrawKind::keys)
     throw UsageError("the weighted orders read raw words, not bounded draws: their exact law is Plackett-Luce's "
                      "(plackett_luce_distribution), given the weights");
@@ -361,7 +377,7 @@ ExactDistribution exact_distribution(
     return w;
   };
   if (spec.method == Method::batched) {
-    if (draw_kind(a) == DrawKind::schedule) {
+    if (has_draw_schedule(a)) {
       // The schedule is the same on every path: sum over its batches of the
       // mean words to accept one, 2^32 / (2^32 - (2^32 mod P)).
       long double words = 0;
@@ -422,6 +438,7 @@ ExactDistribution exact_distribution(
 
   ExactDistribution d{a, spec, n, shape.k, {}, std::move(total.rank_paths), total.paths, total.equal,
                       total.draws.value(), static_cast<double>(total.words)};
+  d.riffles = shape.riffles;
   d.probability.reserve(bins);
   for (auto& m : total.mass) d.probability.push_back(m.value());
   return d;

@@ -80,11 +80,11 @@ struct DeviceTable {
   void with_direct_trial(const Job& job, F&& f) const {
     with_algorithm(job.algorithm, [&](auto algo) {
       constexpr Algorithm A = decltype(algo)::value;
-      // The weighted orders are CPU only (floating point keys): no kernel,
-      // and job_has_kernel keeps their jobs off this backend.
-      if constexpr (draw_kind(A) == DrawKind::keys) {
-        throw Error(std::string(algorithm_name(A)) + " has no CUDA kernel (its keys are floating point): run it on "
-                    "the CPU");
+      // The weighted orders (floating point keys) and riffle (a digit per
+      // card to keep) are CPU only: no kernel, and job_has_kernel keeps
+      // their jobs off this backend.
+      if constexpr (draw_kind(A) == DrawKind::keys || draw_kind(A) == DrawKind::digits) {
+        throw Error(std::string(algorithm_name(A)) + " has no CUDA kernel: run it on the CPU");
       } else {
         // Under `batched` small n has a table (naive-swap at n = 8 aside).
         constexpr MethodSet kWord = MethodSet::one_a_word;

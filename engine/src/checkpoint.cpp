@@ -101,6 +101,10 @@ struct HeaderField {
   const char* key;
   std::string (*write)(const Checkpoint& c);
   bool (*read)(std::istringstream& value, Checkpoint& c, const std::string& file);
+  // A field added after format 2 began: its line is written only when it is
+  // not "0", so that a job without it writes the file an older melange
+  // reads, and a file without the line reads as 0.
+  bool optional = false;
 };
 
 bool read_stream_version(std::istringstream& value, Checkpoint&, const std::string& file) {
@@ -145,6 +149,8 @@ constexpr HeaderField kHeaderFields[] = {
      [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.k); }},
     {"weights", [](const Checkpoint& c) { return c.job.weights.empty() ? std::string("none") : job_weights(c.job); },
      read_weights},
+    {"riffles", [](const Checkpoint& c) { return std::to_string(c.job.riffles); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.riffles); }, true},
     {"method", [](const Checkpoint& c) { return std::string(method_name(c.job.spec.method)); },
      [](std::istringstream& v, Checkpoint& c, const std::string&) {
        const auto m = parse_method(v.str());
@@ -186,9 +192,11 @@ void write_checkpoint(std::ostream& out, const Job& job, const Tally& done) {
   c.tally.draws = done.draws;
   std::string text = std::string(kMagic) + "\n";
   for (const HeaderField& f : kHeaderFields) {
+    const std::string value = f.write(c);
+    if (f.optional && value == "0") continue;
     text += f.key;
     text += ' ';
-    text += f.write(c);
+    text += value;
     text += '\n';
   }
   out << text << "checksum " << hex64(checksum(text, done)) << "\n"
@@ -217,14 +225,17 @@ Header read_header(std::istream& in, const std::string& name) {
   Header h;
   Job& job = h.c.job;
   h.text = line + "\n";
+  bool held = false;  // `line` is already read: an optional field's key was not there
   for (const HeaderField& field : kHeaderFields) {
     const std::string key = field.key;
     // A header line is short: a file that is not a checkpoint is not read
     // whole looking for a newline.
-    if (!std::getline(in, line) || line.size() > (std::size_t{1} << 20))
+    if (!held && (!std::getline(in, line) || line.size() > (std::size_t{1} << 20)))
       throw bad("it ends before '" + key + "'");
-    h.text += line + "\n";
     const std::string head = key + " ";
+    held = line.rfind(head, 0) != 0 && field.optional;
+    if (held) continue;
+    h.text += line + "\n";
     if (line.rfind(head, 0) != 0) throw bad("'" + key + "' is missing");
     std::istringstream value(line.substr(head.size()));
     if (!field.read(value, h.c, name)) throw bad("its '" + key + "' line cannot be read");
@@ -290,6 +301,8 @@ std::string job_difference(const Job& ours, const Job& theirs, const std::string
   if (shape_of(ours).k != shape_of(theirs).k)
     return differ("k", std::to_string(shape_of(ours).k), std::to_string(shape_of(theirs).k));
   if (ours.weights != theirs.weights) return differ("weights", job_weights(ours), job_weights(theirs));
+  if (ours.riffles != theirs.riffles)
+    return differ("riffles", std::to_string(ours.riffles), std::to_string(theirs.riffles));
   if (ours.spec.method != theirs.spec.method)
     return differ("method", std::string(method_name(ours.spec.method)), std::string(method_name(theirs.spec.method)));
   if (ours.spec.bits != theirs.spec.bits) return differ("bits", std::to_string(ours.spec.bits), std::to_string(theirs.spec.bits));

@@ -1,6 +1,7 @@
 #include "melange/report/exact.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <istream>
 #include <sstream>
@@ -79,6 +80,9 @@ Json exact_json(const ExactDistribution& d, double trials) {
 }
 
 ExactDistribution exact_from_json(const Json& j) {
+  if (j.is_object() && j.contains("rising_sequences") && !j.contains("distribution"))
+    throw UsageError("this model file holds riffle's law of the rising sequences, not a law of every order: "
+                     "audit with --algo riffle --riffles K --model exact, which tests the rising sequences");
   try {
     ExactDistribution d{};
     const auto algo = parse_algorithm(j.at("algorithm").get<std::string>());
@@ -225,6 +229,64 @@ void write_poker_exact(std::ostream* json, std::ostream* text, const PokerLaw& l
       << pad(general(f, 8), 16, true) << pad(fixed(p / f, 5), 10, true) << "\n";
   }
   j["poker_categories"] = rows;
+  if (json) write_json(*json, j);
+  if (text) *text << o.str();
+}
+
+namespace {
+
+// A rational's decimal value, or "0"/"1" where it is exactly so.
+std::string decimal(const Rational& q, int digits) {
+  if (q == 0) return "0";
+  if (q == 1) return "1";
+  return general(static_cast<double>(q), digits);
+}
+
+// The rows worth printing: every R either law gives at least this much.
+constexpr double kShownRiseProbability = 1e-12;
+
+}  // namespace
+
+void write_riffle_exact(std::ostream* json, std::ostream* text, const RiffleLaw& law, BoundedSpec spec) {
+  const std::vector<Rational> uniform = eulerian_law(law.n);
+  const int riffles = std::countr_zero(law.a);
+  Json j = json_header("exact");
+  add_shuffle_fields(j, Algorithm::riffle, spec, law.n, law.n);
+  j["riffles"] = riffles;
+  j["total_variation"] = static_cast<double>(law.total_variation);
+  j["total_variation_exact"] = law.total_variation.str();
+  j["separation"] = static_cast<double>(law.separation);
+  j["separation_exact"] = law.separation.str();
+  j["mean_rising_sequences"] = static_cast<double>(law.mean_rises);
+  j["mean_rising_sequences_exact"] = law.mean_rises.str();
+  std::ostringstream o;
+  o << "melange exact: riffle, n " << law.n << ", " << riffles << " riffles (a " << law.a
+    << "-shuffle, Gilbert-Shannon-Reeds), " << method_name(spec.method) << "/" << spec.bits << "-bit\n"
+    << "  a permutation with R rising sequences has probability C(a + n - R, n) / a^n (Bayer and Diaconis\n"
+    << "  1992): R is all the law depends on, so its law below is the whole law, exactly\n\n"
+    << "  total variation to uniform  " << decimal(law.total_variation, 6) << "\n"
+    << "  separation from uniform     " << decimal(law.separation, 6) << "\n"
+    << "  mean rising sequences       " << fixed(static_cast<double>(law.mean_rises), 4) << " (uniform: "
+    << fixed((law.n + 1) / 2.0, 1) << ")\n\n  " << pad("R", 6) << pad("P(R), riffled", 16, true)
+    << pad("P(R), uniform", 16, true) << pad("ratio", 12, true) << "\n";
+  Json rows = Json::array();
+  int hidden = 0;
+  for (int r = 1; r <= law.n; ++r) {
+    const auto at = static_cast<std::size_t>(r - 1);
+    const double p = static_cast<double>(law.rises[at]), u = static_cast<double>(uniform[at]);
+    rows.push_back(Json{{"rising_sequences", r}, {"probability", p}, {"exact", law.rises[at].str()},
+                        {"uniform_probability", u}});
+    if (p < kShownRiseProbability && u < kShownRiseProbability) {
+      ++hidden;
+      continue;
+    }
+    o << "  " << pad(std::to_string(r), 6) << pad(general(p, 6), 16, true) << pad(general(u, 6), 16, true)
+      << pad(u > 0 ? general(p / u, 4) : std::string("-"), 12, true) << "\n";
+  }
+  if (hidden)
+    o << "  (" << hidden << " values of R below " << general(kShownRiseProbability, 1)
+      << " under both laws: in --json)\n";
+  j["rising_sequences"] = rows;
   if (json) write_json(*json, j);
   if (text) *text << o.str();
 }

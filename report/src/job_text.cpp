@@ -21,7 +21,8 @@ std::string describe(const Job& job) {
                                 ? "weights " + weights_text(job.weights)
                                 : std::string(method_name(job.spec.method)) + "/" + std::to_string(job.spec.bits) + "-bit";
   return std::string(algorithm_name(job.algorithm)) + ", n " + std::to_string(job.n) +
-         (is_deal(job) ? ", k " + std::to_string(job.k) : std::string()) + ", " + draws + ", seed " +
+         (is_deal(job) ? ", k " + std::to_string(job.k) : std::string()) +
+         (job.riffles ? ", " + std::to_string(job.riffles) + " riffles" : std::string()) + ", " + draws + ", seed " +
          std::to_string(job.seed);
 }
 

@@ -57,6 +57,7 @@ void add_job_fields(Json& j, const Job& job) {
   j["seed"] = json_u64(job.seed);
   add_shuffle_fields(j, job.algorithm, job.spec, job.n, shape_of(job).k);
   if (!job.weights.empty()) j["weights"] = job.weights;
+  if (job.riffles) j["riffles"] = job.riffles;
   j["trials"] = json_u64(job.trials);
   j["first"] = json_u64(job.first);
 }
@@ -87,6 +88,7 @@ Job read_job_fields(const Json& j, const std::string& document) {
   job.k = j.contains("k") ? static_cast<int>(at("k", INT_MAX)) : 0;
   if (job.k == job.n) job.k = 0;
   if (j.contains("weights")) job.weights = j.at("weights").get<std::vector<double>>();
+  if (j.contains("riffles")) job.riffles = static_cast<int>(at("riffles", kMaxRiffles));
   job.first = at("first", kMax);
   job.trials = at("trials", kMax);
   return job;

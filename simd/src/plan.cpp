@@ -35,7 +35,7 @@ bool vectorizable(const Job& job) {
            draw_kind(job.algorithm) == DrawKind::schedule;
   if (!is_deal(job) && !lane_kinds_only(job.tallies)) return false;
   if (draw_kind(job.algorithm) == DrawKind::coins) return DecisionTable::fits(job);
-  if (draw_kind(job.algorithm) == DrawKind::keys) return false;
+  if (draw_kind(job.algorithm) != DrawKind::schedule) return false;  // keys; riffle's digits
   return job.n >= 2;
 }
 

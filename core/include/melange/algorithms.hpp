@@ -6,15 +6,18 @@
 // Adding an algorithm: a value in `Algorithm`, its row in kAllAlgorithms and
 // algorithm_name(), and either a draw schedule (scheduled_draws and
 // scheduled_draw below: every backend then runs it, the vector kernels
-// included) or a coin-driven body in shuffle_as().
+// included) or a coin-driven body in shuffle_as(). riffle has a schedule of
+// digits rather than swaps: the CPU's reference path runs it.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "melange/config.hpp"
 #include "melange/internal/dispatch.hpp"
@@ -32,12 +35,13 @@ enum class Algorithm : std::uint8_t {
   sort_v8_timsort,
   weighted,
   weighted_int_power,
+  riffle,
 };
 
 inline constexpr Algorithm kAllAlgorithms[] = {
     Algorithm::fisher_yates, Algorithm::naive_swap, Algorithm::sattolo, Algorithm::partial,
     Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort, Algorithm::weighted,
-    Algorithm::weighted_int_power};
+    Algorithm::weighted_int_power, Algorithm::riffle};
 static_assert(internal::lists_every_value_in_order<kAllAlgorithms>(),
               "kAllAlgorithms lists each Algorithm once, in the enum's order");
 
@@ -57,10 +61,12 @@ concept RandomSource = requires(S& s, std::uint64_t range) {
 
 // ---- The draw schedule ----------------------------------------------------
 
-// How a trial draws: along a fixed schedule of bounded ranges (the swap
-// algorithms), comparator coins decided as it goes (the sort one-liners), or
-// a key from raw words for each item (the weighted orders; CPU only).
-enum class DrawKind : std::uint8_t { schedule, coins, keys };
+// How a trial draws: along a fixed schedule of bounded ranges, each draw a
+// swap (the swap algorithms) or a digit for a position, the positions then
+// sorted by digit (riffle; CPU only); comparator coins decided as it goes
+// (the sort one-liners); or a key from raw words for each item (the
+// weighted orders; CPU only).
+enum class DrawKind : std::uint8_t { schedule, digits, coins, keys };
 
 MELANGE_HD constexpr DrawKind draw_kind(Algorithm a) {
   switch (a) {
@@ -68,11 +74,19 @@ MELANGE_HD constexpr DrawKind draw_kind(Algorithm a) {
     case Algorithm::sort_v8_timsort: return DrawKind::coins;
     case Algorithm::weighted:
     case Algorithm::weighted_int_power: return DrawKind::keys;
+    case Algorithm::riffle: return DrawKind::digits;
     default: return DrawKind::schedule;
   }
 }
 
-// Draw d of a trial: j = bounded(range), then swap(a[position], a[j]).
+// True where the draws follow a fixed schedule of ranges (scheduled_draw),
+// so that `batched` can cut them into batches ahead of time.
+MELANGE_HD constexpr bool has_draw_schedule(Algorithm a) {
+  return draw_kind(a) == DrawKind::schedule || draw_kind(a) == DrawKind::digits;
+}
+
+// Draw d of a trial: j = bounded(range), then swap(a[position], a[j]); for
+// riffle, j is position's digit.
 struct ScheduledDraw {
   std::uint32_t range;
   std::uint32_t position;
@@ -81,11 +95,13 @@ struct ScheduledDraw {
 // What a trial shuffles and what it hands on: n items, of which the last k
 // positions are the outcome (k = n: the whole permutation; partial deals
 // k < n). Only `partial` reads k; every other algorithm has k = n. The
-// weighted orders read the items' weights (n of them; null elsewhere).
+// weighted orders read the items' weights (n of them; null elsewhere);
+// riffle its riffles (a 2^riffles-shuffle; 0 elsewhere).
 struct Shape {
   int n;
   int k;
   const double* weights = nullptr;
+  int riffles = 0;
   MELANGE_HD constexpr bool whole() const { return k == n; }
   MELANGE_HD constexpr int first_dealt() const { return n - k; }
 };
@@ -97,6 +113,7 @@ MELANGE_HD constexpr int scheduled_draws(Algorithm a, Shape s) {
     case Algorithm::sattolo: return s.n > 1 ? s.n - 1 : 0;
     case Algorithm::naive_swap: return s.n;
     case Algorithm::partial: return s.k;
+    case Algorithm::riffle: return s.n;
     default: return 0;
   }
 }
@@ -106,6 +123,7 @@ MELANGE_HD constexpr int scheduled_draws(Algorithm a, Shape s) {
 //   naive-swap    i = 0 up to n-1:     range n     (n times)
 //   sattolo       i = n-1 down to 1:   range i     (n-1, .., 1)
 //   partial       i = n-1 down to n-k: range i+1   (n, .., n-k+1)
+//   riffle        i = 0 up to n-1:     range 2^riffles, position i's digit
 MELANGE_HD constexpr ScheduledDraw scheduled_draw(Algorithm a, Shape s, int d) {
   const auto un = static_cast<std::uint32_t>(s.n), ud = static_cast<std::uint32_t>(d);
   switch (a) {
@@ -113,6 +131,7 @@ MELANGE_HD constexpr ScheduledDraw scheduled_draw(Algorithm a, Shape s, int d) {
     case Algorithm::partial: return {un - ud, un - 1 - ud};
     case Algorithm::naive_swap: return {un, ud};
     case Algorithm::sattolo: return {un - 1 - ud, un - 1 - ud};
+    case Algorithm::riffle: return {std::uint32_t{1} << s.riffles, ud};
     default: return {1, 0};
   }
 }
@@ -168,6 +187,26 @@ MELANGE_HD inline void binary_insertion_from(Items&& a, int n, int start, Source
   }
 }
 
+#ifndef __CUDA_ARCH__
+// The Gilbert-Shannon-Reeds a-shuffle, a = 2^riffles, by its inverse: each
+// position i = 0..n-1 draws a digit d_i = bounded(a); the positions listed
+// by (digit, position) hand out the items in order, so the j-th of them
+// receives item j. Keys pack (digit, position) so that one sort is the
+// stable sort; decks of up to 64 cards keep them on the stack.
+template <class Items, RandomSource Source>
+inline void riffle_by_digits(Items&& a, Shape s, Source& src) {
+  const int n = s.n;
+  const std::uint64_t range = std::uint64_t{1} << s.riffles;
+  std::uint64_t small[64];
+  std::vector<std::uint64_t> large(n > 64 ? static_cast<std::size_t>(n) : 0);
+  std::uint64_t* keys = n > 64 ? large.data() : small;
+  for (int i = 0; i < n; ++i) keys[i] = std::uint64_t{src.bounded(range)} << 32 | static_cast<std::uint32_t>(i);
+  std::sort(keys, keys + n);
+  using Item = std::remove_cvref_t<decltype(item_value(a[0]))>;
+  for (int j = 0; j < n; ++j) a[static_cast<int>(keys[j] & 0xffffffffu)] = static_cast<Item>(j);
+}
+#endif
+
 }  // namespace internal
 
 // Runs algorithm A on a[0..s.n): `a` is a pointer to the items, or a
@@ -182,6 +221,10 @@ MELANGE_HD inline void shuffle_as(Items&& a, Shape s, Source& src) {
       const ScheduledDraw d = scheduled_draw(A, s, k);
       internal::swap_items(a[d.position], a[src.bounded(d.range)]);
     }
+  } else if constexpr (draw_kind(A) == DrawKind::digits) {
+#ifndef __CUDA_ARCH__
+    internal::riffle_by_digits(a, s, src);  // CPU only: a digit per position to keep
+#endif
   } else if constexpr (draw_kind(A) == DrawKind::keys) {
 #ifndef __CUDA_ARCH__
     // Host code (weighted.hpp): a source without words (the exact walker)

@@ -23,6 +23,10 @@ struct AuditOptions {
   Thresholds thresholds{};
   double alpha = kDefaultAlpha;            // for the printed critical values
   const ExactDistribution* model = nullptr; // null: test against uniform
+  // A model's law of the rising sequences (P(R = r + 1) at r), where the
+  // model has no law of every order to give it (riffle's, laws.hpp): the
+  // rising sequence tests take it in place of the fair law; null: none.
+  const std::vector<double>* rise_model = nullptr;
   const StreamTally* stream = nullptr;      // the records as a stream: its tests join the audit's
   // A --serial job's repeats where it keeps no histogram of every possible
   // record (the engine's serial_repeats); null: none.
@@ -83,7 +87,7 @@ struct Departure {
 };
 
 struct AuditReport {
-  std::string reference;                  // "uniform" or "exact model"
+  std::string reference;                  // "uniform", "exact model" or "exact law of the rising sequences"
   // The law's source as the caller named it, for documents that must name
   // it again (`merge` re-applies it): "" for uniform, "exact",
   // "plackett-luce", or a model file's path. Set by the front end.

@@ -29,6 +29,7 @@ struct ExactDistribution {
   bool equally_likely = false;           // every leaf has the same probability
   Rational mean_draws;                   // bounded draws plus coins per trial
   double mean_words = 0;                 // source words per trial, rejected ones included
+  int riffles = 0;                       // riffle: the riffles walked (0 elsewhere)
 
   double probability_of(std::uint64_t rank) const;
   std::vector<double> probabilities() const;  // as doubles, by rank
@@ -50,6 +51,10 @@ void check_exact_law(Algorithm a);
 
 // Largest n the walk accepts: n! bins and the number of leaves stay small.
 int max_exact_items(Algorithm a);
+// riffle: the most digit sequences (2^(riffles n)) the walk accepts, as many
+// as naive-swap's walk at n = 9 (9^9); past it the law of rising sequences
+// (riffle_law, laws.hpp) gives every permutation's probability in closed form.
+inline constexpr std::uint64_t kMaxExactRifflePaths = 387'420'489;
 // Partial deals: the most deal ranks (n!/(n-k)! bins) the walk accepts.
 inline constexpr std::uint64_t kMaxExactDeals = std::uint64_t{1} << 21;
 
@@ -68,8 +73,8 @@ ExactDistribution plackett_luce_distribution(Algorithm a, const std::vector<Rati
 // UsageError when it is not one, or not above 0.
 Rational decimal_rational(const std::string& text);
 
-// The same for a deal of s.k of s.n items (partial); with s.k = s.n the above.
-// Deals: at most kMaxExactDeals ranks.
+// The same for a deal of s.k of s.n items (partial), or riffle's s.riffles;
+// with s.k = s.n the above. Deals: at most kMaxExactDeals ranks.
 ExactDistribution exact_distribution(
     Algorithm a, Shape s, BoundedSpec spec = {}, int threads = 1,
     const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});

@@ -24,6 +24,7 @@ struct Job {
   int n = 4;
   int k = 0;                 // partial: items dealt, 1..n; 0 (or n) for the whole permutation
   std::vector<double> weights{};  // the weighted orders: item i's weight, finite and > 0; n of them
+  int riffles = 0;           // riffle: 1..kMaxRiffles riffles (a 2^riffles-shuffle); 0 elsewhere
   std::uint64_t first = 0;   // global index of the first trial
   std::uint64_t trials = 0;  // trial t uses stream t, for t in [first, first + trials)
   // What to tally (tallies.hpp). For a deal (k < n) the rank histogram
@@ -34,7 +35,7 @@ struct Job {
 
 // The items a trial shuffles and the last k positions it hands on.
 inline Shape shape_of(const Job& job) {
-  return Shape{job.n, job.k > 0 ? job.k : job.n, job.weights.empty() ? nullptr : job.weights.data()};
+  return Shape{job.n, job.k > 0 ? job.k : job.n, job.weights.empty() ? nullptr : job.weights.data(), job.riffles};
 }
 // True when the job deals k < n items rather than shuffling all n.
 inline bool is_deal(const Job& job) { return !shape_of(job).whole(); }

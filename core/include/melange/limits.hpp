@@ -20,6 +20,8 @@ inline constexpr int kMaxPositionItems = 1024;
 // The exact walk: n! bins and every path of the algorithm.
 inline constexpr int kMaxExactSwapItems = 9;   // fisher-yates, naive-swap, sattolo
 inline constexpr int kMaxExactCoinItems = 8;   // the sort one-liners
+// riffle: at most 2^30 packets (one digit a word), far past any deck's mixing.
+inline constexpr int kMaxRiffles = 30;
 // Worker threads a run may ask for.
 inline constexpr int kMaxThreads = 1024;
 // Items one device thread keeps in its registers and local memory.

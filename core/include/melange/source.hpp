@@ -119,7 +119,7 @@ inline std::vector<ScheduleBatch> schedule_batches(Algorithm a, Shape s) {
 // holds it). Empty for algorithms without a draw schedule.
 inline std::vector<PlannedBatch> planned_batches(Algorithm a, Shape s) {
   std::vector<PlannedBatch> out;
-  if (draw_kind(a) != DrawKind::schedule) return out;
+  if (!has_draw_schedule(a)) return out;
   for (const ScheduleBatch& b : schedule_batches(a, s))
     out.push_back(PlannedBatch{b.product, static_cast<std::uint32_t>(internal::reject_threshold(b.product, 32)),
                                static_cast<std::uint32_t>(b.count)});

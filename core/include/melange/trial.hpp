@@ -29,12 +29,13 @@ struct TrialJob {
   int k;           // the last k positions are the outcome (k = n: all of them)
   TallySet tallies;
   const double* weights;  // the weighted orders' weights (host memory), else null
-  MELANGE_HD Shape shape() const { return Shape{n, k, weights}; }
+  int riffles = 0;        // riffle's riffles, else 0
+  MELANGE_HD Shape shape() const { return Shape{n, k, weights, riffles}; }
 };
 
 inline TrialJob trial_job(const Job& job) {
   const Shape s = shape_of(job);
-  return TrialJob{job.seed, job.spec, s.n, s.k, job.tallies, s.weights};
+  return TrialJob{job.seed, job.spec, s.n, s.k, job.tallies, s.weights, s.riffles};
 }
 
 // Identity order, algorithm A drawing from `src`, then the sink. `items` is a

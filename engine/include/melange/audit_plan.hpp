@@ -87,6 +87,14 @@ std::shared_ptr<const ExactDistribution> reference_law(const AuditRequest& reque
                                                        const std::vector<Rational>& weights,
                                                        const std::function<bool()>& stop = {});
 
+// True where the request's law is a law of the rising sequences alone
+// (--model exact with riffle, laws.hpp): the audit tallies and tests them,
+// and no order or position.
+bool tests_rises_alone(const AuditRequest& request);
+// That law, P(R = r + 1) at r, for the plan's job; empty where the request
+// has no such law.
+std::vector<double> rise_model(const AuditRequest& request, const AuditPlan& plan);
+
 // The repeats among the trials of a --serial job that keeps no histogram
 // of every possible record (plan.serial_repeat_bytes > 0; nullopt
 // otherwise). Each trial's record is made again (serve.hpp) and

@@ -8,6 +8,7 @@
 
 #include "melange/deal.hpp"
 #include "melange/exact.hpp"
+#include "melange/laws.hpp"
 
 namespace melange::report {
 
@@ -35,6 +36,10 @@ std::string exact_text(const ExactDistribution& d, double trials, const std::str
 // either null.
 void write_poker_exact(std::ostream* json, std::ostream* text, const PokerLaw& law, const PokerLaw& fair,
                        BoundedSpec spec);
+// riffle's law of rising sequences (laws.hpp) beside the uniform law's,
+// with its distances to uniform: the JSON document to `json` and the text
+// to `text`, either null.
+void write_riffle_exact(std::ostream* json, std::ostream* text, const RiffleLaw& law, BoundedSpec spec);
 // A law read back from such a document; checked to be a distribution of the
 // shape it names. Throws UsageError, worded for the document, on any fault.
 ExactDistribution read_exact_model(std::istream& in);

@@ -52,6 +52,7 @@ const ValueRow kValueRows[] = {
     {"--n", "N"},
     {"bench --n", "N,..."},
     {"--k", "K"},
+    {"--riffles", "K"},
     {"--deal", "K"},
     {"--weights", "LIST|FILE", Complete::file},
     {"--trials", "COUNT"},

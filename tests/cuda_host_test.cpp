@@ -33,12 +33,9 @@ struct HostCounter {
   }
 };
 
-// The algorithms the device code runs: all but the weighted orders.
+// The algorithms the device code runs: all but the weighted orders and riffle.
 std::vector<Algorithm> device_algorithms() {
-  std::vector<Algorithm> out;
-  for (Algorithm a : kAllAlgorithms)
-    if (draw_kind(a) != DrawKind::keys) out.push_back(a);
-  return out;
+  return std::vector<Algorithm>(std::begin(cuda::kDeviceAlgorithms), std::end(cuda::kDeviceAlgorithms));
 }
 
 // The thread level as the kernel runs it: a byte an item, the core's trial
@@ -341,8 +338,10 @@ TEST(CudaBackendChoice, OnlyJobsWithADeviceKernel) {
   Job job;
   for (Algorithm a : kAllAlgorithms) {
     job.algorithm = a;
-    // The weighted orders' floating point keys are CPU only (DESIGN.md section 3).
-    EXPECT_EQ(cuda::job_has_kernel(job), draw_kind(a) != DrawKind::keys) << algorithm_name(a);
+    // The weighted orders' floating point keys are CPU only (DESIGN.md
+    // section 3), and so is riffle, whose cards keep a digit each.
+    EXPECT_EQ(cuda::job_has_kernel(job), draw_kind(a) == DrawKind::schedule || draw_kind(a) == DrawKind::coins)
+        << algorithm_name(a);
   }
   job.algorithm = Algorithm::fisher_yates;
   for (Method m : kAllMethods) {

@@ -16,7 +16,7 @@ namespace melange {
 namespace {
 
 // One job per algorithm, with its parameters: a deal for partial, weights
-// for the weighted orders.
+// for the weighted orders, three riffles for riffle.
 std::vector<Job> every_algorithm(int n) {
   std::vector<Job> jobs;
   for (const Algorithm a : kAllAlgorithms) {
@@ -29,6 +29,7 @@ std::vector<Job> every_algorithm(int n) {
     if (a == Algorithm::partial) job.k = n / 2 + 1;
     if (draw_kind(a) == DrawKind::keys)
       for (int i = 0; i < n; ++i) job.weights.push_back(1.0 + 0.5 * i);
+    if (a == Algorithm::riffle) job.riffles = 3;
     jobs.push_back(job);
   }
   return jobs;

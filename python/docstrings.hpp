@@ -35,6 +35,8 @@ method : str
     Bounded-integer method: batched (default), lemire, modulo, rejection, multiply.
 bits : int
     Source width, 1 .. 32 (batched needs 32).
+riffles : int, optional
+    riffle: riffles of the deck, 1 .. 30 (a 2^riffles-shuffle); other algorithms take none.
 threads : int, optional
     Worker threads (default: one per hardware thread); the records do not depend on it.
 backend : str
@@ -229,9 +231,12 @@ position : bool
 hands : bool
     Deals: also tally the hands.
 model : str, optional
-    Test against 'exact' (the algorithm's own law) or 'plackett-luce' instead of uniform.
+    Test against 'exact' (the algorithm's own law) or 'plackett-luce' instead of uniform. With
+    algo='riffle' the exact law is one of the rising sequences alone (riffle_law), and they are tested.
 serial : bool
     Also audit the trials as a stream, each against the one before it.
+riffles : int, optional
+    riffle: riffles of the deck, 1 .. 30.
 
 Returns
 -------
@@ -260,8 +265,9 @@ n : int, optional
     Items; omitted: the rows' length.
 k : int, optional
     Items a deal; omitted: the rows' length when n is larger.
-position, hands, model, algo, method, bits
-    As for audit (algo, method and bits name the model='exact' law).
+position, hands, model, algo, method, bits, riffles
+    As for audit (algo, method, bits and riffles name the model='exact' law: with algo='riffle', the
+    records' rising sequences are tested against riffle_law(n, riffles)).
 skip_invalid : bool or 'all'
     True counts and skips wrong rows up to 1% of them (more is an error); 'all' any number.
 stream_tests : bool
@@ -283,6 +289,20 @@ Examples
 >>> decks = melange.permutations(5, 10_000, seed=1)
 >>> melange.audit_records(decks).verdict
 'PASS'
+)";
+
+inline constexpr const char* kRiffleLaw = R"(The exact law of a riffled deck's rising sequences, as `melange exact --algo riffle`.
+
+riffles riffles of n cards by the Gilbert-Shannon-Reeds model (one
+2^riffles-shuffle) give a permutation with R rising sequences the probability
+C(2^riffles + n - R, n) / 2^(riffles n) (Bayer and Diaconis 1992), so R's law
+is the whole law. Returns a dict: rising_sequences (P(R = r) at index r - 1,
+floats) and exact (the same as fraction strings), total_variation and
+separation (the distances to uniform), mean_rising_sequences.
+
+>>> law = melange.riffle_law(52, 7)
+>>> round(law["total_variation"], 3)
+0.334
 )";
 
 inline constexpr const char* kExact = R"(The exact law of an algorithm, every random path walked, as `melange exact`.

@@ -31,6 +31,7 @@
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
 #include "melange/exact.hpp"
+#include "melange/laws.hpp"
 #include "melange/integers.hpp"
 #include "melange/records.hpp"
 #include "melange/serve.hpp"
@@ -269,12 +270,13 @@ py::array serve(Job job, const py::object& count_arg, const py::object& out, con
 }
 
 Job job_of(const std::string& algo, int n, int k, const std::vector<double>& weights, const py::object& seed,
-           std::uint64_t first, const std::string& method, int bits) {
+           std::uint64_t first, const std::string& method, int bits, std::optional<int> riffles = std::nullopt) {
   Job job;
   job.algorithm = algorithm_of(algo);
   job.n = n;
   job.k = k;
   job.weights = weights;
+  job.riffles = riffles.value_or(0);
   job.seed = seed_of(seed);
   job.first = first;
   job.spec = spec_of(method, bits);
@@ -346,11 +348,14 @@ struct AuditResult {
   }
 };
 
-AuditResult finish_audit(const AuditPlan& plan, const Job& job, RunResult run, const ExactDistribution* model,
-                         const std::optional<std::string>& model_name, const report::InputInfo* input,
-                         const StreamTally* stream = nullptr, const RepeatCount* serial_repeats = nullptr) {
+AuditResult finish_audit(const AuditRequest& request, const AuditPlan& plan, const Job& job, RunResult run,
+                         const ExactDistribution* model, const std::optional<std::string>& model_name,
+                         const report::InputInfo* input, const StreamTally* stream = nullptr,
+                         const RepeatCount* serial_repeats = nullptr) {
+  const std::vector<double> rises_law = rise_model(request, plan);
   AuditOptions o;
   o.model = model;
+  o.rise_model = rises_law.empty() ? nullptr : &rises_law;
   o.stream = stream;
   o.serial_repeats = serial_repeats;
   o.records = input != nullptr;
@@ -416,7 +421,7 @@ py::array integer_records(const py::object& given) {
 AuditResult audit_records(const py::object& given, std::optional<int> n_given, std::optional<int> k_given, bool position, bool hands,
                           const std::optional<std::string>& model, const std::string& algo, const std::string& method,
                           int bits, const std::variant<bool, std::string>& skip_invalid, bool stream_tests,
-                          const std::vector<int>& lags) {
+                          const std::vector<int>& lags, std::optional<int> riffles) {
   const py::array data = integer_records(given);
   // n and k from the array's shape where not given: its rows are
   // permutations of n items, or deals of k of n when n says more.
@@ -430,6 +435,7 @@ AuditResult audit_records(const py::object& given, std::optional<int> n_given, s
   if (model) {
     request.job.algorithm = algorithm_of(algo);
     request.job.spec = spec_of(method, bits);
+    request.job.riffles = riffles.value_or(0);
   }
   request.records = true;
   request.position = position;
@@ -462,17 +468,18 @@ AuditResult audit_records(const py::object& given, std::optional<int> n_given, s
   }, static_cast<std::size_t>(data.size()) <= kShortCallItems);
   const report::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid, ""};
   const std::shared_ptr<const StreamTally> stream = auditor.stream();
-  return finish_audit(plan, auditor.job(), auditor.result(), law.get(), model, &input, stream.get());
+  return finish_audit(request, plan, auditor.job(), auditor.result(), law.get(), model, &input, stream.get());
 }
 
 // An audit of a built-in shuffle, planned as `melange audit` plans it.
 AuditResult audit_builtin(const std::string& algo, int n, const py::object& trials_arg, std::optional<int> k,
                           const std::vector<double>& weights, const py::object& seed, std::uint64_t first,
                           const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
-                          bool position, bool hands, const std::optional<std::string>& model, bool serial) {
+                          bool position, bool hands, const std::optional<std::string>& model, bool serial,
+                          std::optional<int> riffles) {
   AuditRequest request;
   request.job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
-                       seed, first, method, bits);
+                       seed, first, method, bits, riffles);
   request.job.trials = count_of(trials_arg, "trials").value_or(0);
   request.position = position;
   request.hands = hands;
@@ -490,7 +497,8 @@ AuditResult audit_builtin(const std::string& algo, int n, const py::object& tria
     repeats = serial_repeats(plan, o);
     return done;
   }, job.trials <= kShortCallItems / static_cast<std::uint64_t>(job.n));
-  return finish_audit(plan, job, std::move(run), law.get(), model, nullptr, nullptr, repeats ? &*repeats : nullptr);
+  return finish_audit(request, plan, job, std::move(run), law.get(), model, nullptr, nullptr,
+                      repeats ? &*repeats : nullptr);
 }
 
 // A shuffle's exact law, as `melange exact` gives it.
@@ -535,16 +543,17 @@ void add_sampling(py::module_& m) {
       "permutations",
       [](const py::object& n, const py::object& count, const std::string& algo, const py::object& seed,
          const py::object& first, const std::string& method, const py::object& bits, const py::object& threads,
-         const std::string& backend, const py::object& out) {
+         const std::string& backend, const py::object& out, const py::object& riffles) {
         return guarded("count", [&] {
-          return serve(job_of(algo, int_of(n, "n"), 0, {}, seed, u64_of(first, "first"), method, int_of(bits, "bits")),
+          return serve(job_of(algo, int_of(n, "n"), 0, {}, seed, u64_of(first, "first"), method, int_of(bits, "bits"),
+                              optional_int_of(riffles, "riffles")),
                        count, out, options_of(optional_int_of(threads, "threads"), backend));
         });
       },
       py::arg("n"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "fisher-yates",
       py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"), py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32,
       py::arg("threads") = py::none(), py::arg("backend") = "auto", py::arg("out") = py::none(),
-      python_docs::kPermutations);
+      py::arg("riffles") = py::none(), python_docs::kPermutations);
 
   m.def(
       "deals",
@@ -912,18 +921,18 @@ void add_audits(py::module_& m) {
       [](const std::string& algo, const py::object& n, const py::object& trials_arg, const py::object& k,
          const std::vector<double>& weights, const py::object& seed, const py::object& first,
          const std::string& method, const py::object& bits, const py::object& threads, const std::string& backend,
-         bool position, bool hands, const std::optional<std::string>& model, bool serial) {
+         bool position, bool hands, const std::optional<std::string>& model, bool serial, const py::object& riffles) {
         return guarded("trials", [&] {
           return audit_builtin(algo, int_of(n, "n"), trials_arg, optional_int_of(k, "k"), weights, seed,
                                u64_of(first, "first"), method, int_of(bits, "bits"), optional_int_of(threads, "threads"),
-                               backend, position, hands, model, serial);
+                               backend, position, hands, model, serial, optional_int_of(riffles, "riffles"));
         });
       },
       py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("trials") = 1'000'000,
       py::arg("k") = py::none(), py::arg("weights") = std::vector<double>{}, py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
       py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("position") = false, py::arg("hands") = false,
-      py::arg("model") = py::none(), py::arg("serial") = false,
+      py::arg("model") = py::none(), py::arg("serial") = false, py::arg("riffles") = py::none(),
       python_docs::kAudit);
 
   m.def(
@@ -931,16 +940,17 @@ void add_audits(py::module_& m) {
       [](const py::object& records, const py::object& n, const py::object& k, bool position, bool hands,
          const std::optional<std::string>& model, const std::string& algo, const std::string& method,
          const py::object& bits, const std::variant<bool, std::string>& skip_invalid, bool stream_tests,
-         const std::vector<int>& lags) {
+         const std::vector<int>& lags, const py::object& riffles) {
         return guarded("trials", [&] {
           return audit_records(records, optional_int_of(n, "n"), optional_int_of(k, "k"), position, hands, model, algo,
-                               method, int_of(bits, "bits"), skip_invalid, stream_tests, lags);
+                               method, int_of(bits, "bits"), skip_invalid, stream_tests, lags,
+                               optional_int_of(riffles, "riffles"));
         });
       },
       py::arg("records"), py::kw_only(), py::arg("n") = py::none(), py::arg("k") = py::none(), py::arg("position") = false,
       py::arg("hands") = false, py::arg("model") = py::none(), py::arg("algo") = "fisher-yates",
       py::arg("method") = "batched", py::arg("bits") = 32, py::arg("skip_invalid") = false,
-      py::arg("stream_tests") = true, py::arg("lags") = std::vector<int>{1},
+      py::arg("stream_tests") = true, py::arg("lags") = std::vector<int>{1}, py::arg("riffles") = py::none(),
       python_docs::kAuditRecords);
 
   m.def(
@@ -956,6 +966,32 @@ void add_audits(py::module_& m) {
       py::arg("weights") = std::vector<double>{}, py::arg("method") = "batched", py::arg("bits") = 32,
       py::arg("threads") = py::none(),
       python_docs::kExact);
+
+  m.def(
+      "riffle_law",
+      [](const py::object& n, const py::object& riffles) {
+        return guarded("n", [&] {
+          Job job;
+          job.algorithm = Algorithm::riffle;
+          job.n = int_of(n, "n");
+          job.riffles = int_of(riffles, "riffles");
+          job.trials = 1;
+          validate_draws(job);
+          const RiffleLaw law = riffles_law(job.n, job.riffles);
+          py::dict out;
+          out["n"] = law.n;
+          out["riffles"] = job.riffles;
+          out["rising_sequences"] = to_doubles(law.rises);
+          std::vector<std::string> exact;
+          for (const Rational& q : law.rises) exact.push_back(q.str());
+          out["exact"] = exact;
+          out["total_variation"] = static_cast<double>(law.total_variation);
+          out["separation"] = static_cast<double>(law.separation);
+          out["mean_rising_sequences"] = static_cast<double>(law.mean_rises);
+          return out;
+        });
+      },
+      py::arg("n"), py::arg("riffles"), python_docs::kRiffleLaw);
 }
 
 }  // namespace

@@ -420,3 +420,21 @@ def test_every_function_has_numpy_style_docs_whose_examples_run():
             assert "Returns\n-------" in doc and "Raises\n------" in doc, name
     result = doctest.testmod(melange, extraglobs={"melange": melange})
     assert result.failed == 0 and result.attempted >= 15, result
+
+
+def test_riffled_decks_their_law_and_an_audit_against_it():
+    law = melange.riffle_law(52, 7)
+    assert round(law["total_variation"], 3) == 0.334
+    assert abs(sum(law["rising_sequences"]) - 1) < 1e-12
+    decks = melange.permutations(52, 100, algo="riffle", riffles=7, seed=3)
+    assert decks.shape == (100, 52)
+    assert melange.audit_records(decks).verdict == "FAIL"
+    fit = melange.audit_records(decks, model="exact", algo="riffle", riffles=7)
+    assert fit.verdict == "PASS"
+    assert json.loads(fit.to_json())["reference"] == "exact law of the rising sequences"
+    built_in = melange.audit(algo="riffle", n=52, riffles=7, trials=20_000, model="exact")
+    assert built_in.verdict != "FAIL"
+    with pytest.raises(ValueError, match="riffles"):
+        melange.permutations(52, 10, algo="riffle")
+    with pytest.raises(ValueError, match="riffles"):
+        melange.permutations(52, 10, riffles=3)

@@ -6,6 +6,7 @@
 // audit's JSON and `merge`. A new kind gets these checks by having a row.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -15,11 +16,81 @@
 #include "melange/audit.hpp"
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
+#include "melange/laws.hpp"
+#include "melange/rank.hpp"
 #include "melange/report/audit.hpp"
 #include "melange/report/merge.hpp"
 
 namespace melange {
 namespace {
+
+// The correct guesses of GuessTally's guesser on one deck.
+std::uint64_t guesses_on(const std::vector<int>& deck) {
+  std::uint64_t correct = 0;
+  struct {
+    std::uint64_t* correct;
+    void add(TallyKind, std::uint64_t bin) { *correct = bin; }
+  } counter{&correct};
+  const int n = static_cast<int>(deck.size());
+  GuessTally::count(deck, Shape{n, n}, counter);
+  return correct;
+}
+
+TEST(GuessingTest, TheGuesserBetsOnTheOriginalOrder) {
+  EXPECT_EQ(guesses_on({0, 1, 2, 3, 4}), 5u) << "a new deck: every guess right";
+  EXPECT_EQ(guesses_on({3, 2, 1, 0}), 1u) << "reversed: only the last card, the one left";
+  EXPECT_EQ(guesses_on({2, 3, 0, 1}), 3u) << "a cut: 3 follows 2, 0 is the lowest left, 1 follows 0";
+  std::vector<int> big(300);
+  for (int i = 0; i < 300; ++i) big[i] = (i + 70) % 300;  // a cut past the first 64-bit word
+  EXPECT_EQ(guesses_on(big), 299u);
+}
+
+// Under a uniform deck the score is a sum of independent Bernoulli(1/j)
+// whatever the strategy: over all 7! decks the guesser's scores are the
+// law's counts exactly, and the law's moments are H_n and the sum of
+// (1/j)(1 - 1/j).
+TEST(GuessingTest, EveryDeckOfSevenGivesTheNullLawExactly) {
+  const int n = 7;
+  std::vector<std::uint64_t> scores(n + 1, 0);
+  for (std::uint64_t r = 0; r < factorial(n); ++r) ++scores[guesses_on(lehmer_unrank(r, n))];
+  const std::vector<double> law = correct_guesses_law(n);
+  for (int c = 0; c <= n; ++c)
+    EXPECT_NEAR(static_cast<double>(scores[c]), law[c] * 5040, 1e-9) << c << " correct";
+  const std::vector<double> deck = correct_guesses_law(52);
+  double mean = 0, variance = 0, h = 0, v = 0;
+  for (std::size_t c = 0; c < deck.size(); ++c) mean += static_cast<double>(c) * deck[c];
+  for (std::size_t c = 0; c < deck.size(); ++c) variance += (static_cast<double>(c) - mean) * (static_cast<double>(c) - mean) * deck[c];
+  for (int j = 1; j <= 52; ++j) h += 1.0 / j, v += (1.0 / j) * (1 - 1.0 / j);
+  EXPECT_NEAR(mean, h, 1e-12);
+  EXPECT_NEAR(mean, 4.5380, 1e-4) << "H_52";
+  EXPECT_NEAR(variance, v, 1e-12);
+  EXPECT_EQ(deck[0], 0) << "the last card is always named right";
+}
+
+// Three riffles of 52 cards: the guesser beats a fair deck's 4.54 by far;
+// Fisher-Yates does not.
+TEST(GuessingTest, ItSeesFewRifflesAndPassesAFairShuffle) {
+  for (const Algorithm a : {Algorithm::riffle, Algorithm::fisher_yates}) {
+    Job job;
+    job.algorithm = a;
+    job.n = 52;
+    job.riffles = a == Algorithm::riffle ? 3 : 0;
+    job.trials = 2000;
+    job.tallies = TallySet{TallyKind::guesses};
+    const RunResult r = run(job);
+    const AuditReport report = analyze(job, r.tally, AuditOptions{});
+    ASSERT_TRUE(report.test(TallyKind::guesses).has_value());
+    const std::vector<std::uint64_t>& scores = r.tally[TallyKind::guesses].counts();
+    double mean = 0;
+    for (std::size_t c = 0; c < scores.size(); ++c) mean += static_cast<double>(c * scores[c]) / 2000;
+    if (a == Algorithm::riffle) {
+      EXPECT_EQ(report.verdict, Verdict::fail) << "mean " << mean;
+      EXPECT_GT(mean, 9) << "three riffles leave long rising sequences";
+    } else {
+      EXPECT_NE(report.verdict, Verdict::fail) << "guesses p " << report.test(TallyKind::guesses)->fit.p_value;
+    }
+  }
+}
 
 TEST(TallyKinds, EveryRowIsFoundByItsNames) {
   std::set<std::string_view> names, keys;

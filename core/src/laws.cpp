@@ -91,6 +91,19 @@ RiffleLaw riffles_law(int n, int k) {
   return riffle_law(n, std::uint64_t{1} << k);
 }
 
+std::vector<double> correct_guesses_law(int n) {
+  // law[c] over the guesses so far; each card j from the last (j = 1) up
+  // adds a Bernoulli(1/j).
+  std::vector<double> law(static_cast<std::size_t>(n) + 1, 0.0);
+  law[0] = 1;
+  for (int j = 1; j <= n; ++j) {
+    const double hit = 1.0 / j;
+    for (int c = j; c >= 1; --c) law[c] = law[c] * (1 - hit) + law[c - 1] * hit;
+    law[0] *= 1 - hit;
+  }
+  return law;
+}
+
 std::vector<Rational> hand_overlap_law(int n, int k) {
   const cpp_int hands = choose(n, k);
   std::vector<Rational> law;

@@ -20,6 +20,7 @@ std::uint64_t position_cells(Shape s) { return static_cast<std::uint64_t>(s.n) *
 std::uint64_t hand_bins(Shape s) { return hand_count(s.n, s.k); }
 std::uint64_t poker_bins(Shape) { return kPokerCategories; }
 std::uint64_t rise_bins(Shape s) { return static_cast<std::uint64_t>(s.n); }
+std::uint64_t guess_bins(Shape s) { return static_cast<std::uint64_t>(s.n) + 1; }
 std::uint64_t overlap_bins(Shape s) { return static_cast<std::uint64_t>(s.k) + 1; }
 std::uint64_t lag_rank_bins(Shape s) { return rank_bins(s); }
 std::uint64_t serial_pair_bins(Shape s) { return s.whole() && s.n <= kMaxSerialPairItems ? factorial(s.n) * factorial(s.n) : 0; }
@@ -86,6 +87,14 @@ void check_overlaps(Shape s) {
     throw UsageError(Param::k, "hand overlaps are counted on deals: add {k} below {n}");
 }
 
+void check_guesses(Shape s) {
+  if (!s.whole())
+    throw UsageError(Param::k, "the guessing test turns whole decks, not deals of " + deal_words(s) + "; leave out {k}");
+  if (s.n > kMaxPositionItems)
+    throw UsageError(Param::n, "the guessing test runs up to {n} = " + std::to_string(kMaxPositionItems) +
+                                   ", got n = " + std::to_string(s.n));
+}
+
 void check_lag_ranks(Shape s) {
   const std::uint64_t orders = s.whole() ? (s.n <= kMaxRankItems ? factorial(s.n) : 0) : deal_count(s.n, s.k);
   if (orders == 0 || orders > kMaxLagRankBins)
@@ -101,6 +110,23 @@ void check_serial_pairs(Shape s) {
 
 std::vector<double> fair_rise_law(Shape s) { return eulerian_probabilities(s.n); }
 std::vector<double> fair_overlap_law(Shape s) { return to_doubles(hand_overlap_law(s.n, s.k)); }
+
+std::vector<double> fair_guess_law(Shape s) { return correct_guesses_law(s.n); }
+
+std::vector<double> model_guess_law(const ExactDistribution& model) {
+  std::vector<double> law(static_cast<std::size_t>(model.n) + 1, 0.0);
+  for (std::uint64_t r = 0; r < model.probability.size(); ++r) {
+    if (model.probability[r] == 0) continue;
+    std::uint64_t correct = 0;
+    struct {
+      std::uint64_t* correct;
+      void add(TallyKind, std::uint64_t bin) { *correct = bin; }
+    } counter{&correct};
+    GuessTally::count(lehmer_unrank(r, model.n), Shape{model.n, model.n}, counter);
+    law[correct] += static_cast<double>(model.probability[r]);
+  }
+  return law;
+}
 
 std::vector<double> model_rise_law(const ExactDistribution& model) {
   std::vector<double> law(static_cast<std::size_t>(model.n), 0.0);

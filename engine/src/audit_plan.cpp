@@ -48,6 +48,7 @@ void choose_tallies(const AuditRequest& r, Job& job, std::vector<std::string>& n
   job.tallies.set(TallyKind::hands, r.hands);
   job.tallies.set(TallyKind::poker, deal && job.n == 52 && job.k == 5);
   job.tallies.set(TallyKind::rises, (r.serial || (r.records && r.stream_tests)) && !deal && job.n >= 2);
+  job.tallies.set(TallyKind::guesses, job.tallies.has(TallyKind::rises));
   if (tests_rises_alone(r)) {
     // The law fixes R's distribution and no order's: R alone is tested.
     job.tallies = TallySet{TallyKind::rises};

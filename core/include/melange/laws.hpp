@@ -37,6 +37,12 @@ RiffleLaw riffle_law(int n, std::uint64_t a);
 // k riffles: the 2^k-shuffle, 0 <= k <= 63.
 RiffleLaw riffles_law(int n, int k);
 
+// The correct guesses of any guesser who names an unseen card before each
+// card of a uniform deck of n cards is turned (tallies.hpp's GuessTally):
+// a sum of independent Bernoulli(1/j), j = 1..n, so mean H_n and variance
+// the sum of (1/j)(1 - 1/j). Entry c: P(c correct), c = 0..n.
+std::vector<double> correct_guesses_law(int n);
+
 // The items two independent uniform k-subsets of n items share:
 // Hypergeometric(n, k, k), entry x is C(k, x) C(n - k, k - x) / C(n, k).
 std::vector<Rational> hand_overlap_law(int n, int k);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -33,6 +34,7 @@ enum class TallyKind : std::uint8_t {
   poker,      // a deal of 5 of 52: its poker category
   rises,      // a permutation's rising sequences
   overlaps,   // a deal's items below k: against the previous deal relabeled, the hand overlap
+  guesses,    // a permutation's cards a guesser names before each is turned (GuessTally)
   // Serial kinds (built-in jobs audited as a stream, DESIGN.md section 6):
   // trial t against trial t - 1, the one before it in index order
   // (wrapping below 0), relabeled by it (stream_tests.hpp); each is a kind
@@ -127,6 +129,41 @@ struct OverlapTally {
   }
 };
 
+// The guessing test: a guesser turns the cards over one by one and names
+// each before it is turned, remembering every card seen. The strategy here
+// bets that the deck keeps its original order: after card c it names the
+// lowest card not yet seen above c, else the lowest not yet seen (the first
+// guess is card 0). It beats a fair deck's odds wherever rising sequences
+// survive (riffles, a shelf pass); under a uniform deck any strategy that
+// names an unseen card is right with probability 1/j with j cards left,
+// independently, whatever the strategy. Bin: the correct guesses, 0..n.
+struct GuessTally {
+  static constexpr TallyKind kind = TallyKind::guesses;
+  template <class Deal, class Counter>
+  static void count(const Deal& deal, Shape s, Counter& counter) {
+    std::uint64_t seen[kMaxPositionItems / 64 + 1] = {};
+    // The lowest card at or above `from` not yet seen, or n.
+    const auto unseen_from = [&](int from) {
+      for (int w = from >> 6; w * 64 < s.n; ++w) {
+        const std::uint64_t free = ~seen[w] & (w == from >> 6 ? ~std::uint64_t{0} << (from & 63) : ~std::uint64_t{0});
+        if (free) return std::min(s.n, w * 64 + std::countr_zero(free));
+      }
+      return s.n;
+    };
+    std::uint64_t correct = 0;
+    int last = -1;
+    for (int p = 0; p < s.n; ++p) {
+      int guess = unseen_from(last + 1);
+      if (guess == s.n) guess = unseen_from(0);
+      const auto c = static_cast<int>(deal[p]);
+      correct += c == guess;
+      seen[c >> 6] |= std::uint64_t{1} << (c & 63);
+      last = c;
+    }
+    counter.add(kind, correct);
+  }
+};
+
 // Which kinds a job tallies.
 class TallySet {
  public:
@@ -157,7 +194,7 @@ struct TallyDefinitions {
   }
 };
 using RecordTallyDefinitions =
-    TallyDefinitions<RankTally, PositionTally, HandTally, PokerTally, RiseTally, OverlapTally>;
+    TallyDefinitions<RankTally, PositionTally, HandTally, PokerTally, RiseTally, OverlapTally, GuessTally>;
 
 // ---- Serial definitions: a record against the record before it -----------
 // count(before, record, relabeled, shape, counter): `relabeled` is the
@@ -345,6 +382,7 @@ std::uint64_t hand_bins(Shape s);
 std::uint64_t poker_bins(Shape s);
 std::uint64_t rise_bins(Shape s);
 std::uint64_t overlap_bins(Shape s);
+std::uint64_t guess_bins(Shape s);
 std::uint64_t lag_rank_bins(Shape s);
 std::uint64_t serial_pair_bins(Shape s);
 void check_ranks(Shape s);
@@ -353,13 +391,16 @@ void check_hands(Shape s);
 void check_poker(Shape s);
 void check_rises(Shape s);
 void check_overlaps(Shape s);
+void check_guesses(Shape s);
 void check_lag_ranks(Shape s);
 void check_serial_pairs(Shape s);
 std::vector<double> fair_poker_law(Shape s);
 std::vector<double> fair_rise_law(Shape s);
 std::vector<double> fair_overlap_law(Shape s);
+std::vector<double> fair_guess_law(Shape s);
 std::vector<double> model_hand_law(const ExactDistribution& model);
 std::vector<double> model_rise_law(const ExactDistribution& model);
+std::vector<double> model_guess_law(const ExactDistribution& model);
 std::string_view poker_label(std::uint64_t bin);
 }  // namespace internal
 
@@ -390,6 +431,10 @@ inline constexpr std::array<TallyKindRow, kTallyKinds> kTallyKindRows{{
     {TallyKind::overlaps, "overlaps", "items below k", CountsLayout::histogram, internal::overlap_bins,
      internal::check_overlaps, internal::fair_overlap_law, nullptr, nullptr, true, "overlap", "hand overlap",
      "overlap sizes", "overlaps", JsonCounts::flat, 0, "", true, MeanTail::upper, 0},
+    {TallyKind::guesses, "guesses", "correct guesses", CountsLayout::histogram, internal::guess_bins,
+     internal::check_guesses, internal::fair_guess_law, internal::model_guess_law, nullptr, true, "guesses",
+     "correct guess", "counts of correct guesses", "correct_guesses", JsonCounts::flat, 0, "", true, MeanTail::upper,
+     0},
     // The serial kinds: their tests are the stream tests (audit_stream.cpp),
     // made from them as from a stream of records.
     {TallyKind::lag_ranks, "lag_ranks", "lag-1 relabeled ranks", CountsLayout::histogram, internal::lag_rank_bins,

@@ -307,6 +307,44 @@ class Reproduction {
         "exact: C(2^k + 52 - R, 52) / 2^52k by rising sequences R", measured, agrees);
     add("riffles before the distance falls below 1/2", "seven", "the first k above",
         std::to_string(below_half), below_half == 7);
+    riffle_sample_claims();
+  }
+
+  // Sampled riffles against the law: the mean rising sequences of
+  // kRiffleDecks decks of 52 after seven riffles, and of kDecksToTell such
+  // decks against a uniform deck's (the audit's one-sided z on the mean).
+  static constexpr std::uint64_t kRiffleDecks = 20'000, kDecksToTell = 200;
+  // The mean rising sequences of `decks` decks riffled seven times.
+  double riffled_mean(std::uint64_t decks, std::uint64_t first) {
+    Job job;
+    job.seed = seed_;
+    job.algorithm = Algorithm::riffle;
+    job.riffles = 7;
+    job.n = 52;
+    job.first = first;
+    job.trials = decks;
+    job.tallies = TallySet{TallyKind::rises};
+    RunOptions o;
+    o.threads = threads_;
+    const std::vector<std::uint64_t> counts = run(job, o).tally[TallyKind::rises].counts();
+    double sum = 0;
+    for (std::size_t b = 0; b < counts.size(); ++b) sum += static_cast<double>(b + 1) * static_cast<double>(counts[b]);
+    return sum / static_cast<double>(decks);
+  }
+  void riffle_sample_claims() {
+    const Moments law = moments_of(to_doubles(riffles_law(52, 7).rises));  // bin r - 1
+    const double expected = law.mean + 1, sd = std::sqrt(law.variance / static_cast<double>(kRiffleDecks));
+    const double mean = riffled_mean(kRiffleDecks, 0);
+    add("mean rising sequences, 52 cards riffled 7 times (" + grouped(kRiffleDecks) + " decks)",
+        "E R = a - (n+1)/a^n sum r^n", fixed(expected, 3) + " \u00b1 " + fixed(sd, 3), fixed(mean, 3),
+        std::fabs(mean - expected) <= kSigmas * sd);
+    // Against a uniform deck: R has mean (n + 1) / 2, variance (n + 1) / 12.
+    const double few = riffled_mean(kDecksToTell, kRiffleDecks);
+    const double z = (few - 26.5) / std::sqrt(53.0 / 12.0 / static_cast<double>(kDecksToTell));
+    const GoodnessOfFit fit = z_test(z, Tail::lower);
+    add("seven riffles told apart from uniform in " + grouped(kDecksToTell) + " decks (mean R, one-sided z)",
+        "seven shuffles are not yet uniform", "p <= 1e-6 (FAIL)", "z " + fixed(z, 1) + ", p " + general(fit.p_value, 2),
+        fit.p_value <= 1e-6);
   }
 
   // A deal audit of `trials` trials against uniform, tallies as asked.

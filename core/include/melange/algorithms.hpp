@@ -191,18 +191,29 @@ MELANGE_HD inline void binary_insertion_from(Items&& a, int n, int start, Source
 // The Gilbert-Shannon-Reeds a-shuffle, a = 2^riffles, by its inverse: each
 // position i = 0..n-1 draws a digit d_i = bounded(a); the positions listed
 // by (digit, position) hand out the items in order, so the j-th of them
-// receives item j. Keys pack (digit, position) so that one sort is the
-// stable sort; decks of up to 64 cards keep them on the stack.
+// receives item j. Up to 8 riffles a counting sort by digit (a pass to
+// count, a prefix sum, a pass to place: no comparison to mispredict);
+// above, keys packing (digit, position) in one sort. Decks of up to 64
+// cards keep their digits on the stack.
+inline constexpr int kCountingSortRiffles = 8;
 template <class Items, RandomSource Source>
 inline void riffle_by_digits(Items&& a, Shape s, Source& src) {
   const int n = s.n;
   const std::uint64_t range = std::uint64_t{1} << s.riffles;
+  using Item = std::remove_cvref_t<decltype(item_value(a[0]))>;
   std::uint64_t small[64];
   std::vector<std::uint64_t> large(n > 64 ? static_cast<std::size_t>(n) : 0);
   std::uint64_t* keys = n > 64 ? large.data() : small;
+  if (s.riffles <= kCountingSortRiffles) {
+    // first[d]: the first place a card of digit d takes.
+    std::uint32_t first[(1 << kCountingSortRiffles) + 1] = {};
+    for (int i = 0; i < n; ++i) ++first[(keys[i] = src.bounded(range)) + 1];
+    for (std::uint64_t d = 1; d <= range; ++d) first[d] += first[d - 1];
+    for (int i = 0; i < n; ++i) a[i] = static_cast<Item>(first[keys[i]]++);
+    return;
+  }
   for (int i = 0; i < n; ++i) keys[i] = std::uint64_t{src.bounded(range)} << 32 | static_cast<std::uint32_t>(i);
   std::sort(keys, keys + n);
-  using Item = std::remove_cvref_t<decltype(item_value(a[0]))>;
   for (int j = 0; j < n; ++j) a[static_cast<int>(keys[j] & 0xffffffffu)] = static_cast<Item>(j);
 }
 #endif

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "melange/error.hpp"
+#include "melange/limits.hpp"
 
 namespace melange {
 
@@ -62,7 +63,8 @@ std::vector<double> eulerian_probabilities(int n) {
 }
 
 RiffleLaw riffle_law(int n, std::uint64_t a) {
-  if (n < 1 || n > 1024) throw Error("riffle_law: n = " + std::to_string(n) + " is outside 1..1024");
+  if (n < 1 || n > kMaxPositionItems)
+    throw Error("riffle_law: n = " + std::to_string(n) + " is outside 1.." + std::to_string(kMaxPositionItems));
   if (a < 1) throw Error("riffle_law: an a-shuffle needs a >= 1");
   const auto [eulerian, orders] = eulerian_numbers(n);
   const cpp_int outcomes = pow(cpp_int(a), static_cast<unsigned>(n));  // a^n digit sequences

@@ -113,36 +113,29 @@ std::vector<double> fair_overlap_law(Shape s) { return to_doubles(hand_overlap_l
 
 std::vector<double> fair_guess_law(Shape s) { return correct_guesses_law(s.n); }
 
-std::vector<double> model_guess_law(const ExactDistribution& model) {
-  std::vector<double> law(static_cast<std::size_t>(model.n) + 1, 0.0);
+namespace {
+// A histogram kind's law under an exact model: each order's probability
+// filed under the bin Definition counts for it.
+template <class Definition>
+std::vector<double> model_histogram_law(const ExactDistribution& model) {
+  const Shape s{model.n, model.n};
+  std::vector<double> law(row_of(Definition::kind).bins(s), 0.0);
   for (std::uint64_t r = 0; r < model.probability.size(); ++r) {
     if (model.probability[r] == 0) continue;
-    std::uint64_t correct = 0;
+    std::uint64_t bin = 0;
     struct {
-      std::uint64_t* correct;
-      void add(TallyKind, std::uint64_t bin) { *correct = bin; }
-    } counter{&correct};
-    GuessTally::count(lehmer_unrank(r, model.n), Shape{model.n, model.n}, counter);
-    law[correct] += static_cast<double>(model.probability[r]);
+      std::uint64_t* bin;
+      void add(TallyKind, std::uint64_t b) { *bin = b; }
+    } counter{&bin};
+    Definition::count(lehmer_unrank(r, model.n), s, counter);
+    law[bin] += static_cast<double>(model.probability[r]);
   }
   return law;
 }
+}  // namespace
 
-std::vector<double> model_rise_law(const ExactDistribution& model) {
-  std::vector<double> law(static_cast<std::size_t>(model.n), 0.0);
-  for (std::uint64_t r = 0; r < model.probability.size(); ++r) {
-    if (model.probability[r] == 0) continue;
-    const std::vector<int> p = lehmer_unrank(r, model.n);
-    std::uint64_t breaks = 0;
-    struct {
-      std::uint64_t* breaks;
-      void add(TallyKind, std::uint64_t bin) { *breaks = bin; }
-    } counter{&breaks};
-    RiseTally::count(p, Shape{model.n, model.n}, counter);
-    law[breaks] += static_cast<double>(model.probability[r]);
-  }
-  return law;
-}
+std::vector<double> model_guess_law(const ExactDistribution& model) { return model_histogram_law<GuessTally>(model); }
+std::vector<double> model_rise_law(const ExactDistribution& model) { return model_histogram_law<RiseTally>(model); }
 
 std::vector<double> fair_poker_law(Shape) {
   std::vector<double> p;

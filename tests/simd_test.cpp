@@ -255,7 +255,7 @@ TEST(SimdBackend, EveryAlgorithmHasAKernelOrIsACoinAlgorithm) {
       // Floating point keys: the scalar code computes them (DESIGN.md section 3).
       for (int i = 0; i < job.n; ++i) job.weights.push_back(1.0 + i);
       EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
-    } else if (draw_kind(a) == DrawKind::digits) {
+    } else if (draw_kind(a) == DrawKind::cards) {
       // riffle: a digit to keep per card; the reference path runs it.
       job.riffles = 3;
       EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "melange/error.hpp"
 #include "melange/internal/join_names.hpp"
 
 namespace melange {
@@ -18,6 +19,7 @@ std::string_view algorithm_name(Algorithm a) {
     case Algorithm::weighted: return "weighted";
     case Algorithm::weighted_int_power: return "weighted-int-power";
     case Algorithm::riffle: return "riffle";
+    case Algorithm::shelf: return "shelf";
   }
   return "?";
 }
@@ -41,6 +43,30 @@ std::uint64_t max_draw_range(Algorithm a, Shape s) {
 
 int max_items(Algorithm a) {
   return a == Algorithm::sort_v8_timsort ? kMaxTimsortItems : kMaxSampleItems;
+}
+
+namespace {
+// Throws unless `value` is in [low, high] where the algorithm takes the
+// parameter, and 0 where it does not.
+void check_parameter(Algorithm a, Algorithm takes_it, Param p, int value, int low, int high, std::string_view what) {
+  std::string token{"{"};
+  token.append(param_name(p)).append("}");
+  if (a != takes_it) {
+    if (value != 0)
+      throw UsageError(p, token + " is for the " + std::string(algorithm_name(takes_it)) + " algorithm; " +
+                              std::string(algorithm_name(a)) + " takes none");
+    return;
+  }
+  if (value < low || value > high)
+    throw UsageError(p, std::string(algorithm_name(a)) + " needs " + token + " from " + std::to_string(low) + " to " +
+                            std::to_string(high) + " (" + std::string(what) + "), got " + std::to_string(value));
+}
+}  // namespace
+
+void validate_card_parameters(Algorithm a, Shape s) {
+  check_parameter(a, Algorithm::riffle, Param::riffles, s.riffles, 1, kMaxRiffles, "k riffles are one 2^k-shuffle");
+  check_parameter(a, Algorithm::shelf, Param::shelves, s.shelves, 2, kMaxShelves, "the machine's shelves");
+  check_parameter(a, Algorithm::shelf, Param::passes, s.passes, 1, kMaxPasses, "passes of the deck through it");
 }
 
 }  // namespace melange

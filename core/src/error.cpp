@@ -62,6 +62,8 @@ std::string_view param_name(Param p) {
     case Param::lags: return "lags";
     case Param::serial: return "serial";
     case Param::riffles: return "riffles";
+    case Param::shelves: return "shelves";
+    case Param::passes: return "passes";
   }
   return "";
 }

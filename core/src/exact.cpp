@@ -248,14 +248,18 @@ void check_exact_law(Algorithm a) {
 
 namespace {
 
-void check_riffle_walk(Shape s) {
-  if (s.riffles < 1 || s.riffles > kMaxRiffles)
-    throw UsageError(Param::riffles, "riffle needs {riffles} from 1 to " + std::to_string(kMaxRiffles) + ", got " +
-                                         std::to_string(s.riffles));
-  if (static_cast<double>(s.riffles) * s.n > std::log2(static_cast<double>(kMaxExactRifflePaths)))
-    throw UsageError(Param::n, "the exact walk of riffle covers up to " + std::to_string(kMaxExactRifflePaths) +
-                                   " digit sequences, and 2^(riffles n) is past it: ask for the law of the rising "
-                                   "sequences, which is exact at any {n}");
+// The card shuffles walk every draw sequence: refused past kMaxExactCardPaths.
+void check_card_walk(Algorithm a, Shape s) {
+  validate_card_parameters(a, s);
+  if (draw_kind(a) != DrawKind::cards) return;
+  const double log2_paths = a == Algorithm::riffle ? static_cast<double>(s.riffles) * s.n
+                                                   : s.n * s.passes * std::log2(2.0 * s.shelves);
+  if (log2_paths > std::log2(static_cast<double>(kMaxExactCardPaths)))
+    throw UsageError(Param::n, "the exact walk of " + std::string(algorithm_name(a)) + " covers up to " +
+                                   std::to_string(kMaxExactCardPaths) + " draw sequences, and {n} = " +
+                                   std::to_string(s.n) + " has more: ask for the closed form (" +
+                                   (a == Algorithm::riffle ? "the law of the rising sequences" : "the law of the valleys") +
+                                   "), which is exact at any {n}");
 }
 
 }  // namespace
@@ -359,7 +363,7 @@ ExactDistribution exact_distribution(
     throw UsageError(Param::k, "the exact walk of partial is limited to " + std::to_string(kMaxExactDeals) +
                                    " ordered deals (n!/(n-k)!), got " + std::to_string(n) + " items, k = " +
                                    std::to_string(shape.k) + "; sample it instead");
-  if (a == Algorithm::riffle) check_riffle_walk(shape);
+  check_card_walk(a, shape);
   if (draw_kind(a) == DrawKind::keys)
     throw UsageError("the weighted orders read raw words, not bounded draws: their exact law is Plackett-Luce's "
                      "(plackett_luce_distribution), given the weights");
@@ -439,6 +443,8 @@ ExactDistribution exact_distribution(
   ExactDistribution d{a, spec, n, shape.k, {}, std::move(total.rank_paths), total.paths, total.equal,
                       total.draws.value(), static_cast<double>(total.words)};
   d.riffles = shape.riffles;
+  d.shelves = shape.shelves;
+  d.passes = shape.passes;
   d.probability.reserve(bins);
   for (auto& m : total.mass) d.probability.push_back(m.value());
   return d;

@@ -34,13 +34,7 @@ void validate_draws(const Job& job) {
     throw UsageError(Param::k, "{k} (a deal of k of the n items) is for the partial algorithm; " + algo +
                                    " shuffles all n items");
   }
-  if (job.algorithm == Algorithm::riffle) {
-    if (job.riffles < 1 || job.riffles > kMaxRiffles)
-      throw UsageError(Param::riffles, "riffle needs {riffles} from 1 to " + std::to_string(kMaxRiffles) +
-                                           " (k riffles are one 2^k-shuffle), got " + std::to_string(job.riffles));
-  } else if (job.riffles != 0) {
-    throw UsageError(Param::riffles, "{riffles} is for the riffle algorithm; " + algo + " takes none");
-  }
+  validate_card_parameters(job.algorithm, shape_of(job));
   if (draw_kind(job.algorithm) == DrawKind::keys) {
     if (job.weights.size() != static_cast<std::size_t>(job.n))
       throw UsageError(Param::weights, algo + " needs one weight per item: {n} = " + std::to_string(job.n) + ", got " +

@@ -1,6 +1,7 @@
 #include "melange/laws.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <boost/multiprecision/cpp_int.hpp>
 #include <string>
 #include <utility>
@@ -37,6 +38,44 @@ cpp_int choose(const cpp_int& m, int r) {
   return c;
 }
 
+// How many permutations of n items have v valleys, v = 0..(n-1)/2, and n!
+// beside them. As many have v peaks (p -> n-1-p swaps them), and peaks
+// count by insertion: the largest item m, put into one of the m gaps of a
+// permutation of m - 1 items with v peaks, keeps v peaks in the 2v + 2 gaps
+// beside a peak or at an end, and makes one more in the other m - 2 - 2v:
+// V(m, v) = (2v + 2) V(m - 1, v) + (m - 2v) V(m - 1, v - 1).
+std::pair<std::vector<cpp_int>, cpp_int> valley_numbers(int n) {
+  std::vector<cpp_int> a(static_cast<std::size_t>((n - 1) / 2 + 1), 0);
+  a[0] = 1;
+  cpp_int total = 1;
+  for (int m = 2; m <= n; ++m) {
+    for (int v = (m - 1) / 2; v >= 1; --v) a[v] = (2 * v + 2) * a[v] + (m - 2 * v) * a[v - 1];
+    a[0] *= 2;
+    total *= m;
+  }
+  return {std::move(a), std::move(total)};
+}
+
+// The distances to uniform of a law that gives `each[c]` to every one of the
+// `count[c]` permutations of class c (its statistic's value), out of `orders`.
+struct Distances {
+  Rational total_variation, separation;
+};
+Distances distances_by_class(const std::vector<Rational>& each, const std::vector<cpp_int>& count,
+                             const cpp_int& orders) {
+  const Rational uniform(cpp_int(1), orders);
+  Rational above;  // the sum over permutations of P - 1/n! where P > 1/n!
+  std::optional<Rational> least;
+  for (std::size_t c = 0; c < each.size(); ++c) {
+    if (count[c] == 0) continue;
+    if (each[c] > uniform) above += (each[c] - uniform) * count[c];
+    if (!least || each[c] < *least) least = each[c];
+  }
+  // Both laws sum to one, so the mass above 1/n! equals the mass below: the
+  // total variation distance is either.
+  return {above, 1 - *least * orders};
+}
+
 // a / b, both shifted right together until b fits a double's range.
 double ratio(const cpp_int& a, const cpp_int& b) {
   const auto bits = static_cast<long long>(msb(b));
@@ -71,20 +110,78 @@ RiffleLaw riffle_law(int n, std::uint64_t a) {
   RiffleLaw law;
   law.n = n;
   law.a = a;
-  const Rational uniform(cpp_int(1), orders);
-  Rational above;  // the sum over permutations of P - 1/n! where P > 1/n!
   for (int r = 1; r <= n; ++r) {
     const Rational each(choose(cpp_int(a) + n - r, n), outcomes);
-    const cpp_int& count = eulerian[static_cast<std::size_t>(r - 1)];
     law.each.push_back(each);
-    law.rises.push_back(each * count);
+    law.rises.push_back(each * eulerian[static_cast<std::size_t>(r - 1)]);
     law.mean_rises += law.rises.back() * r;
-    if (each > uniform) above += (each - uniform) * count;
   }
-  // Both laws sum to one, so the mass above 1/n! equals the mass below: the
-  // total variation distance is either.
-  law.total_variation = above;
-  law.separation = 1 - law.each.back() * orders;  // R = n (the reversal) is the least likely
+  const Distances d = distances_by_class(law.each, eulerian, orders);
+  law.total_variation = d.total_variation;
+  law.separation = d.separation;
+  return law;
+}
+
+std::vector<Rational> valley_law(int n) {
+  if (n < 1 || n > kMaxPositionItems)
+    throw Error("valley_law: n = " + std::to_string(n) + " is outside 1.." + std::to_string(kMaxPositionItems));
+  const auto [count, orders] = valley_numbers(n);
+  std::vector<Rational> law;
+  for (const cpp_int& c : count) law.emplace_back(c, orders);
+  return law;
+}
+
+std::vector<double> valley_probabilities(int n) {
+  if (n < 1 || n > kMaxPositionItems)
+    throw Error("valley_probabilities: n = " + std::to_string(n) + " is outside 1.." + std::to_string(kMaxPositionItems));
+  const auto [count, orders] = valley_numbers(n);
+  std::vector<double> p;
+  for (const cpp_int& c : count) p.push_back(ratio(c, orders));
+  return p;
+}
+
+ShelfLaw shelf_law(int n, int shelves, int passes) {
+  if (n < 1 || n > kMaxPositionItems)
+    throw Error("shelf_law: n = " + std::to_string(n) + " is outside 1.." + std::to_string(kMaxPositionItems));
+  if (shelves < 1 || passes < 1) throw Error("shelf_law: a machine needs a shelf and a pass");
+  const cpp_int m = pow(cpp_int(2 * shelves), static_cast<unsigned>(passes)) / 2;  // the one pass they make
+  const auto [count, orders] = valley_numbers(n);
+  const int top = n - 1;  // the polynomials' degree
+  // weight[s] = 2^(s+1) C(m, s+1): when s gaps part the deck into s + 1
+  // piles, the shelves that hold them (in order), and the side of each
+  // pile's first card, which leaves the pile as it is.
+  std::vector<cpp_int> weight(static_cast<std::size_t>(n));
+  cpp_int c = m, two = 2;  // C(m, s + 1), 2^(s + 1)
+  for (int s = 0; s < n; ++s) {
+    weight[s] = two * c;
+    c = c * (m - s - 1) / (s + 2);
+    two *= 2;
+  }
+  // f = x^v (2 + x)^v (1 + x)^(n-1-2v), from v = 0 up: each step multiplies
+  // by x (2 + x) and divides by (1 + x)^2, exactly.
+  std::vector<cpp_int> f(static_cast<std::size_t>(n), 0);
+  for (int s = 0; s <= top; ++s) f[s] = choose(cpp_int(top), s);
+  const cpp_int outcomes = pow(cpp_int(2) * m, static_cast<unsigned>(n));
+  ShelfLaw law;
+  law.n = n;
+  law.shelves = shelves;
+  law.passes = passes;
+  law.one_pass_shelves = Rational(m);
+  for (std::size_t v = 0; v < count.size(); ++v) {
+    if (v > 0) {
+      for (int s = top; s >= 0; --s) f[s] = (s >= 1 ? 2 * f[s - 1] : cpp_int(0)) + (s >= 2 ? f[s - 2] : cpp_int(0));
+      for (int twice = 0; twice < 2; ++twice)
+        for (int s = 1; s <= top; ++s) f[s] -= f[s - 1];
+    }
+    cpp_int ways = 0;
+    for (int s = 0; s <= top; ++s) ways += weight[s] * f[s];
+    law.each.emplace_back(ways, outcomes);
+    law.valleys.push_back(law.each.back() * count[v]);
+    law.mean_valleys += law.valleys.back() * static_cast<int>(v);
+  }
+  const Distances d = distances_by_class(law.each, count, orders);
+  law.total_variation = d.total_variation;
+  law.separation = d.separation;
   return law;
 }
 

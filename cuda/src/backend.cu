@@ -83,7 +83,7 @@ struct DeviceTable {
       // The weighted orders (floating point keys) and riffle (a digit per
       // card to keep) are CPU only: no kernel, and job_has_kernel keeps
       // their jobs off this backend.
-      if constexpr (draw_kind(A) == DrawKind::keys || draw_kind(A) == DrawKind::digits) {
+      if constexpr (draw_kind(A) == DrawKind::keys || draw_kind(A) == DrawKind::cards) {
         throw Error(std::string(algorithm_name(A)) + " has no CUDA kernel: run it on the CPU");
       } else {
         // Under `batched` small n has a table (naive-swap at n = 8 aside).

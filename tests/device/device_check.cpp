@@ -232,7 +232,7 @@ class DeviceCheck {
         for (int n : {2, 3, 4, 6, 7, 9, 11, 52, 110, 128}) {
           // Deals below; the weighted orders and riffle are CPU only.
           if (n > max_items(a) || a == Algorithm::partial || draw_kind(a) == DrawKind::keys ||
-              draw_kind(a) == DrawKind::digits)
+              draw_kind(a) == DrawKind::cards)
             continue;
           for (int kinds : {1, 2, 3}) {  // 1 ranks, 2 positions, 3 both
             const bool ranks = kinds & 1, positions = kinds & 2;

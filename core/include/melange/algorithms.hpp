@@ -6,8 +6,9 @@
 // Adding an algorithm: a value in `Algorithm`, its row in kAllAlgorithms and
 // algorithm_name(), and either a draw schedule (scheduled_draws and
 // scheduled_draw below: every backend then runs it, the vector kernels
-// included) or a coin-driven body in shuffle_as(). riffle has a schedule of
-// digits rather than swaps: the CPU's reference path runs it.
+// included) or a coin-driven body in shuffle_as(). The card shuffles (riffle,
+// shelf) have a schedule of draws that place cards rather than swap them:
+// the CPU's reference path runs them.
 #pragma once
 
 #include <algorithm>
@@ -36,12 +37,13 @@ enum class Algorithm : std::uint8_t {
   weighted,
   weighted_int_power,
   riffle,
+  shelf,
 };
 
 inline constexpr Algorithm kAllAlgorithms[] = {
     Algorithm::fisher_yates, Algorithm::naive_swap, Algorithm::sattolo, Algorithm::partial,
     Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort, Algorithm::weighted,
-    Algorithm::weighted_int_power, Algorithm::riffle};
+    Algorithm::weighted_int_power, Algorithm::riffle, Algorithm::shelf};
 static_assert(internal::lists_every_value_in_order<kAllAlgorithms>(),
               "kAllAlgorithms lists each Algorithm once, in the enum's order");
 
@@ -62,11 +64,11 @@ concept RandomSource = requires(S& s, std::uint64_t range) {
 // ---- The draw schedule ----------------------------------------------------
 
 // How a trial draws: along a fixed schedule of bounded ranges, each draw a
-// swap (the swap algorithms) or a digit for a position, the positions then
-// sorted by digit (riffle; CPU only); comparator coins decided as it goes
-// (the sort one-liners); or a key from raw words for each item (the
-// weighted orders; CPU only).
-enum class DrawKind : std::uint8_t { schedule, digits, coins, keys };
+// swap (the swap algorithms) or a placement of a card (the card shuffles:
+// riffle's digit a position, shelf's shelf and side a card; CPU only);
+// comparator coins decided as it goes (the sort one-liners); or a key from
+// raw words for each item (the weighted orders; CPU only).
+enum class DrawKind : std::uint8_t { schedule, cards, coins, keys };
 
 MELANGE_HD constexpr DrawKind draw_kind(Algorithm a) {
   switch (a) {
@@ -74,7 +76,8 @@ MELANGE_HD constexpr DrawKind draw_kind(Algorithm a) {
     case Algorithm::sort_v8_timsort: return DrawKind::coins;
     case Algorithm::weighted:
     case Algorithm::weighted_int_power: return DrawKind::keys;
-    case Algorithm::riffle: return DrawKind::digits;
+    case Algorithm::riffle:
+    case Algorithm::shelf: return DrawKind::cards;
     default: return DrawKind::schedule;
   }
 }
@@ -82,11 +85,12 @@ MELANGE_HD constexpr DrawKind draw_kind(Algorithm a) {
 // True where the draws follow a fixed schedule of ranges (scheduled_draw),
 // so that `batched` can cut them into batches ahead of time.
 MELANGE_HD constexpr bool has_draw_schedule(Algorithm a) {
-  return draw_kind(a) == DrawKind::schedule || draw_kind(a) == DrawKind::digits;
+  return draw_kind(a) == DrawKind::schedule || draw_kind(a) == DrawKind::cards;
 }
 
 // Draw d of a trial: j = bounded(range), then swap(a[position], a[j]); for
-// riffle, j is position's digit.
+// riffle, j is position's digit; for shelf, the shelf or the side of the
+// card at position.
 struct ScheduledDraw {
   std::uint32_t range;
   std::uint32_t position;
@@ -96,12 +100,15 @@ struct ScheduledDraw {
 // positions are the outcome (k = n: the whole permutation; partial deals
 // k < n). Only `partial` reads k; every other algorithm has k = n. The
 // weighted orders read the items' weights (n of them; null elsewhere);
-// riffle its riffles (a 2^riffles-shuffle; 0 elsewhere).
+// riffle its riffles (a 2^riffles-shuffle), shelf its shelves and passes
+// (0 elsewhere).
 struct Shape {
   int n;
   int k;
   const double* weights = nullptr;
   int riffles = 0;
+  int shelves = 0;
+  int passes = 0;
   MELANGE_HD constexpr bool whole() const { return k == n; }
   MELANGE_HD constexpr int first_dealt() const { return n - k; }
 };
@@ -114,6 +121,7 @@ MELANGE_HD constexpr int scheduled_draws(Algorithm a, Shape s) {
     case Algorithm::naive_swap: return s.n;
     case Algorithm::partial: return s.k;
     case Algorithm::riffle: return s.n;
+    case Algorithm::shelf: return 2 * s.n * s.passes;
     default: return 0;
   }
 }
@@ -124,6 +132,8 @@ MELANGE_HD constexpr int scheduled_draws(Algorithm a, Shape s) {
 //   sattolo       i = n-1 down to 1:   range i     (n-1, .., 1)
 //   partial       i = n-1 down to n-k: range i+1   (n, .., n-k+1)
 //   riffle        i = 0 up to n-1:     range 2^riffles, position i's digit
+//   shelf         each pass, i = n-1 down to 0: range shelves (the card at
+//                 position i's shelf), then range 2 (its side: 0 on top)
 MELANGE_HD constexpr ScheduledDraw scheduled_draw(Algorithm a, Shape s, int d) {
   const auto un = static_cast<std::uint32_t>(s.n), ud = static_cast<std::uint32_t>(d);
   switch (a) {
@@ -132,6 +142,10 @@ MELANGE_HD constexpr ScheduledDraw scheduled_draw(Algorithm a, Shape s, int d) {
     case Algorithm::naive_swap: return {un, ud};
     case Algorithm::sattolo: return {un - 1 - ud, un - 1 - ud};
     case Algorithm::riffle: return {std::uint32_t{1} << s.riffles, ud};
+    case Algorithm::shelf: {
+      const auto card = static_cast<std::uint32_t>(d % (2 * s.n)) / 2;
+      return {d % 2 == 0 ? static_cast<std::uint32_t>(s.shelves) : 2u, un - 1 - card};
+    }
     default: return {1, 0};
   }
 }
@@ -140,6 +154,9 @@ MELANGE_HD constexpr ScheduledDraw scheduled_draw(Algorithm a, Shape s, int d) {
 std::uint64_t max_draw_range(Algorithm a, Shape s);
 // Largest n an algorithm is defined for.
 int max_items(Algorithm a);
+// Throws UsageError ({riffles}, {shelves}, {passes}) unless the card
+// shuffles have their parameters in range and every other algorithm has none.
+void validate_card_parameters(Algorithm a, Shape s);
 // True when the algorithm may hand on a deal of k < n items rather than the
 // whole permutation.
 MELANGE_HD constexpr bool can_deal(Algorithm a) { return a == Algorithm::partial; }
@@ -216,6 +233,54 @@ inline void riffle_by_digits(Items&& a, Shape s, Source& src) {
   std::sort(keys, keys + n);
   for (int j = 0; j < n; ++j) a[static_cast<int>(keys[j] & 0xffffffffu)] = static_cast<Item>(j);
 }
+
+// The casino shelf shuffler (Diaconis, Fulman and Holmes 2013), `passes`
+// times: the cards are dealt from the bottom of the deck up, each to a shelf
+// bounded(shelves), then on top of that shelf's pile (side bounded(2) = 0)
+// or under it (1); the piles are then stacked, shelf 0 on top. So a pile
+// reads, top down, its cards laid on top in reverse order of dealing, then
+// those laid under in order: each card's place follows from its shelf, its
+// side and the counts, with no pile to move cards in. Decks of up to 64
+// cards keep their draws on the stack.
+template <class Items, RandomSource Source>
+inline void shelf_by_draws(Items&& a, Shape s, Source& src) {
+  const int n = s.n;
+  using Item = std::remove_cvref_t<decltype(item_value(a[0]))>;
+  std::uint32_t small_draws[64];
+  Item small_deck[64];
+  std::vector<std::uint32_t> large_draws(n > 64 ? static_cast<std::size_t>(n) : 0);
+  std::vector<Item> large_deck(n > 64 ? static_cast<std::size_t>(n) : 0);
+  std::uint32_t* draws = n > 64 ? large_draws.data() : small_draws;  // shelf << 1 | side, by dealing order
+  Item* deck = n > 64 ? large_deck.data() : small_deck;
+  // Per shelf: its cards laid on top, and all its cards; then the places
+  // the next card laid on top (counting down) and laid under (counting up)
+  // takes. A pile's first card laid on top goes just above its first laid
+  // under.
+  std::vector<std::uint32_t> next_on_top(static_cast<std::size_t>(s.shelves)), next_under(next_on_top.size());
+  for (int pass = 0; pass < s.passes; ++pass) {
+    std::fill(next_on_top.begin(), next_on_top.end(), 0u);
+    std::fill(next_under.begin(), next_under.end(), 0u);
+    for (int i = n - 1; i >= 0; --i) {
+      const std::uint32_t shelf = src.bounded(static_cast<std::uint64_t>(s.shelves));
+      const std::uint32_t side = src.bounded(2);
+      draws[n - 1 - i] = shelf << 1 | side;
+      next_on_top[shelf] += side == 0;
+      ++next_under[shelf];
+      deck[i] = item_value(a[i]);
+    }
+    std::uint32_t pile_top = 0;  // the place of the shelf's top card, piles stacked
+    for (std::size_t sh = 0; sh < next_on_top.size(); ++sh) {
+      const std::uint32_t cards = next_under[sh];
+      next_under[sh] = next_on_top[sh] += pile_top;
+      pile_top += cards;
+    }
+    for (int d = 0; d < n; ++d) {
+      const std::uint32_t shelf = draws[d] >> 1;
+      const std::uint32_t to = (draws[d] & 1u) ? next_under[shelf]++ : --next_on_top[shelf];
+      a[static_cast<int>(to)] = deck[n - 1 - d];
+    }
+  }
+}
 #endif
 
 }  // namespace internal
@@ -232,9 +297,13 @@ MELANGE_HD inline void shuffle_as(Items&& a, Shape s, Source& src) {
       const ScheduledDraw d = scheduled_draw(A, s, k);
       internal::swap_items(a[d.position], a[src.bounded(d.range)]);
     }
-  } else if constexpr (draw_kind(A) == DrawKind::digits) {
+  } else if constexpr (draw_kind(A) == DrawKind::cards) {
 #ifndef __CUDA_ARCH__
-    internal::riffle_by_digits(a, s, src);  // CPU only: a digit per position to keep
+    // CPU only: a digit per position, or piles of cards, to keep.
+    if constexpr (A == Algorithm::riffle)
+      internal::riffle_by_digits(a, s, src);
+    else
+      internal::shelf_by_draws(a, s, src);
 #endif
   } else if constexpr (draw_kind(A) == DrawKind::keys) {
 #ifndef __CUDA_ARCH__

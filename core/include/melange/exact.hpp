@@ -30,6 +30,8 @@ struct ExactDistribution {
   Rational mean_draws;                   // bounded draws plus coins per trial
   double mean_words = 0;                 // source words per trial, rejected ones included
   int riffles = 0;                       // riffle: the riffles walked (0 elsewhere)
+  int shelves = 0;                       // shelf: the shelves and passes walked (0 elsewhere)
+  int passes = 0;
 
   double probability_of(std::uint64_t rank) const;
   std::vector<double> probabilities() const;  // as doubles, by rank
@@ -51,10 +53,11 @@ void check_exact_law(Algorithm a);
 
 // Largest n the walk accepts: n! bins and the number of leaves stay small.
 int max_exact_items(Algorithm a);
-// riffle: the most digit sequences (2^(riffles n)) the walk accepts, as many
-// as naive-swap's walk at n = 9 (9^9); past it the law of rising sequences
-// (riffle_law, laws.hpp) gives every permutation's probability in closed form.
-inline constexpr std::uint64_t kMaxExactRifflePaths = 387'420'489;
+// The card shuffles: the most draw sequences (riffle: 2^(riffles n); shelf:
+// (2 shelves)^(passes n)) the walk accepts, as many as naive-swap's walk at
+// n = 9 (9^9); past it the closed forms (riffle_law, shelf_law in laws.hpp)
+// give every permutation's probability.
+inline constexpr std::uint64_t kMaxExactCardPaths = 387'420'489;
 // Partial deals: the most deal ranks (n!/(n-k)! bins) the walk accepts.
 inline constexpr std::uint64_t kMaxExactDeals = std::uint64_t{1} << 21;
 
@@ -73,7 +76,8 @@ ExactDistribution plackett_luce_distribution(Algorithm a, const std::vector<Rati
 // UsageError when it is not one, or not above 0.
 Rational decimal_rational(const std::string& text);
 
-// The same for a deal of s.k of s.n items (partial), or riffle's s.riffles;
+// The same for a deal of s.k of s.n items (partial), or a card shuffle's
+// parameters (s.riffles; s.shelves and s.passes);
 // with s.k = s.n the above. Deals: at most kMaxExactDeals ranks.
 ExactDistribution exact_distribution(
     Algorithm a, Shape s, BoundedSpec spec = {}, int threads = 1,

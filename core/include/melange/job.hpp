@@ -25,6 +25,8 @@ struct Job {
   int k = 0;                 // partial: items dealt, 1..n; 0 (or n) for the whole permutation
   std::vector<double> weights{};  // the weighted orders: item i's weight, finite and > 0; n of them
   int riffles = 0;           // riffle: 1..kMaxRiffles riffles (a 2^riffles-shuffle); 0 elsewhere
+  int shelves = 0;           // shelf: 2..kMaxShelves shelves; 0 elsewhere
+  int passes = 0;            // shelf: 1..kMaxPasses passes through the machine; 0 elsewhere
   std::uint64_t first = 0;   // global index of the first trial
   std::uint64_t trials = 0;  // trial t uses stream t, for t in [first, first + trials)
   // What to tally (tallies.hpp). For a deal (k < n) the rank histogram
@@ -35,7 +37,8 @@ struct Job {
 
 // The items a trial shuffles and the last k positions it hands on.
 inline Shape shape_of(const Job& job) {
-  return Shape{job.n, job.k > 0 ? job.k : job.n, job.weights.empty() ? nullptr : job.weights.data(), job.riffles};
+  return Shape{job.n,       job.k > 0 ? job.k : job.n, job.weights.empty() ? nullptr : job.weights.data(),
+               job.riffles, job.shelves, job.passes};
 }
 // True when the job deals k < n items rather than shuffling all n.
 inline bool is_deal(const Job& job) { return !shape_of(job).whole(); }

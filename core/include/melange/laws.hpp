@@ -37,6 +37,40 @@ RiffleLaw riffle_law(int n, std::uint64_t a);
 // k riffles: the 2^k-shuffle, 0 <= k <= 63.
 RiffleLaw riffles_law(int n, int k);
 
+// The valleys V of a uniform permutation p of n items (1 <= n <= 1024):
+// the positions 0 < i < n-1 with p[i-1] > p[i] < p[i+1] (ValleyTally).
+// Entry v: P(V = v), v = 0..(n-1)/2; mean (n - 2) / 3 for n >= 2.
+std::vector<Rational> valley_law(int n);
+// The same as doubles, each exact ratio rounded once.
+std::vector<double> valley_probabilities(int n);
+
+// The casino shelf shuffler (the shelf algorithm: m shelves, a card on top
+// of its shelf's pile or under it by a fair coin), in the closed form this
+// library derives from the definition and checks against the exact walk:
+// a pass makes each shelf's pile unimodal (its cards rise, then fall), so
+// the deck is the piles stacked, and a permutation with V valleys comes
+// from (2m)^n equally likely draw sequences in
+//   N(V) = sum_s 2^(s+1) C(m, s+1) [x^s] x^V (2 + x)^V (1 + x)^(n-1-2V)
+// ways: s of the n - 1 gaps between cards part two piles (a valley needs a
+// part on one side of it or both), the s + 1 piles lie on s + 1 of the m
+// shelves in order, and each pile's first card may land on either side.
+// P = N(V) / (2m)^n depends on V alone
+// (Diaconis, Fulman and Holmes 2013 find the same). p passes of m shelves
+// are one pass of (2m)^p / 2 shelves: two passes of 10 are one of 200.
+// Every number exact, for 1 <= n <= 1024.
+struct ShelfLaw {
+  int n = 0;
+  int shelves = 0;                   // the machine's shelves
+  int passes = 0;                    // its passes
+  Rational one_pass_shelves;         // (2 shelves)^passes / 2: the one pass the passes make
+  std::vector<Rational> valleys;     // entry v: P(V = v)
+  std::vector<Rational> each;        // entry v: one permutation's probability when V = v
+  Rational total_variation;          // to the uniform law
+  Rational separation;               // 1 - n! min P
+  Rational mean_valleys;             // E V
+};
+ShelfLaw shelf_law(int n, int shelves, int passes);
+
 // The correct guesses of any guesser who names an unseen card before each
 // card of a uniform deck of n cards is turned (tallies.hpp's GuessTally):
 // a sum of independent Bernoulli(1/j), j = 1..n, so mean H_n and variance

@@ -22,6 +22,10 @@ inline constexpr int kMaxExactSwapItems = 9;   // fisher-yates, naive-swap, satt
 inline constexpr int kMaxExactCoinItems = 8;   // the sort one-liners
 // riffle: at most 2^30 packets (one digit a word), far past any deck's mixing.
 inline constexpr int kMaxRiffles = 30;
+// shelf: a machine's shelves and its passes through the deck. Casino machines
+// have about ten shelves and make one or two passes.
+inline constexpr int kMaxShelves = 1024;
+inline constexpr int kMaxPasses = 8;
 // Worker threads a run may ask for.
 inline constexpr int kMaxThreads = 1024;
 // Items one device thread keeps in its registers and local memory.

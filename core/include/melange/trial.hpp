@@ -30,12 +30,14 @@ struct TrialJob {
   TallySet tallies;
   const double* weights;  // the weighted orders' weights (host memory), else null
   int riffles = 0;        // riffle's riffles, else 0
-  MELANGE_HD Shape shape() const { return Shape{n, k, weights, riffles}; }
+  int shelves = 0;        // shelf's shelves and passes, else 0
+  int passes = 0;
+  MELANGE_HD Shape shape() const { return Shape{n, k, weights, riffles, shelves, passes}; }
 };
 
 inline TrialJob trial_job(const Job& job) {
   const Shape s = shape_of(job);
-  return TrialJob{job.seed, job.spec, s.n, s.k, job.tallies, s.weights, s.riffles};
+  return TrialJob{job.seed, job.spec, s.n, s.k, job.tallies, s.weights, s.riffles, s.shelves, s.passes};
 }
 
 // Identity order, algorithm A drawing from `src`, then the sink. `items` is a

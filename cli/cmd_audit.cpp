@@ -614,12 +614,12 @@ int run_audit(AuditArgs a, Team& team) {
   const std::shared_ptr<const ExactDistribution> model =
       reference_law(request, plan, draw_kind(job.algorithm) == DrawKind::keys ? weight_rationals(a.job)
                                                                               : std::vector<Rational>{});
-  const std::vector<double> rises_law = rise_model(request, plan);
+  const std::optional<StatisticLaw> statistic_law = statistic_model(request, plan);
   AuditOptions audit;
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
   audit.model = model.get();
-  audit.rise_model = rises_law.empty() ? nullptr : &rises_law;
+  audit.statistic_model = statistic_law ? &*statistic_law : nullptr;
   audit.position_on_demand = plan.position_on_demand;
 
   const Counted counted = from_input ? count_records(a, plan, audit, records, *input_file)

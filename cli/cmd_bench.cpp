@@ -239,7 +239,7 @@ std::vector<Row> plan_rows(const BenchArgs& a) {
   for (const std::string& algo : split_list(a.algos, "--algo", "fisher-yates,naive-swap")) {
     const Algorithm alg = parse_algorithm_arg(algo);
     if (can_deal(alg) || draw_kind(alg) == DrawKind::keys || draw_kind(alg) == DrawKind::cards)
-      throw UsageError("--algo " + algo + " takes parameters (--k, --weights or --riffles) that bench does not set: "
+      throw UsageError("--algo " + algo + " takes parameters (--k, --weights, --riffles, --shelves or --passes) that bench does not set: "
                        "time it with 'melange audit'");
     for (int n : ns)
       for (const std::string& backend : backends)

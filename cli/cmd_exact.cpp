@@ -44,20 +44,21 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
     throw UsageError("--k (a deal of k of the n items) is for --algo partial; " + a.algo + " shuffles all n items");
   if (can_deal(algo) && (a.k < 1 || a.k > a.n))
     throw UsageError("--algo partial deals --k of the --n items: give 1 <= k <= n, such as --n 52 --k 5");
-  if (algo != Algorithm::riffle && a.riffles != 0)
-    throw UsageError("--riffles is for --algo riffle; " + a.algo + " takes none");
-  if (algo == Algorithm::riffle) {
-    // Any n: the law of the rising sequences, in closed form.
-    if (!svg.empty()) throw UsageError("--svg draws a law by permutation; riffle's is by rising sequences: use --json");
-    Job job;
-    job.algorithm = algo;
-    job.spec = spec;
-    job.n = a.n;
-    job.riffles = a.riffles;
-    job.trials = 1;
-    validate_draws(job);
-    write_riffle_exact(a.json.empty() ? nullptr : &outputs.open(a.json), a.json == "-" ? nullptr : &std::cout,
-                       riffles_law(a.n, a.riffles), spec);
+  const Shape cards{a.n, a.n, nullptr, a.riffles, a.shelves, passes_of(a, algo)};
+  validate_card_parameters(algo, cards);
+  if (const std::optional<TallyKind> statistic = closed_form_statistic(algo)) {
+    // Any n: the law of the statistic the closed form depends on.
+    if (!svg.empty())
+      throw UsageError("--svg draws a law by permutation; " + a.algo + "'s is by " +
+                       std::string(row_of(*statistic).title) + ": use --json");
+    validate_closed_form(algo, cards);
+    validate_bounded(spec, max_draw_range(algo, cards));
+    std::ostream* json = a.json.empty() ? nullptr : &outputs.open(a.json);
+    std::ostream* text = a.json == "-" ? nullptr : &std::cout;
+    if (algo == Algorithm::riffle)
+      write_riffle_exact(json, text, riffles_law(a.n, a.riffles), spec);
+    else
+      write_shelf_exact(json, text, shelf_law(a.n, cards.shelves, cards.passes), spec);
     outputs.commit();
     return 0;
   }

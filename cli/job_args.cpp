@@ -28,6 +28,10 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
   cmd->add_option("--riffles", a.riffles,
                   "riffle: riffles of the deck, 1.." + std::to_string(kMaxRiffles) +
                       " (Gilbert-Shannon-Reeds; k riffles are one 2^k-shuffle)");
+  cmd->add_option("--shelves", a.shelves,
+                  "shelf: the machine's shelves, 2.." + std::to_string(kMaxShelves) + " (casino machines have about 10)");
+  cmd->add_option("--passes", a.passes,
+                  "shelf: passes of the deck through the machine, 1.." + std::to_string(kMaxPasses) + " (default 1)");
   cmd->add_option("--weights", a.weights,
                   "weighted, weighted-int-power: one weight per item, finite and > 0, as '1,2.5,4' or a FILE of them");
   if (which.trials)
@@ -114,6 +118,10 @@ std::vector<Rational> weight_rationals(const JobArgs& a) {
   return out;
 }
 
+int passes_of(const JobArgs& a, Algorithm algo) {
+  return a.passes == 0 && algo == Algorithm::shelf ? 1 : a.passes;
+}
+
 Job make_job(const JobArgs& a, const std::string& trials_flag) {
   Job job;
   job.algorithm = parse_algorithm_arg(a.algo);
@@ -121,6 +129,8 @@ Job make_job(const JobArgs& a, const std::string& trials_flag) {
   job.n = a.n;
   job.k = a.k;
   job.riffles = a.riffles;
+  job.shelves = a.shelves;
+  job.passes = passes_of(a, job.algorithm);
   for (const Rational& w : weight_rationals(a)) {
     const double v = static_cast<double>(w);
     if (!std::isfinite(v) || v <= 0) throw UsageError("--weights entry " + w.str() + " is out of a double's range: "

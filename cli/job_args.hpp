@@ -19,6 +19,8 @@ struct JobArgs {
   int k = 0;  // partial: items dealt (0: not given)
   std::string weights;  // the weighted orders: "1,2.5,4" or a file of them
   int riffles = 0;      // riffle: riffles (0: not given)
+  int shelves = 0;      // shelf: shelves (0: not given)
+  int passes = 0;       // shelf: passes (0: not given, one pass)
   std::string trials = "1e6";
   std::string seed;   // empty: kDefaultSeed
   std::string first = "0";
@@ -52,6 +54,8 @@ std::vector<std::string> weight_texts(const JobArgs& a);
 // The same as exact rationals, each checked (a number, above 0).
 std::vector<Rational> weight_rationals(const JobArgs& a);
 
+// --passes as given; a shelf machine makes one pass where it is not.
+int passes_of(const JobArgs& a, Algorithm algo);
 // The job described by the arguments, not yet validated.
 Job make_job(const JobArgs& a, const std::string& trials_flag = "--trials");
 int thread_count(const JobArgs& a);

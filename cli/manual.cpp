@@ -53,6 +53,8 @@ const ValueRow kValueRows[] = {
     {"bench --n", "N,..."},
     {"--k", "K"},
     {"--riffles", "K"},
+    {"--shelves", "M"},
+    {"--passes", "P"},
     {"--deal", "K"},
     {"--weights", "LIST|FILE", Complete::file},
     {"--trials", "COUNT"},

@@ -352,10 +352,10 @@ AuditResult finish_audit(const AuditRequest& request, const AuditPlan& plan, con
                          const ExactDistribution* model, const std::optional<std::string>& model_name,
                          const report::InputInfo* input, const StreamTally* stream = nullptr,
                          const RepeatCount* serial_repeats = nullptr) {
-  const std::vector<double> rises_law = rise_model(request, plan);
+  const std::optional<StatisticLaw> statistic_law = statistic_model(request, plan);
   AuditOptions o;
   o.model = model;
-  o.rise_model = rises_law.empty() ? nullptr : &rises_law;
+  o.statistic_model = statistic_law ? &*statistic_law : nullptr;
   o.stream = stream;
   o.serial_repeats = serial_repeats;
   o.records = input != nullptr;

@@ -148,9 +148,10 @@ TEST(RiffleAlgorithm, SampledRifflesFollowTheExactLaw) {
   Job deck = riffle_job(52, 7, 20'000);
   deck.tallies = TallySet{TallyKind::rises};
   const RunResult decks = melange::run(deck);
-  const std::vector<double> law = to_doubles(riffles_law(52, 7).rises);
+  const StatisticLaw law = closed_form_law(Algorithm::riffle, shape_of(deck));
+  ASSERT_EQ(law.law, to_doubles(riffles_law(52, 7).rises));
   AuditOptions against_r;
-  against_r.rise_model = &law;
+  against_r.statistic_model = &law;
   const AuditReport r = analyze(deck, decks.tally, against_r);
   ASSERT_TRUE(r.test(TallyKind::rises).has_value());
   EXPECT_NE(r.verdict, Verdict::fail) << "rises p " << r.test(TallyKind::rises)->fit.p_value;

@@ -327,7 +327,9 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
                      std::to_string(options.model->k) + ", the audit for n = " + std::to_string(job.n) +
                      ", k = " + std::to_string(shape.k));
   AuditReport report;
-  report.reference = options.model ? "exact model" : options.rise_model ? "exact law of the rising sequences" : "uniform";
+  report.reference = options.model             ? "exact model"
+                     : options.statistic_model ? "exact law of the " + std::string(row_of(options.statistic_model->kind).title)
+                                               : "uniform";
   report.alpha = options.alpha;
   report.thresholds = options.thresholds;
   report.mean_words = tally.trials ? static_cast<double>(tally.words) / tally.trials : 0;
@@ -368,7 +370,8 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     // Without a model law (the poker categories) against the fair law:
     // under a biased method it is the shift from fair that the test
     // measures (melange exact gives the biased law itself).
-    const std::vector<double> law = row.kind == TallyKind::rises && options.rise_model ? *options.rise_model
+    const std::vector<double> law = options.statistic_model && row.kind == options.statistic_model->kind
+                                        ? options.statistic_model->law
                                     : options.model && row.model_law ? row.model_law(*options.model)
                                                                      : kind_fair_law(row, shape);
     report.test(row.kind) =

@@ -190,6 +190,30 @@ RiffleLaw riffles_law(int n, int k) {
   return riffle_law(n, std::uint64_t{1} << k);
 }
 
+std::optional<TallyKind> closed_form_statistic(Algorithm a) {
+  switch (a) {
+    case Algorithm::riffle: return TallyKind::rises;
+    case Algorithm::shelf: return TallyKind::valleys;
+    default: return std::nullopt;
+  }
+}
+
+void validate_closed_form(Algorithm a, Shape s) {
+  if (s.n < 1 || s.n > kMaxPositionItems)
+    throw UsageError(Param::n, std::string(algorithm_name(a)) + "'s closed form is for {n} from 1 to " +
+                                   std::to_string(kMaxPositionItems) + ", got " + std::to_string(s.n));
+  validate_card_parameters(a, s);
+}
+
+StatisticLaw closed_form_law(Algorithm a, Shape s) {
+  validate_closed_form(a, s);
+  switch (a) {
+    case Algorithm::riffle: return {TallyKind::rises, to_doubles(riffles_law(s.n, s.riffles).rises)};
+    case Algorithm::shelf: return {TallyKind::valleys, to_doubles(shelf_law(s.n, s.shelves, s.passes).valleys)};
+    default: throw Error("closed_form_law: " + std::string(algorithm_name(a)) + " has no closed form by one statistic");
+  }
+}
+
 std::vector<double> correct_guesses_law(int n) {
   // law[c] over the guesses so far; each card j from the last (j = 1) up
   // adds a Bernoulli(1/j).

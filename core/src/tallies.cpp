@@ -21,6 +21,7 @@ std::uint64_t hand_bins(Shape s) { return hand_count(s.n, s.k); }
 std::uint64_t poker_bins(Shape) { return kPokerCategories; }
 std::uint64_t rise_bins(Shape s) { return static_cast<std::uint64_t>(s.n); }
 std::uint64_t guess_bins(Shape s) { return static_cast<std::uint64_t>(s.n) + 1; }
+std::uint64_t valley_bins(Shape s) { return static_cast<std::uint64_t>(std::max(s.n - 1, 0) / 2) + 1; }
 std::uint64_t overlap_bins(Shape s) { return static_cast<std::uint64_t>(s.k) + 1; }
 std::uint64_t lag_rank_bins(Shape s) { return rank_bins(s); }
 std::uint64_t serial_pair_bins(Shape s) { return s.whole() && s.n <= kMaxSerialPairItems ? factorial(s.n) * factorial(s.n) : 0; }
@@ -95,6 +96,15 @@ void check_guesses(Shape s) {
                                    ", got n = " + std::to_string(s.n));
 }
 
+void check_valleys(Shape s) {
+  if (!s.whole())
+    throw UsageError(Param::k, "valleys are counted on whole permutations, not on deals of " + deal_words(s) +
+                                   "; leave out {k}");
+  if (s.n > kMaxPositionItems)
+    throw UsageError(Param::n, "valleys are counted up to {n} = " + std::to_string(kMaxPositionItems) +
+                                   ", got n = " + std::to_string(s.n));
+}
+
 void check_lag_ranks(Shape s) {
   const std::uint64_t orders = s.whole() ? (s.n <= kMaxRankItems ? factorial(s.n) : 0) : deal_count(s.n, s.k);
   if (orders == 0 || orders > kMaxLagRankBins)
@@ -112,6 +122,7 @@ std::vector<double> fair_rise_law(Shape s) { return eulerian_probabilities(s.n);
 std::vector<double> fair_overlap_law(Shape s) { return to_doubles(hand_overlap_law(s.n, s.k)); }
 
 std::vector<double> fair_guess_law(Shape s) { return correct_guesses_law(s.n); }
+std::vector<double> fair_valley_law(Shape s) { return valley_probabilities(s.n); }
 
 namespace {
 // A histogram kind's law under an exact model: each order's probability
@@ -136,6 +147,10 @@ std::vector<double> model_histogram_law(const ExactDistribution& model) {
 
 std::vector<double> model_guess_law(const ExactDistribution& model) { return model_histogram_law<GuessTally>(model); }
 std::vector<double> model_rise_law(const ExactDistribution& model) { return model_histogram_law<RiseTally>(model); }
+std::vector<double> model_valley_law(const ExactDistribution& model) { return model_histogram_law<ValleyTally>(model); }
+std::vector<double> model_shelf_guess_law(const ExactDistribution& model) {
+  return model_histogram_law<ShelfGuessTally>(model);
+}
 
 std::vector<double> fair_poker_law(Shape) {
   std::vector<double> p;

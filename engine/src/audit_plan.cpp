@@ -48,13 +48,16 @@ void choose_tallies(const AuditRequest& r, Job& job, std::vector<std::string>& n
   job.tallies.set(TallyKind::hands, r.hands);
   job.tallies.set(TallyKind::poker, deal && job.n == 52 && job.k == 5);
   job.tallies.set(TallyKind::rises, (r.serial || (r.records && r.stream_tests)) && !deal && job.n >= 2);
-  job.tallies.set(TallyKind::guesses, job.tallies.has(TallyKind::rises));
-  if (tests_rises_alone(r)) {
-    // The law fixes R's distribution and no order's: R alone is tested.
-    job.tallies = TallySet{TallyKind::rises};
+  // Where rising sequences are tallied, the statistics of a deck's order
+  // a card shuffle leaves behind are too.
+  for (TallyKind k : {TallyKind::guesses, TallyKind::valleys, TallyKind::shelf_guesses})
+    job.tallies.set(k, job.tallies.has(TallyKind::rises));
+  if (const std::optional<TallyKind> alone = tests_statistic_alone(r)) {
+    // The law fixes the statistic's distribution and no order's: it alone is tested.
+    job.tallies = TallySet{*alone};
     position_on_demand = false;
-    notes.push_back(std::string(algorithm_name(job.algorithm)) + "'s exact law depends on a permutation's rising "
-                    "sequences alone: the audit tests their law, and no order or position");
+    notes.push_back(std::string(algorithm_name(job.algorithm)) + "'s exact law depends on a permutation's " +
+                    std::string(row_of(*alone).title) + " alone: the audit tests their law, and no order or position");
     return;
   }
   if (r.serial) choose_serial_kinds(job);
@@ -67,10 +70,10 @@ void choose_tallies(const AuditRequest& r, Job& job, std::vector<std::string>& n
 
 // The law: refused where it does not exist or cannot be walked.
 void check_law(const AuditRequest& r, const Job& job) {
-  if (tests_rises_alone(r)) {
+  if (tests_statistic_alone(r)) {
     if (r.serial)
       throw UsageError(Param::serial, "{serial} tests trials against the uniform laws of independent shuffles; "
-                                      "against riffle's law leave it out");
+                                      "against " + std::string(algorithm_name(job.algorithm)) + "'s law leave it out");
     return;  // a closed form at any n (laws.hpp)
   }
   const bool keys = draw_kind(job.algorithm) == DrawKind::keys;
@@ -173,7 +176,7 @@ AuditPlan plan_audit(const AuditRequest& r) {
   // bytes each, against the cap too.
   const bool deal = is_deal(job);
   const std::uint64_t law_bytes = r.law == ReferenceLaw::uniform ? 0
-                                  : tests_rises_alone(r)         ? static_cast<std::uint64_t>(job.n) * 256
+                                  : tests_statistic_alone(r)     ? static_cast<std::uint64_t>(job.n) * 256
                                   : (deal ? deal_count(job.n, job.k) : factorial(job.n)) * 256;
   if (law_bytes + r.reserve >= r.memory_cap)
     throw UsageError(Param::memory_cap, "the model for n = " + std::to_string(job.n) + " does not fit {memory_cap}");
@@ -196,24 +199,25 @@ AuditPlan plan_audit(const AuditRequest& r) {
   }
   plan.run.memory_cap = workers_cap(job, cap, r.held_tallies);
   plan_workers(job, plan.run);  // throws when one tally cannot fit
-  if (r.records && r.stream_tests && !tests_rises_alone(r)) plan_stream(r, job, cap, plan);
+  if (r.records && r.stream_tests && !tests_statistic_alone(r)) plan_stream(r, job, cap, plan);
   if (r.serial) plan_serial_repeats(r, job, cap, plan);
   return plan;
 }
 
-bool tests_rises_alone(const AuditRequest& r) {
-  return r.law == ReferenceLaw::exact && r.job.algorithm == Algorithm::riffle;
+std::optional<TallyKind> tests_statistic_alone(const AuditRequest& r) {
+  if (r.law != ReferenceLaw::exact) return std::nullopt;
+  return closed_form_statistic(r.job.algorithm);
 }
 
-std::vector<double> rise_model(const AuditRequest& r, const AuditPlan& plan) {
-  if (!tests_rises_alone(r)) return {};
-  return to_doubles(riffles_law(plan.job.n, plan.job.riffles).rises);
+std::optional<StatisticLaw> statistic_model(const AuditRequest& r, const AuditPlan& plan) {
+  if (!tests_statistic_alone(r)) return std::nullopt;
+  return closed_form_law(plan.job.algorithm, shape_of(plan.job));
 }
 
 std::shared_ptr<const ExactDistribution> reference_law(const AuditRequest& r, const AuditPlan& plan,
                                                        const std::vector<Rational>& weights,
                                                        const std::function<bool()>& stop) {
-  if (tests_rises_alone(r)) return nullptr;  // rise_model gives its law
+  if (tests_statistic_alone(r)) return nullptr;  // statistic_model gives its law
   const Job& job = plan.job;
   const bool keys = draw_kind(job.algorithm) == DrawKind::keys;
   switch (r.law) {

@@ -151,6 +151,10 @@ constexpr HeaderField kHeaderFields[] = {
      read_weights},
     {"riffles", [](const Checkpoint& c) { return std::to_string(c.job.riffles); },
      [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.riffles); }, true},
+    {"shelves", [](const Checkpoint& c) { return std::to_string(c.job.shelves); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.shelves); }, true},
+    {"passes", [](const Checkpoint& c) { return std::to_string(c.job.passes); },
+     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.passes); }, true},
     {"method", [](const Checkpoint& c) { return std::string(method_name(c.job.spec.method)); },
      [](std::istringstream& v, Checkpoint& c, const std::string&) {
        const auto m = parse_method(v.str());
@@ -303,6 +307,9 @@ std::string job_difference(const Job& ours, const Job& theirs, const std::string
   if (ours.weights != theirs.weights) return differ("weights", job_weights(ours), job_weights(theirs));
   if (ours.riffles != theirs.riffles)
     return differ("riffles", std::to_string(ours.riffles), std::to_string(theirs.riffles));
+  if (ours.shelves != theirs.shelves)
+    return differ("shelves", std::to_string(ours.shelves), std::to_string(theirs.shelves));
+  if (ours.passes != theirs.passes) return differ("passes", std::to_string(ours.passes), std::to_string(theirs.passes));
   if (ours.spec.method != theirs.spec.method)
     return differ("method", std::string(method_name(ours.spec.method)), std::string(method_name(theirs.spec.method)));
   if (ours.spec.bits != theirs.spec.bits) return differ("bits", std::to_string(ours.spec.bits), std::to_string(theirs.spec.bits));

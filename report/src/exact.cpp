@@ -242,51 +242,89 @@ std::string decimal(const Rational& q, int digits) {
   return general(static_cast<double>(q), digits);
 }
 
-// The rows worth printing: every R either law gives at least this much.
-constexpr double kShownRiseProbability = 1e-12;
+// The rows worth printing: every value either law gives at least this much.
+constexpr double kShownStatisticProbability = 1e-12;
+
+// A card shuffle's law of its statistic beside the uniform law's: a text
+// row for each value worth printing, and every value's JSON row under
+// `key` (value, probability, exact, uniform_probability).
+void write_statistic_rows(std::ostringstream& o, Json& j, const std::string& key, const std::string& symbol,
+                          const std::string& shuffled, int first_value, const std::vector<Rational>& law,
+                          const std::vector<Rational>& uniform) {
+  o << "  " << pad(symbol, 6) << pad("P(" + symbol + "), " + shuffled, 16, true)
+    << pad("P(" + symbol + "), uniform", 16, true) << pad("ratio", 12, true) << "\n";
+  Json rows = Json::array();
+  int hidden = 0;
+  for (std::size_t at = 0; at < law.size(); ++at) {
+    const int value = first_value + static_cast<int>(at);
+    const double p = static_cast<double>(law[at]), u = static_cast<double>(uniform[at]);
+    rows.push_back(Json{{key, value}, {"probability", p}, {"exact", law[at].str()}, {"uniform_probability", u}});
+    if (p < kShownStatisticProbability && u < kShownStatisticProbability) {
+      ++hidden;
+      continue;
+    }
+    o << "  " << pad(std::to_string(value), 6) << pad(general(p, 6), 16, true) << pad(general(u, 6), 16, true)
+      << pad(u > 0 ? general(p / u, 4) : std::string("-"), 12, true) << "\n";
+  }
+  if (hidden)
+    o << "  (" << hidden << " values of " << symbol << " below " << general(kShownStatisticProbability, 1)
+      << " under both laws: in --json)\n";
+  j[key] = rows;
+}
+
+// The distances to uniform, in the text and the JSON.
+void write_distances(std::ostringstream& o, Json& j, const Rational& total_variation, const Rational& separation) {
+  j["total_variation"] = static_cast<double>(total_variation);
+  j["total_variation_exact"] = total_variation.str();
+  j["separation"] = static_cast<double>(separation);
+  j["separation_exact"] = separation.str();
+  o << "  total variation to uniform  " << decimal(total_variation, 6) << "\n"
+    << "  separation from uniform     " << decimal(separation, 6) << "\n";
+}
 
 }  // namespace
 
 void write_riffle_exact(std::ostream* json, std::ostream* text, const RiffleLaw& law, BoundedSpec spec) {
-  const std::vector<Rational> uniform = eulerian_law(law.n);
   const int riffles = std::countr_zero(law.a);
   Json j = json_header("exact");
   add_shuffle_fields(j, Algorithm::riffle, spec, law.n, law.n);
   j["riffles"] = riffles;
-  j["total_variation"] = static_cast<double>(law.total_variation);
-  j["total_variation_exact"] = law.total_variation.str();
-  j["separation"] = static_cast<double>(law.separation);
-  j["separation_exact"] = law.separation.str();
   j["mean_rising_sequences"] = static_cast<double>(law.mean_rises);
   j["mean_rising_sequences_exact"] = law.mean_rises.str();
   std::ostringstream o;
   o << "melange exact: riffle, n " << law.n << ", " << riffles << " riffles (a " << law.a
     << "-shuffle, Gilbert-Shannon-Reeds), " << method_name(spec.method) << "/" << spec.bits << "-bit\n"
     << "  a permutation with R rising sequences has probability C(a + n - R, n) / a^n (Bayer and Diaconis\n"
-    << "  1992): R is all the law depends on, so its law below is the whole law, exactly\n\n"
-    << "  total variation to uniform  " << decimal(law.total_variation, 6) << "\n"
-    << "  separation from uniform     " << decimal(law.separation, 6) << "\n"
-    << "  mean rising sequences       " << fixed(static_cast<double>(law.mean_rises), 4) << " (uniform: "
-    << fixed((law.n + 1) / 2.0, 1) << ")\n\n  " << pad("R", 6) << pad("P(R), riffled", 16, true)
-    << pad("P(R), uniform", 16, true) << pad("ratio", 12, true) << "\n";
-  Json rows = Json::array();
-  int hidden = 0;
-  for (int r = 1; r <= law.n; ++r) {
-    const auto at = static_cast<std::size_t>(r - 1);
-    const double p = static_cast<double>(law.rises[at]), u = static_cast<double>(uniform[at]);
-    rows.push_back(Json{{"rising_sequences", r}, {"probability", p}, {"exact", law.rises[at].str()},
-                        {"uniform_probability", u}});
-    if (p < kShownRiseProbability && u < kShownRiseProbability) {
-      ++hidden;
-      continue;
-    }
-    o << "  " << pad(std::to_string(r), 6) << pad(general(p, 6), 16, true) << pad(general(u, 6), 16, true)
-      << pad(u > 0 ? general(p / u, 4) : std::string("-"), 12, true) << "\n";
-  }
-  if (hidden)
-    o << "  (" << hidden << " values of R below " << general(kShownRiseProbability, 1)
-      << " under both laws: in --json)\n";
-  j["rising_sequences"] = rows;
+    << "  1992): R is all the law depends on, so its law below is the whole law, exactly\n\n";
+  write_distances(o, j, law.total_variation, law.separation);
+  o << "  mean rising sequences       " << fixed(static_cast<double>(law.mean_rises), 4) << " (uniform: "
+    << fixed((law.n + 1) / 2.0, 1) << ")\n\n";
+  write_statistic_rows(o, j, "rising_sequences", "R", "riffled", 1, law.rises, eulerian_law(law.n));
+  if (json) write_json(*json, j);
+  if (text) *text << o.str();
+}
+
+void write_shelf_exact(std::ostream* json, std::ostream* text, const ShelfLaw& law, BoundedSpec spec) {
+  Json j = json_header("exact");
+  add_shuffle_fields(j, Algorithm::shelf, spec, law.n, law.n);
+  j["shelves"] = law.shelves;
+  j["passes"] = law.passes;
+  j["one_pass_shelves"] = law.one_pass_shelves.str();
+  j["mean_valleys"] = static_cast<double>(law.mean_valleys);
+  j["mean_valleys_exact"] = law.mean_valleys.str();
+  std::ostringstream o;
+  o << "melange exact: shelf, n " << law.n << ", " << law.shelves << " shelves, " << law.passes
+    << (law.passes == 1 ? " pass" : " passes") << " (a casino shelf shuffler), " << method_name(spec.method) << "/"
+    << spec.bits << "-bit\n"
+    << "  each pile rises, then falls: a permutation's probability depends on its valleys V alone\n"
+    << "  (cards below both neighbours), so the law of V below is the whole law, exactly";
+  if (law.passes > 1) o << ";\n  " << law.passes << " passes of " << law.shelves << " shelves are one pass of "
+                        << law.one_pass_shelves.str() << " shelves";
+  o << "\n\n";
+  write_distances(o, j, law.total_variation, law.separation);
+  o << "  mean valleys                " << fixed(static_cast<double>(law.mean_valleys), 4) << " (uniform: "
+    << fixed(law.n >= 2 ? (law.n - 2) / 3.0 : 0.0, 4) << ")\n\n";
+  write_statistic_rows(o, j, "valleys", "V", "shelved", 0, law.valleys, valley_law(law.n));
   if (json) write_json(*json, j);
   if (text) *text << o.str();
 }

@@ -22,7 +22,11 @@ std::string describe(const Job& job) {
                                 : std::string(method_name(job.spec.method)) + "/" + std::to_string(job.spec.bits) + "-bit";
   return std::string(algorithm_name(job.algorithm)) + ", n " + std::to_string(job.n) +
          (is_deal(job) ? ", k " + std::to_string(job.k) : std::string()) +
-         (job.riffles ? ", " + std::to_string(job.riffles) + " riffles" : std::string()) + ", " + draws + ", seed " +
+         (job.riffles ? ", " + std::to_string(job.riffles) + " riffles" : std::string()) +
+         (job.shelves ? ", " + std::to_string(job.shelves) + " shelves, " + std::to_string(job.passes) +
+                            (job.passes == 1 ? " pass" : " passes")
+                      : std::string()) +
+         ", " + draws + ", seed " +
          std::to_string(job.seed);
 }
 

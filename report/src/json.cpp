@@ -58,6 +58,8 @@ void add_job_fields(Json& j, const Job& job) {
   add_shuffle_fields(j, job.algorithm, job.spec, job.n, shape_of(job).k);
   if (!job.weights.empty()) j["weights"] = job.weights;
   if (job.riffles) j["riffles"] = job.riffles;
+  if (job.shelves) j["shelves"] = job.shelves;
+  if (job.passes) j["passes"] = job.passes;
   j["trials"] = json_u64(job.trials);
   j["first"] = json_u64(job.first);
 }
@@ -89,6 +91,8 @@ Job read_job_fields(const Json& j, const std::string& document) {
   if (job.k == job.n) job.k = 0;
   if (j.contains("weights")) job.weights = j.at("weights").get<std::vector<double>>();
   if (j.contains("riffles")) job.riffles = static_cast<int>(at("riffles", kMaxRiffles));
+  if (j.contains("shelves")) job.shelves = static_cast<int>(at("shelves", kMaxShelves));
+  if (j.contains("passes")) job.passes = static_cast<int>(at("passes", kMaxPasses));
   job.first = at("first", kMax);
   job.trials = at("trials", kMax);
   return job;

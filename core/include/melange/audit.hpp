@@ -16,6 +16,8 @@
 
 namespace melange {
 
+struct StatisticLaw;
+
 // The rank test needs at least this many expected counts in every bin.
 inline constexpr double kMinExpectedPerBin = 5.0;
 
@@ -23,10 +25,10 @@ struct AuditOptions {
   Thresholds thresholds{};
   double alpha = kDefaultAlpha;            // for the printed critical values
   const ExactDistribution* model = nullptr; // null: test against uniform
-  // A model's law of the rising sequences (P(R = r + 1) at r), where the
-  // model has no law of every order to give it (riffle's, laws.hpp): the
-  // rising sequence tests take it in place of the fair law; null: none.
-  const std::vector<double>* rise_model = nullptr;
+  // A model's law of one statistic, where the model has no law of every
+  // order to give (the card shuffles' closed forms, laws.hpp): that kind's
+  // tests take it in place of the fair law; null: none.
+  const StatisticLaw* statistic_model = nullptr;
   const StreamTally* stream = nullptr;      // the records as a stream: its tests join the audit's
   // A --serial job's repeats where it keeps no histogram of every possible
   // record (the engine's serial_repeats); null: none.

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "melange/exact.hpp"
+#include "melange/tallies.hpp"
 
 namespace melange {
 
@@ -70,6 +72,24 @@ struct ShelfLaw {
   Rational mean_valleys;             // E V
 };
 ShelfLaw shelf_law(int n, int shelves, int passes);
+
+// The card shuffles' closed forms depend on one statistic of a permutation:
+// riffle's on its rising sequences, shelf's on its valleys. An audit against
+// such a law tests that statistic alone (you cannot store 52! bins, and need
+// not): the kind that counts it, and its law by bin.
+struct StatisticLaw {
+  TallyKind kind;
+  std::vector<double> law;
+};
+// The statistic an algorithm's closed form depends on; nullopt where its
+// exact law is the walk's (every other algorithm).
+std::optional<TallyKind> closed_form_statistic(Algorithm a);
+// Throws UsageError ({n}, {riffles}, {shelves}, {passes}) unless `s` is a
+// shape the algorithm's closed form covers: 1 <= n <= 1024 and its
+// parameters in range.
+void validate_closed_form(Algorithm a, Shape s);
+// Its law for a shape of that algorithm (s.riffles; s.shelves and s.passes).
+StatisticLaw closed_form_law(Algorithm a, Shape s);
 
 // The correct guesses of any guesser who names an unseen card before each
 // card of a uniform deck of n cards is turned (tallies.hpp's GuessTally):

@@ -16,6 +16,7 @@
 #include "melange/engine.hpp"
 #include "melange/exact.hpp"
 #include "melange/job.hpp"
+#include "melange/laws.hpp"
 #include "melange/ranks.hpp"
 #include "melange/records.hpp"
 #include "melange/stream_tests.hpp"
@@ -87,13 +88,12 @@ std::shared_ptr<const ExactDistribution> reference_law(const AuditRequest& reque
                                                        const std::vector<Rational>& weights,
                                                        const std::function<bool()>& stop = {});
 
-// True where the request's law is a law of the rising sequences alone
-// (--model exact with riffle, laws.hpp): the audit tallies and tests them,
-// and no order or position.
-bool tests_rises_alone(const AuditRequest& request);
-// That law, P(R = r + 1) at r, for the plan's job; empty where the request
-// has no such law.
-std::vector<double> rise_model(const AuditRequest& request, const AuditPlan& plan);
+// The statistic whose law is the request's whole law (--model exact with a
+// card shuffle: riffle's rising sequences, shelf's valleys; laws.hpp): the
+// audit tallies and tests it, and no order or position. nullopt elsewhere.
+std::optional<TallyKind> tests_statistic_alone(const AuditRequest& request);
+// That law for the plan's job; nullopt where the request has none.
+std::optional<StatisticLaw> statistic_model(const AuditRequest& request, const AuditPlan& plan);
 
 // The repeats among the trials of a --serial job that keeps no histogram
 // of every possible record (plan.serial_repeat_bytes > 0; nullopt

@@ -40,6 +40,8 @@ void write_poker_exact(std::ostream* json, std::ostream* text, const PokerLaw& l
 // with its distances to uniform: the JSON document to `json` and the text
 // to `text`, either null.
 void write_riffle_exact(std::ostream* json, std::ostream* text, const RiffleLaw& law, BoundedSpec spec);
+// shelf's law of valleys (laws.hpp) likewise.
+void write_shelf_exact(std::ostream* json, std::ostream* text, const ShelfLaw& law, BoundedSpec spec);
 // A law read back from such a document; checked to be a distribution of the
 // shape it names. Throws UsageError, worded for the document, on any fault.
 ExactDistribution read_exact_model(std::istream& in);

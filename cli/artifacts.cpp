@@ -163,6 +163,60 @@ std::string fit_row(const std::string& name, const TestResult& t) {
   return o.str();
 }
 
+// The histogram of each statistic a record audit counts (rising sequences,
+// valleys, correct guesses, hand overlaps) against the law its test used;
+// where that law is a model's, the uniform law beside it. Bins that neither
+// the counts nor either law reach (an expectation under 0.5) are left off
+// both ends.
+void add_statistic_charts(const AuditView& v, std::vector<std::string>& charts) {
+  const Shape shape = shape_of(v.job);
+  AuditOptions reference;
+  reference.model = v.model;
+  reference.statistic_model = v.statistic_model;
+  const double trials = static_cast<double>(v.run.tally.trials);
+  for (const TallyKindRow& row : kTallyKindRows) {
+    const TallyCounts& counts = v.run.tally[row.kind];
+    if (!row.pooled || counts.empty() || trials == 0) continue;
+    const std::vector<double> law = histogram_law(row, shape, reference);
+    const std::vector<double> fair = row.fair_law ? row.fair_law(shape) : std::vector<double>{};
+    const bool modelled = law != fair;
+    const std::size_t bins = counts.bins();
+    const auto p_of = [&](const std::vector<double>& l, std::size_t b) {
+      return l.empty() ? 1.0 / static_cast<double>(bins) : l[b];
+    };
+    const auto reached = [&](std::size_t b) {
+      return counts.counts()[b] > 0 || trials * p_of(law, b) >= 0.5 || (modelled && trials * p_of(fair, b) >= 0.5);
+    };
+    std::size_t first = 0, last = bins;
+    while (first < bins && !reached(first)) ++first;
+    while (last > first && !reached(last - 1)) --last;
+    if (first == last) continue;
+    CategoryChart c;
+    c.title = audit_subject(v.job, v.input) + ": " + std::string(row.title);
+    c.subtitle = subtitle(v);
+    c.expected_name = modelled ? "expected under " + v.report.reference : "expected under a uniform shuffle";
+    c.count_name = v.input ? "records" : "trials";
+    if (modelled) c.other_name = "expected under a uniform shuffle";
+    for (std::size_t b = first; b < last; ++b) {
+      const double p = p_of(law, b);
+      c.names.push_back(std::to_string(row.first_value + static_cast<long long>(b)));
+      c.observed.push_back(static_cast<double>(counts.counts()[b]));
+      c.expected.push_back(trials * p);
+      c.sigma.push_back(std::sqrt(trials * p * (1 - p)));
+      if (modelled) c.other.push_back(trials * p_of(fair, b));
+    }
+    charts.push_back(category_chart_svg(c));
+  }
+}
+
+// A card shuffle's parameters as flags: " --riffles K", " --shelves M --passes P".
+std::string card_flags(const Job& job) {
+  std::string flags;
+  if (job.riffles) flags += " --riffles " + std::to_string(job.riffles);
+  if (job.shelves) flags += " --shelves " + std::to_string(job.shelves) + " --passes " + std::to_string(job.passes);
+  return flags;
+}
+
 }  // namespace
 
 std::string audit_command(const AuditView& v) {
@@ -176,11 +230,12 @@ std::string audit_command(const AuditView& v) {
     if (v.job.tallies.has(TallyKind::positions) && !is_deal(v.job)) o << " --position";
     if (!v.job.tallies.has(TallyKind::ranks)) o << " --no-rank";
     if (!v.model_arg.empty())
-      o << (v.model_arg == "exact" ? " --algo " + std::string(algorithm_name(v.job.algorithm)) : std::string())
+      o << (v.model_arg == "exact" ? " --algo " + std::string(algorithm_name(v.job.algorithm)) + card_flags(v.job)
+                                   : std::string())
         << " --model " << v.model_arg;
     return o.str();
   }
-  o << "melange audit --algo " << algorithm_name(v.job.algorithm) << " --n " << v.job.n;
+  o << "melange audit --algo " << algorithm_name(v.job.algorithm) << " --n " << v.job.n << card_flags(v.job);
   if (is_deal(v.job)) o << " --k " << v.job.k;
   o << " --trials " << v.job.trials << " --seed " << v.job.seed << " --first " << v.job.first
     << " --method " << method_name(v.job.spec.method) << " --bits " << v.job.spec.bits;
@@ -230,6 +285,7 @@ std::string audit_svg(const AuditView& v) {
     }
     charts.push_back(category_chart_svg(c));
   }
+  add_statistic_charts(v, charts);
   return stack_svg(charts);
 }
 

@@ -8,6 +8,7 @@
 #include "melange/audit.hpp"
 #include "melange/engine.hpp"
 #include "melange/exact.hpp"
+#include "melange/laws.hpp"
 #include "melange/report/audit.hpp"
 #include "melange/report/exact.hpp"
 #include "melange/report/job_text.hpp"
@@ -23,6 +24,7 @@ struct AuditView {
   const ExactDistribution* model;  // null: uniform reference
   std::string model_arg;           // as given to --model ("" for uniform)
   const InputInfo* input = nullptr;  // an input audit's records; null for a built-in job
+  const StatisticLaw* statistic_model = nullptr;  // a card shuffle's law of one statistic (--model exact)
 };
 
 // "melange audit ..." with every parameter spelled out, seed included.

@@ -635,7 +635,7 @@ int run_audit(AuditArgs a, Team& team) {
   report.model = a.model;
   report.notes.insert(report.notes.begin(), plan.notes.begin(), plan.notes.end());
 
-  const AuditView view{done, run, report, model.get(), a.model, source};
+  const AuditView view{done, run, report, model.get(), a.model, source, audit.statistic_model};
   write_audit_files(outputs, files, view);
   if (a.job.json != "-") std::cout << audit_text(done, run, report, model.get(), source);
   if (!counted.final_save_error.empty()) {

@@ -52,6 +52,7 @@ struct SeedFree {
   std::map<std::string, RatioLaw> windows;
   std::optional<std::array<std::uint64_t, kPokerCategories>> poker_counts;
   std::optional<std::array<double, 10>> riffle_distances;  // 52 cards, k = 1..10 riffles
+  std::optional<std::array<double, 2>> shelf_distances;    // 52 cards, 10 shelves, one and two passes
 };
 
 struct Claim {
@@ -347,6 +348,53 @@ class Reproduction {
         fit.p_value <= 1e-6);
   }
 
+  // Diaconis, Fulman and Holmes, "Analysis of casino shelf shuffling
+  // machines" (2013): one pass of a 10-shelf machine is far from uniform,
+  // a guesser who follows its piles names about 9.5 cards of 52, and the
+  // maker's answer, a second pass, is one pass of 200 shelves.
+  static constexpr std::uint64_t kShelfDecks = 10'000;
+  // The shelf guesser's mean score over kShelfDecks decks of `passes`
+  // passes, and its standard error.
+  std::pair<double, double> shelf_guessed(int passes, std::uint64_t first) {
+    Job job;
+    job.seed = seed_;
+    job.algorithm = Algorithm::shelf;
+    job.shelves = 10;
+    job.passes = passes;
+    job.n = 52;
+    job.first = first;
+    job.trials = kShelfDecks;
+    job.tallies = TallySet{TallyKind::shelf_guesses};
+    RunOptions o;
+    o.threads = threads_;
+    const std::vector<std::uint64_t> counts = run(job, o).tally[TallyKind::shelf_guesses].counts();
+    std::vector<double> share(counts.size());
+    for (std::size_t b = 0; b < counts.size(); ++b) share[b] = static_cast<double>(counts[b]) / kShelfDecks;
+    const Moments m = moments_of(share);
+    return {m.mean, std::sqrt(m.variance / kShelfDecks)};
+  }
+  void shelf_claims() {
+    auto& distances = seed_free_.shelf_distances;
+    if (!distances)
+      distances = {{static_cast<double>(shelf_law(52, 10, 1).total_variation),
+                    static_cast<double>(shelf_law(52, 10, 2).total_variation)}};
+    const ShelfLaw two = shelf_law(52, 10, 2);
+    add("52 cards, 10 shelves: total variation to uniform after one pass and two",
+        "one pass is far from uniform; two passes are one pass of 200 shelves",
+        "exact, by valleys: (2 x 10)^2 / 2 = 200 shelves",
+        fixed((*distances)[0], 6) + ", " + fixed((*distances)[1], 4) + "; " + two.one_pass_shelves.str() + " shelves",
+        (*distances)[0] > 0.9999 && (*distances)[1] < 0.05 && two.one_pass_shelves == 200);
+    const Moments fair = moments_of(correct_guesses_law(52));
+    const auto [one, sd] = shelf_guessed(1, 0);
+    add("cards of 52 a guesser names after one pass of 10 shelves (" + grouped(kShelfDecks) + " decks)",
+        "about 9.5 (a fair deck: H_52 = 4.54)", "9 to 10: the guesser follows each pile up, then down",
+        fixed(one, 2) + " \u00b1 " + fixed(sd, 2), one >= 9 && one <= 10,
+        "their strategy refines this plain one; a fair deck allows " + fixed(fair.mean, 2) + " to any strategy");
+    const double twice = shelf_guessed(2, kShelfDecks).first;
+    add("the same guesser after two passes (" + grouped(kShelfDecks) + " decks)", "the maker's fix: two passes",
+        "below 5, near a fair deck's " + fixed(fair.mean, 2), fixed(twice, 2), twice < 5);
+  }
+
   // A deal audit of `trials` trials against uniform, tallies as asked.
   Sampled deal_audit(int n, int k, std::uint64_t trials, bool hands, bool categories) {
     return audit(Algorithm::partial, n, trials, nullptr, [&](Job& job) {
@@ -455,6 +503,7 @@ class Reproduction {
       &Reproduction::deal_claims,  // deals: the poker categories, the slot matrix of 5 of 10,000
       &Reproduction::weighted_claims,  // the weighted orders and the PHP page's demo formula
       &Reproduction::riffle_claims,  // Bayer and Diaconis: 52 cards, k riffles, exactly
+      &Reproduction::shelf_claims,  // Diaconis, Fulman and Holmes: a casino shelf shuffler, one pass and two
   };
 
 };

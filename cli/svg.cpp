@@ -269,9 +269,10 @@ std::string category_chart_svg(const CategoryChart& c) {
   // A log10 axis from below the smallest expectation or count to above the largest.
   double lo = 1e300, hi = 1;
   for (std::size_t i = 0; i < bars; ++i) {
-    for (double v : {c.observed[i], c.expected[i], c.expected[i] - 3 * c.sigma[i]})
+    const double other = c.other.empty() ? 0 : c.other[i];
+    for (double v : {c.observed[i], c.expected[i], c.expected[i] - 3 * c.sigma[i], other})
       if (v > 0) lo = std::min(lo, v);
-    hi = std::max({hi, c.observed[i], c.expected[i] + 3 * c.sigma[i]});
+    hi = std::max({hi, c.observed[i], c.expected[i] + 3 * c.sigma[i], other});
   }
   const double y0 = std::floor(std::log10(std::min(lo, hi)) - 0.3), y1 = std::ceil(std::log10(hi) + 0.1);
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
@@ -297,15 +298,21 @@ std::string category_chart_svg(const CategoryChart& c) {
       << xml_escape(c.names[i]) << ": observed " << tick_text(c.observed[i]) << "</title></rect>\n";
     o << "<line x1=\"" << num(x - bar * 0.15) << "\" x2=\"" << num(x + bar * 1.15) << "\" y1=\"" << num(y_of(c.expected[i]))
       << "\" y2=\"" << num(y_of(c.expected[i])) << "\" stroke=\"#d73027\" stroke-width=\"2\"/>\n";
+    if (!c.other.empty() && c.other[i] > 0)
+      o << "<line x1=\"" << num(x - bar * 0.15) << "\" x2=\"" << num(x + bar * 1.15) << "\" y1=\"" << num(y_of(c.other[i]))
+        << "\" y2=\"" << num(y_of(c.other[i])) << "\" stroke=\"#777\" stroke-width=\"2\" stroke-dasharray=\"3 2\"><title>"
+        << xml_escape(c.names[i]) << ": " << xml_escape(c.other_name) << " " << tick_text(c.other[i]) << "</title></line>\n";
     o << "<text x=\"" << num(x + bar / 2) << "\" y=\"" << num(kTop + plot_h + 16) << "\" text-anchor=\"middle\" "
       << "font-size=\"11\">" << xml_escape(c.names[i]) << "</text>\n";
   }
   o << "<rect x=\"" << num(kLeft) << "\" y=\"" << num(kTop) << "\" width=\"" << num(plot_w) << "\" height=\"" << num(plot_h)
     << "\" fill=\"none\" stroke=\"#333\"/>\n";
   o << "<text x=\"" << num(kLeft + plot_w / 2) << "\" y=\"" << num(kHeight - 30) << "\" text-anchor=\"middle\" "
-    << "font-size=\"12\">bars: observed (log scale); red line: expected under a fair deal; band: expected +- 3 sigma"
-    << "</text>\n<text x=\"20\" y=\"" << num(kTop + plot_h / 2) << "\" text-anchor=\"middle\" font-size=\"12\" "
-    << "transform=\"rotate(-90 20 " << num(kTop + plot_h / 2) << ")\">deals</text>\n</svg>\n";
+    << "font-size=\"12\">bars: observed (log scale); red line: " << xml_escape(c.expected_name)
+    << (c.other.empty() ? std::string() : "; grey dashes: " + xml_escape(c.other_name))
+    << "; band: expected +- 3 sigma</text>\n<text x=\"20\" y=\"" << num(kTop + plot_h / 2)
+    << "\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 20 " << num(kTop + plot_h / 2) << ")\">"
+    << xml_escape(c.count_name) << "</text>\n</svg>\n";
   return o.str();
 }
 

@@ -46,6 +46,11 @@ struct CategoryChart {
   std::string title, subtitle;
   std::vector<std::string> names;
   std::vector<double> observed, expected, sigma;
+  std::string expected_name = "expected under a fair deal";
+  // A second law's expectations, drawn as a grey tick (empty: none).
+  std::vector<double> other;
+  std::string other_name;
+  std::string count_name = "deals";  // the y axis
 };
 std::string category_chart_svg(const CategoryChart& chart);
 

@@ -37,6 +37,8 @@ bits : int
     Source width, 1 .. 32 (batched needs 32).
 riffles : int, optional
     riffle: riffles of the deck, 1 .. 30 (a 2^riffles-shuffle); other algorithms take none.
+shelves, passes : int, optional
+    shelf: the machine's shelves, 2 .. 1024, and passes of the deck through it, 1 .. 8 (default 1).
 threads : int, optional
     Worker threads (default: one per hardware thread); the records do not depend on it.
 backend : str
@@ -232,11 +234,14 @@ hands : bool
     Deals: also tally the hands.
 model : str, optional
     Test against 'exact' (the algorithm's own law) or 'plackett-luce' instead of uniform. With
-    algo='riffle' the exact law is one of the rising sequences alone (riffle_law), and they are tested.
+    algo='riffle' the exact law is one of the rising sequences alone (riffle_law), and they are tested;
+    with algo='shelf', of the valleys (shelf_law).
 serial : bool
     Also audit the trials as a stream, each against the one before it.
 riffles : int, optional
     riffle: riffles of the deck, 1 .. 30.
+shelves, passes : int, optional
+    shelf: the machine's shelves and passes (default 1).
 
 Returns
 -------
@@ -265,9 +270,10 @@ n : int, optional
     Items; omitted: the rows' length.
 k : int, optional
     Items a deal; omitted: the rows' length when n is larger.
-position, hands, model, algo, method, bits, riffles
-    As for audit (algo, method, bits and riffles name the model='exact' law: with algo='riffle', the
-    records' rising sequences are tested against riffle_law(n, riffles)).
+position, hands, model, algo, method, bits, riffles, shelves, passes
+    As for audit (algo, method, bits and the card parameters name the model='exact' law: with
+    algo='riffle', the records' rising sequences are tested against riffle_law(n, riffles); with
+    algo='shelf', their valleys against shelf_law(n, shelves, passes)).
 skip_invalid : bool or 'all'
     True counts and skips wrong rows up to 1% of them (more is an error); 'all' any number.
 stream_tests : bool
@@ -303,6 +309,22 @@ separation (the distances to uniform), mean_rising_sequences.
 >>> law = melange.riffle_law(52, 7)
 >>> round(law["total_variation"], 3)
 0.334
+)";
+
+inline constexpr const char* kShelfLaw = R"(The exact law of a shelf-shuffled deck's valleys, as `melange exact --algo shelf`.
+
+A casino shelf shuffler with `shelves` shelves deals the cards from the bottom
+of the deck, each to a random shelf, on top of its pile or under it by a fair
+coin, then stacks the piles: each pile rises, then falls, and a permutation's
+probability depends only on its valleys V (cards below both neighbours).
+`passes` passes of m shelves are one pass of (2m)^passes / 2. Returns a dict:
+valleys (P(V = v) at index v, floats) and exact (fraction strings),
+total_variation and separation (the distances to uniform), mean_valleys and
+one_pass_shelves.
+
+>>> law = melange.shelf_law(52, 10, passes=2)
+>>> round(law["total_variation"], 4)
+0.0103
 )";
 
 inline constexpr const char* kExact = R"(The exact law of an algorithm, every random path walked, as `melange exact`.

@@ -269,14 +269,28 @@ py::array serve(Job job, const py::object& count_arg, const py::object& out, con
                            : records_as<std::uint16_t>(job, out, options);
 }
 
+// The card shuffles' keywords (None: not given): riffles=; shelves= and
+// passes=, one pass where a shelf machine is not told otherwise.
+struct CardArgs {
+  std::optional<int> riffles, shelves, passes;
+  void apply_to(Job& job) const {
+    job.riffles = riffles.value_or(0);
+    job.shelves = shelves.value_or(0);
+    job.passes = passes.value_or(job.algorithm == Algorithm::shelf ? 1 : 0);
+  }
+};
+CardArgs card_args_of(const py::object& riffles, const py::object& shelves, const py::object& passes) {
+  return {optional_int_of(riffles, "riffles"), optional_int_of(shelves, "shelves"), optional_int_of(passes, "passes")};
+}
+
 Job job_of(const std::string& algo, int n, int k, const std::vector<double>& weights, const py::object& seed,
-           std::uint64_t first, const std::string& method, int bits, std::optional<int> riffles = std::nullopt) {
+           std::uint64_t first, const std::string& method, int bits, const CardArgs& cards = {}) {
   Job job;
   job.algorithm = algorithm_of(algo);
   job.n = n;
   job.k = k;
   job.weights = weights;
-  job.riffles = riffles.value_or(0);
+  cards.apply_to(job);
   job.seed = seed_of(seed);
   job.first = first;
   job.spec = spec_of(method, bits);
@@ -421,7 +435,7 @@ py::array integer_records(const py::object& given) {
 AuditResult audit_records(const py::object& given, std::optional<int> n_given, std::optional<int> k_given, bool position, bool hands,
                           const std::optional<std::string>& model, const std::string& algo, const std::string& method,
                           int bits, const std::variant<bool, std::string>& skip_invalid, bool stream_tests,
-                          const std::vector<int>& lags, std::optional<int> riffles) {
+                          const std::vector<int>& lags, const CardArgs& cards) {
   const py::array data = integer_records(given);
   // n and k from the array's shape where not given: its rows are
   // permutations of n items, or deals of k of n when n says more.
@@ -435,7 +449,7 @@ AuditResult audit_records(const py::object& given, std::optional<int> n_given, s
   if (model) {
     request.job.algorithm = algorithm_of(algo);
     request.job.spec = spec_of(method, bits);
-    request.job.riffles = riffles.value_or(0);
+    cards.apply_to(request.job);
   }
   request.records = true;
   request.position = position;
@@ -476,10 +490,10 @@ AuditResult audit_builtin(const std::string& algo, int n, const py::object& tria
                           const std::vector<double>& weights, const py::object& seed, std::uint64_t first,
                           const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
                           bool position, bool hands, const std::optional<std::string>& model, bool serial,
-                          std::optional<int> riffles) {
+                          const CardArgs& cards) {
   AuditRequest request;
   request.job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
-                       seed, first, method, bits, riffles);
+                       seed, first, method, bits, cards);
   request.job.trials = count_of(trials_arg, "trials").value_or(0);
   request.position = position;
   request.hands = hands;
@@ -537,23 +551,41 @@ py::dict exact_law(const std::string& algo, int n, std::optional<int> k, const s
 
 namespace {
 
+// A card shuffle's closed form as a dict: the law of its statistic by value
+// (as floats, and exactly as fraction strings under "exact") and its
+// distances to uniform.
+py::dict closed_form_dict(int n, const char* key, const std::vector<Rational>& law, const Rational& total_variation,
+                          const Rational& separation) {
+  py::dict out;
+  out["n"] = n;
+  out[key] = to_doubles(law);
+  std::vector<std::string> exact;
+  for (const Rational& q : law) exact.push_back(q.str());
+  out["exact"] = exact;
+  out["total_variation"] = static_cast<double>(total_variation);
+  out["separation"] = static_cast<double>(separation);
+  return out;
+}
+
 // The sampling functions: records of a job into NumPy arrays.
 void add_sampling(py::module_& m) {
   m.def(
       "permutations",
       [](const py::object& n, const py::object& count, const std::string& algo, const py::object& seed,
          const py::object& first, const std::string& method, const py::object& bits, const py::object& threads,
-         const std::string& backend, const py::object& out, const py::object& riffles) {
+         const std::string& backend, const py::object& out, const py::object& riffles, const py::object& shelves,
+         const py::object& passes) {
         return guarded("count", [&] {
           return serve(job_of(algo, int_of(n, "n"), 0, {}, seed, u64_of(first, "first"), method, int_of(bits, "bits"),
-                              optional_int_of(riffles, "riffles")),
+                              card_args_of(riffles, shelves, passes)),
                        count, out, options_of(optional_int_of(threads, "threads"), backend));
         });
       },
       py::arg("n"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "fisher-yates",
       py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"), py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32,
       py::arg("threads") = py::none(), py::arg("backend") = "auto", py::arg("out") = py::none(),
-      py::arg("riffles") = py::none(), python_docs::kPermutations);
+      py::arg("riffles") = py::none(), py::arg("shelves") = py::none(), py::arg("passes") = py::none(),
+      python_docs::kPermutations);
 
   m.def(
       "deals",
@@ -921,11 +953,12 @@ void add_audits(py::module_& m) {
       [](const std::string& algo, const py::object& n, const py::object& trials_arg, const py::object& k,
          const std::vector<double>& weights, const py::object& seed, const py::object& first,
          const std::string& method, const py::object& bits, const py::object& threads, const std::string& backend,
-         bool position, bool hands, const std::optional<std::string>& model, bool serial, const py::object& riffles) {
+         bool position, bool hands, const std::optional<std::string>& model, bool serial, const py::object& riffles,
+         const py::object& shelves, const py::object& passes) {
         return guarded("trials", [&] {
           return audit_builtin(algo, int_of(n, "n"), trials_arg, optional_int_of(k, "k"), weights, seed,
                                u64_of(first, "first"), method, int_of(bits, "bits"), optional_int_of(threads, "threads"),
-                               backend, position, hands, model, serial, optional_int_of(riffles, "riffles"));
+                               backend, position, hands, model, serial, card_args_of(riffles, shelves, passes));
         });
       },
       py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("trials") = 1'000'000,
@@ -933,25 +966,26 @@ void add_audits(py::module_& m) {
       py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
       py::arg("backend") = "auto", py::arg("position") = false, py::arg("hands") = false,
       py::arg("model") = py::none(), py::arg("serial") = false, py::arg("riffles") = py::none(),
-      python_docs::kAudit);
+      py::arg("shelves") = py::none(), py::arg("passes") = py::none(), python_docs::kAudit);
 
   m.def(
       "audit_records",
       [](const py::object& records, const py::object& n, const py::object& k, bool position, bool hands,
          const std::optional<std::string>& model, const std::string& algo, const std::string& method,
          const py::object& bits, const std::variant<bool, std::string>& skip_invalid, bool stream_tests,
-         const std::vector<int>& lags, const py::object& riffles) {
+         const std::vector<int>& lags, const py::object& riffles, const py::object& shelves,
+         const py::object& passes) {
         return guarded("trials", [&] {
           return audit_records(records, optional_int_of(n, "n"), optional_int_of(k, "k"), position, hands, model, algo,
                                method, int_of(bits, "bits"), skip_invalid, stream_tests, lags,
-                               optional_int_of(riffles, "riffles"));
+                               card_args_of(riffles, shelves, passes));
         });
       },
       py::arg("records"), py::kw_only(), py::arg("n") = py::none(), py::arg("k") = py::none(), py::arg("position") = false,
       py::arg("hands") = false, py::arg("model") = py::none(), py::arg("algo") = "fisher-yates",
       py::arg("method") = "batched", py::arg("bits") = 32, py::arg("skip_invalid") = false,
       py::arg("stream_tests") = true, py::arg("lags") = std::vector<int>{1}, py::arg("riffles") = py::none(),
-      python_docs::kAuditRecords);
+      py::arg("shelves") = py::none(), py::arg("passes") = py::none(), python_docs::kAuditRecords);
 
   m.def(
       "exact",
@@ -971,27 +1005,33 @@ void add_audits(py::module_& m) {
       "riffle_law",
       [](const py::object& n, const py::object& riffles) {
         return guarded("n", [&] {
-          Job job;
-          job.algorithm = Algorithm::riffle;
-          job.n = int_of(n, "n");
-          job.riffles = int_of(riffles, "riffles");
-          job.trials = 1;
-          validate_draws(job);
-          const RiffleLaw law = riffles_law(job.n, job.riffles);
-          py::dict out;
-          out["n"] = law.n;
-          out["riffles"] = job.riffles;
-          out["rising_sequences"] = to_doubles(law.rises);
-          std::vector<std::string> exact;
-          for (const Rational& q : law.rises) exact.push_back(q.str());
-          out["exact"] = exact;
-          out["total_variation"] = static_cast<double>(law.total_variation);
-          out["separation"] = static_cast<double>(law.separation);
+          const Shape s{int_of(n, "n"), int_of(n, "n"), nullptr, int_of(riffles, "riffles")};
+          validate_closed_form(Algorithm::riffle, s);
+          const RiffleLaw law = riffles_law(s.n, s.riffles);
+          py::dict out = closed_form_dict(law.n, "rising_sequences", law.rises, law.total_variation, law.separation);
+          out["riffles"] = s.riffles;
           out["mean_rising_sequences"] = static_cast<double>(law.mean_rises);
           return out;
         });
       },
       py::arg("n"), py::arg("riffles"), python_docs::kRiffleLaw);
+
+  m.def(
+      "shelf_law",
+      [](const py::object& n, const py::object& shelves, const py::object& passes) {
+        return guarded("n", [&] {
+          const Shape s{int_of(n, "n"), int_of(n, "n"), nullptr, 0, int_of(shelves, "shelves"), int_of(passes, "passes")};
+          validate_closed_form(Algorithm::shelf, s);
+          const ShelfLaw law = shelf_law(s.n, s.shelves, s.passes);
+          py::dict out = closed_form_dict(law.n, "valleys", law.valleys, law.total_variation, law.separation);
+          out["shelves"] = s.shelves;
+          out["passes"] = s.passes;
+          out["one_pass_shelves"] = py::int_(py::str(law.one_pass_shelves.str()));
+          out["mean_valleys"] = static_cast<double>(law.mean_valleys);
+          return out;
+        });
+      },
+      py::arg("n"), py::arg("shelves"), py::arg("passes") = 1, python_docs::kShelfLaw);
 }
 
 }  // namespace

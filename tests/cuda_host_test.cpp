@@ -33,7 +33,7 @@ struct HostCounter {
   }
 };
 
-// The algorithms the device code runs: all but the weighted orders and riffle.
+// The algorithms the device code runs: all but the weighted orders and the card shuffles.
 std::vector<Algorithm> device_algorithms() {
   return std::vector<Algorithm>(std::begin(cuda::kDeviceAlgorithms), std::end(cuda::kDeviceAlgorithms));
 }
@@ -339,7 +339,7 @@ TEST(CudaBackendChoice, OnlyJobsWithADeviceKernel) {
   for (Algorithm a : kAllAlgorithms) {
     job.algorithm = a;
     // The weighted orders' floating point keys are CPU only (DESIGN.md
-    // section 3), and so is riffle, whose cards keep a digit each.
+    // section 3), and so are the card shuffles, whose cards keep a digit or a pile each.
     EXPECT_EQ(cuda::job_has_kernel(job), draw_kind(a) == DrawKind::schedule || draw_kind(a) == DrawKind::coins)
         << algorithm_name(a);
   }

@@ -29,8 +29,10 @@ Job make(Algorithm a, int n, std::uint64_t trials, std::uint64_t seed = 1, std::
   // The weighted orders: weights 1, 2, .., n.
   if (draw_kind(a) == DrawKind::keys)
     for (int i = 1; i <= n; ++i) j.weights.push_back(i);
-  // riffle: two riffles, far from uniform at any n here.
+  // riffle: two riffles, far from uniform at any n here; shelf: one pass
+  // of 2 shelves, likewise.
   if (a == Algorithm::riffle) j.riffles = 2;
+  if (a == Algorithm::shelf) j.shelves = 2, j.passes = 1;
   return j;
 }
 

@@ -155,8 +155,11 @@ TEST(Exact, EveryAlgorithmSumsToOneUpToEight) {
   for (Algorithm a : kAllAlgorithms)
     for (int n : {1, 2, 5, 8}) {
       if (draw_kind(a) == DrawKind::keys) continue;  // Plackett-Luce: weighted_test.cpp
-      // riffle: one riffle (2^n digit sequences); riffle_law_test.cpp has more.
-      const ExactDistribution d = exact_distribution(a, Shape{n, n, nullptr, a == Algorithm::riffle ? 1 : 0}, {}, 2);
+      // riffle: one riffle (2^n digit sequences); shelf: one pass of 2 shelves
+      // (4^n); riffle_law_test.cpp and shelf_law_test.cpp have more.
+      const bool shelf = a == Algorithm::shelf;
+      const ExactDistribution d = exact_distribution(
+          a, Shape{n, n, nullptr, a == Algorithm::riffle ? 1 : 0, shelf ? 2 : 0, shelf ? 1 : 0}, {}, 2);
       EXPECT_EQ(sum(d), 1) << algorithm_name(a) << " n=" << n;
       EXPECT_EQ(std::accumulate(d.rank_paths.begin(), d.rank_paths.end(), std::uint64_t{0}), d.paths);
     }

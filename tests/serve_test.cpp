@@ -30,6 +30,7 @@ std::vector<Job> every_algorithm(int n) {
     if (draw_kind(a) == DrawKind::keys)
       for (int i = 0; i < n; ++i) job.weights.push_back(1.0 + 0.5 * i);
     if (a == Algorithm::riffle) job.riffles = 3;
+    if (a == Algorithm::shelf) job.shelves = 3, job.passes = 2;
     jobs.push_back(job);
   }
   return jobs;

@@ -256,8 +256,10 @@ TEST(SimdBackend, EveryAlgorithmHasAKernelOrIsACoinAlgorithm) {
       for (int i = 0; i < job.n; ++i) job.weights.push_back(1.0 + i);
       EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
     } else if (draw_kind(a) == DrawKind::cards) {
-      // riffle: a digit to keep per card; the reference path runs it.
-      job.riffles = 3;
+      // The card shuffles: a digit or a pile to keep per card; the reference
+      // path runs them.
+      if (a == Algorithm::riffle) job.riffles = 3;
+      if (a == Algorithm::shelf) job.shelves = 10, job.passes = 1;
       EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
     } else {
       EXPECT_TRUE(uses_coins(a)) << algorithm_name(a) << " has neither a schedule, coins nor keys";

@@ -236,6 +236,12 @@ std::vector<double> kind_fair_law(const TallyKindRow& row, Shape s) {
 
 }  // namespace
 
+std::vector<double> histogram_law(const TallyKindRow& row, Shape s, const AuditOptions& options) {
+  if (options.statistic_model && row.kind == options.statistic_model->kind) return options.statistic_model->law;
+  if (options.model && row.model_law) return row.model_law(*options.model);
+  return kind_fair_law(row, s);
+}
+
 std::optional<TestResult> pooled_test(const std::string& name, const std::vector<std::uint64_t>& counts,
                                       std::uint64_t trials, const std::vector<double>& p, double alpha,
                                       std::vector<std::string>& notes, std::string_view trials_noun) {
@@ -370,10 +376,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     // Without a model law (the poker categories) against the fair law:
     // under a biased method it is the shift from fair that the test
     // measures (melange exact gives the biased law itself).
-    const std::vector<double> law = options.statistic_model && row.kind == options.statistic_model->kind
-                                        ? options.statistic_model->law
-                                    : options.model && row.model_law ? row.model_law(*options.model)
-                                                                     : kind_fair_law(row, shape);
+    const std::vector<double> law = histogram_law(row, shape, options);
     report.test(row.kind) =
         row.pooled ? pooled_test(std::string(row.test_name), counts.counts(), tally.trials, law, options.alpha,
                                  report.notes, noun)

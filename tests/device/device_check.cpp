@@ -230,7 +230,7 @@ class DeviceCheck {
     for (Algorithm a : kAllAlgorithms)
       for (const BoundedSpec& spec : methods)
         for (int n : {2, 3, 4, 6, 7, 9, 11, 52, 110, 128}) {
-          // Deals below; the weighted orders and riffle are CPU only.
+          // Deals below; the weighted orders and the card shuffles are CPU only.
           if (n > max_items(a) || a == Algorithm::partial || draw_kind(a) == DrawKind::keys ||
               draw_kind(a) == DrawKind::cards)
             continue;

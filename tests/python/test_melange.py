@@ -438,3 +438,27 @@ def test_riffled_decks_their_law_and_an_audit_against_it():
         melange.permutations(52, 10, algo="riffle")
     with pytest.raises(ValueError, match="riffles"):
         melange.permutations(52, 10, riffles=3)
+
+
+def test_shelf_shuffled_decks_their_law_and_audits_against_it():
+    law = melange.shelf_law(52, 10, passes=2)
+    assert law["one_pass_shelves"] == 200
+    assert abs(law["total_variation"] - 0.0103) < 1e-4
+    assert abs(sum(law["valleys"]) - 1) < 1e-12
+    assert len(law["valleys"]) == len(law["exact"]) == 26
+    decks = melange.permutations(52, 300, algo="shelf", shelves=10, seed=5)
+    # One pass of 10 shelves leaves 10 piles that rise, then fall: at most 9 valleys.
+    valleys = ((decks[:, :-2] > decks[:, 1:-1]) & (decks[:, 1:-1] < decks[:, 2:])).sum(axis=1)
+    assert valleys.max() <= 9
+    result = json.loads(melange.audit_records(decks).to_json())
+    assert result["verdict"] == "FAIL"
+    assert result["stats"]["shelf_guesses_mean"]["verdict"] == "FAIL"
+    assert result["stats"]["valleys_mean"]["verdict"] == "FAIL"
+    fit = melange.audit_records(decks, model="exact", algo="shelf", shelves=10)
+    assert fit.verdict == "PASS"
+    assert json.loads(fit.to_json())["reference"] == "exact law of the valleys"
+    assert melange.audit_records(decks, model="exact", algo="shelf", shelves=10, passes=2).verdict == "FAIL"
+    with pytest.raises(ValueError, match="shelves"):
+        melange.permutations(52, 10, algo="shelf")
+    with pytest.raises(ValueError, match="passes"):
+        melange.shelf_law(52, 10, passes=0)

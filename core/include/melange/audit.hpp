@@ -123,6 +123,10 @@ struct AuditReport {
 };
 
 AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options = {});
+// The law a histogram kind's test holds its counts to, a probability a bin:
+// the options' statistic model for its kind, else the exact model's law of
+// the kind, else the kind's fair law (empty: uniform over the bins).
+std::vector<double> histogram_law(const TallyKindRow& row, Shape s, const AuditOptions& options);
 
 // Grades a family of tests (TestResult above): Holm on each tail, the lower
 // tail only where the lattice reaches it; adds a note per test it could not

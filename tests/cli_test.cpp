@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <iterator>
 
 #include "cli_support.hpp"
 #include "melange/limits.hpp"
@@ -278,6 +279,66 @@ TEST(CliInput, RiffledDecksAgainstUniformAndAgainstSevenRiffles) {
   EXPECT_EQ(built_in.status, 2) << "--serial tests against uniform laws";
   const std::string law = (dir / "law.json").string();
   ASSERT_EQ(run_cli("exact --algo riffle --riffles 7 --n 52 --json " + law).status, 0);
+  const auto as_file = run_cli("audit " + records + " --model " + law);
+  EXPECT_EQ(as_file.status, 2);
+  EXPECT_NE(as_file.err.find("--model exact"), std::string::npos) << as_file.err;
+  std::filesystem::remove_all(dir);
+}
+
+// The shelf shuffler: the law of the valleys for any deck, in closed form.
+TEST(CliExact, ShelfGivesTheLawOfValleysAndTheDistances) {
+  const auto r = run_cli("exact --algo shelf --shelves 10 --passes 2 --n 52 --json -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["algorithm"], "shelf");
+  EXPECT_EQ(j["shelves"], 10);
+  EXPECT_EQ(j["passes"], 2);
+  EXPECT_EQ(j["one_pass_shelves"], "200");
+  EXPECT_NEAR(j["total_variation"].get<double>(), 0.0103, 1e-4);
+  ASSERT_EQ(j["valleys"].size(), 26u);
+  double total = 0;
+  for (const auto& row : j["valleys"]) total += row["probability"].get<double>();
+  EXPECT_NEAR(total, 1, 1e-12);
+  const auto text = run_cli("exact --algo shelf --shelves 10 --n 52");
+  EXPECT_NE(text.out.find("10 shelves, 1 pass"), std::string::npos) << "one pass unless told" << text.out;
+  EXPECT_NE(text.out.find("separation from uniform     1\n"), std::string::npos) << text.out;
+  for (const char* bad : {"exact --algo shelf --n 52", "exact --algo shelf --shelves 1 --n 52",
+                          "exact --algo shelf --shelves 10 --passes 9 --n 52", "exact --algo fisher-yates --shelves 3 --n 5",
+                          "exact --algo shelf --shelves 3 --n 5 --svg x.svg", "audit --algo fisher-yates --passes 2 --n 5",
+                          "sample --algo shelf --n 52 --count 3"}) {
+    const auto e = run_cli(bad);
+    EXPECT_EQ(e.status, 2) << bad;
+    EXPECT_NE(e.err.find("shel"), std::string::npos) << bad << ": " << e.err;
+  }
+}
+
+// A casino's log of one pass through a 10-shelf machine: told apart from
+// uniform by its valleys and the shelf guesser, consistent with one pass,
+// not with two; the report draws the valleys against both laws, and its
+// command line names the machine.
+TEST(CliInput, ShelvedDecksAgainstUniformAndTheirLaw) {
+  const auto dir = scratch_dir("input-shelves");
+  const std::string records = (dir / "decks.txt").string();
+  ASSERT_EQ(run_cli("sample --algo shelf --shelves 10 --n 52 --count 300 --seed 3 > " + records).status, 0);
+  const auto uniform = nlohmann::json::parse(run_cli("audit " + records + " --json -").out);
+  EXPECT_EQ(uniform["verdict"], "FAIL");
+  EXPECT_EQ(uniform["stats"]["valleys_mean"]["verdict"], "FAIL");
+  EXPECT_EQ(uniform["stats"]["shelf_guesses_mean"]["verdict"], "FAIL");
+  const std::string report = (dir / "report").string();
+  const auto one = run_cli("audit " + records + " --algo shelf --shelves 10 --model exact --json - --report " + report);
+  ASSERT_EQ(one.status, 0) << one.err;
+  const auto j = nlohmann::json::parse(one.out);
+  EXPECT_EQ(j["verdict"], "PASS");
+  EXPECT_EQ(j["reference"], "exact law of the valleys");
+  std::ifstream page(report + "/index.html");
+  const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("--algo shelf --shelves 10 --passes 1 --model exact"), std::string::npos) << "the command names the machine";
+  EXPECT_NE(html.find(": valleys"), std::string::npos) << "a chart of the valleys";
+  EXPECT_NE(html.find("grey dashes: expected under a uniform shuffle"), std::string::npos);
+  const auto two = run_cli("audit " + records + " --algo shelf --shelves 10 --passes 2 --model exact --json -");
+  EXPECT_EQ(nlohmann::json::parse(two.out)["verdict"], "FAIL") << "one pass is not two";
+  const std::string law = (dir / "law.json").string();
+  ASSERT_EQ(run_cli("exact --algo shelf --shelves 10 --n 52 --json " + law).status, 0);
   const auto as_file = run_cli("audit " + records + " --model " + law);
   EXPECT_EQ(as_file.status, 2);
   EXPECT_NE(as_file.err.find("--model exact"), std::string::npos) << as_file.err;

@@ -24,17 +24,20 @@
 namespace melange {
 namespace {
 
-// The correct guesses of GuessTally's guesser on one deck.
-std::uint64_t guesses_on(const std::vector<int>& deck) {
-  std::uint64_t correct = 0;
+// The bin a one-bin-a-record kind's Definition counts one deck in.
+template <class Definition>
+std::uint64_t bin_of(const std::vector<int>& deck) {
+  std::uint64_t bin = ~std::uint64_t{0};
   struct {
-    std::uint64_t* correct;
-    void add(TallyKind, std::uint64_t bin) { *correct = bin; }
-  } counter{&correct};
+    std::uint64_t* bin;
+    void add(TallyKind, std::uint64_t b) { *bin = b; }
+  } counter{&bin};
   const int n = static_cast<int>(deck.size());
-  GuessTally::count(deck, Shape{n, n}, counter);
-  return correct;
+  Definition::count(deck, Shape{n, n}, counter);
+  return bin;
 }
+// The correct guesses of GuessTally's guesser on one deck.
+std::uint64_t guesses_on(const std::vector<int>& deck) { return bin_of<GuessTally>(deck); }
 
 TEST(GuessingTest, TheGuesserBetsOnTheOriginalOrder) {
   EXPECT_EQ(guesses_on({0, 1, 2, 3, 4}), 5u) << "a new deck: every guess right";
@@ -90,6 +93,68 @@ TEST(GuessingTest, ItSeesFewRifflesAndPassesAFairShuffle) {
       EXPECT_NE(report.verdict, Verdict::fail) << "guesses p " << report.test(TallyKind::guesses)->fit.p_value;
     }
   }
+}
+
+// The shelf guesser follows the direction of the last two cards: up at the
+// start, down after a fall, the other way where none is left.
+TEST(GuessingTest, TheShelfGuesserFollowsEachPileUpThenDown) {
+  EXPECT_EQ(bin_of<ShelfGuessTally>({0, 1, 2, 3, 4}), 5u) << "a new deck: every guess right";
+  // One pile rising to its top card, then falling: 1 (0 guessed), 2, 4 (3
+  // guessed), then falling: 3, 0 (the highest unseen below 3 is 0).
+  EXPECT_EQ(bin_of<ShelfGuessTally>({1, 2, 4, 3, 0}), 3u);
+  // Reversed: the first guess (0) misses; nothing is left above 4, so the
+  // guesser turns down and names 3, 2, 1, 0.
+  EXPECT_EQ(bin_of<ShelfGuessTally>({4, 3, 2, 1, 0}), 4u);
+  // Two piles, (0 2 5 1) and (3 4): 0 right; 1 named for 2, 3 for 5, and 4
+  // for 1 (nothing above 5: down); below 1 nothing is left, so up: 3, 4.
+  EXPECT_EQ(bin_of<ShelfGuessTally>({0, 2, 5, 1, 3, 4}), 3u);
+  std::vector<int> big(300);
+  for (int i = 0; i < 300; ++i) big[i] = 299 - i;  // past the first 64-bit word, falling
+  EXPECT_EQ(bin_of<ShelfGuessTally>(big), 299u) << "all but the first card, named on the way down";
+}
+
+// Whatever the strategy, the null law holds over all 7! decks.
+TEST(GuessingTest, TheShelfGuessersScoreOnEveryDeckOfSevenIsTheNullLaw) {
+  const int n = 7;
+  std::vector<std::uint64_t> scores(n + 1, 0);
+  for (std::uint64_t r = 0; r < factorial(n); ++r) ++scores[bin_of<ShelfGuessTally>(lehmer_unrank(r, n))];
+  const std::vector<double> law = correct_guesses_law(n);
+  for (int c = 0; c <= n; ++c) EXPECT_NEAR(static_cast<double>(scores[c]), law[c] * 5040, 1e-9) << c << " correct";
+}
+
+TEST(ValleyTest, CountsTheCardsBelowBothNeighbours) {
+  EXPECT_EQ(bin_of<ValleyTally>({0, 1, 2, 3}), 0u);
+  EXPECT_EQ(bin_of<ValleyTally>({3, 0, 2, 1, 4}), 2u) << "0 and 1";
+  EXPECT_EQ(bin_of<ValleyTally>({1, 0}), 0u) << "an end is no valley";
+  EXPECT_EQ(bin_of<ValleyTally>({2, 0, 1}), 1u);
+}
+
+// One pass of 10 shelves leaves at most 9 valleys and a guesser who follows
+// the piles names about 9.3 cards; two passes are far nearer uniform.
+TEST(ShelfAudit, OnePassFailsTheValleyAndGuessingTestsAndTwoPassesFitTheirLaw) {
+  Job job;
+  job.algorithm = Algorithm::shelf;
+  job.shelves = 10;
+  job.passes = 1;
+  job.n = 52;
+  job.trials = 2000;
+  job.tallies = TallySet{TallyKind::valleys, TallyKind::shelf_guesses};
+  const RunResult one = run(job);
+  const AuditReport report = analyze(job, one.tally, AuditOptions{});
+  ASSERT_TRUE(report.test(TallyKind::valleys) && report.test(TallyKind::shelf_guesses));
+  EXPECT_EQ(report.test(TallyKind::valleys)->verdict, Verdict::fail);
+  EXPECT_EQ(report.test(TallyKind::shelf_guesses)->verdict, Verdict::fail);
+  const std::vector<std::uint64_t>& v = one.tally[TallyKind::valleys].counts();
+  for (std::size_t b = 10; b < v.size(); ++b) EXPECT_EQ(v[b], 0u) << b << " valleys after 10 shelves";
+  const StatisticLaw law = closed_form_law(Algorithm::shelf, shape_of(job));
+  AuditOptions against;
+  against.statistic_model = &law;
+  const AuditReport fit = analyze(job, one.tally, against);
+  EXPECT_NE(fit.test(TallyKind::valleys)->verdict, Verdict::fail) << "p " << fit.test(TallyKind::valleys)->fit.p_value;
+  job.passes = 2;
+  const StatisticLaw two = closed_form_law(Algorithm::shelf, shape_of(job));
+  against.statistic_model = &two;
+  EXPECT_EQ(analyze(job, one.tally, against).verdict, Verdict::fail) << "one pass is not two";
 }
 
 TEST(TallyKinds, EveryRowIsFoundByItsNames) {

@@ -794,15 +794,17 @@ void add_stream_draws(py::class_<Stream>& stream) {
           "permutations",
           [](Stream& s, const py::object& n, const py::object& count, const std::string& algo,
              const std::string& method, const py::object& bits, const py::object& threads, const std::string& backend,
-             const py::object& out) {
+             const py::object& out, const py::object& riffles, const py::object& shelves, const py::object& passes) {
             return guarded("count", [&] {
-              return s.serve_next(job_of(algo, int_of(n, "n"), 0, {}, py::none(), 0, method, int_of(bits, "bits")),
+              return s.serve_next(job_of(algo, int_of(n, "n"), 0, {}, py::none(), 0, method, int_of(bits, "bits"),
+                                         card_args_of(riffles, shelves, passes)),
                                   count, out, options_of(optional_int_of(threads, "threads"), backend));
             });
           },
           py::arg("n"), py::arg("count") = py::none(), py::kw_only(), py::arg("algo") = "fisher-yates",
           py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
-          py::arg("backend") = "auto", py::arg("out") = py::none(),
+          py::arg("backend") = "auto", py::arg("out") = py::none(), py::arg("riffles") = py::none(),
+          py::arg("shelves") = py::none(), py::arg("passes") = py::none(),
           "The next count permutations: melange.permutations(n, count, seed=seed, first=first), then first += count.")
       .def(
           "deals",

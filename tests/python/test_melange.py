@@ -458,6 +458,8 @@ def test_shelf_shuffled_decks_their_law_and_audits_against_it():
     assert fit.verdict == "PASS"
     assert json.loads(fit.to_json())["reference"] == "exact law of the valleys"
     assert melange.audit_records(decks, model="exact", algo="shelf", shelves=10, passes=2).verdict == "FAIL"
+    stream = melange.Stream(seed=5)
+    assert (stream.permutations(52, 300, algo="shelf", shelves=10) == decks).all(), "a Stream serves the same decks"
     with pytest.raises(ValueError, match="shelves"):
         melange.permutations(52, 10, algo="shelf")
     with pytest.raises(ValueError, match="passes"):

@@ -255,11 +255,14 @@ inline void shelf_by_draws(Items&& a, Shape s, Source& src) {
   // Per shelf: its cards laid on top, and all its cards; then the places
   // the next card laid on top (counting down) and laid under (counting up)
   // takes. A pile's first card laid on top goes just above its first laid
-  // under.
-  std::vector<std::uint32_t> next_on_top(static_cast<std::size_t>(s.shelves)), next_under(next_on_top.size());
+  // under. Up to 64 shelves on the stack.
+  const auto shelves = static_cast<std::size_t>(s.shelves);
+  std::uint32_t small_counts[2 * 64];
+  std::vector<std::uint32_t> large_counts(shelves > 64 ? 2 * shelves : 0);
+  std::uint32_t* next_on_top = shelves > 64 ? large_counts.data() : small_counts;
+  std::uint32_t* next_under = next_on_top + shelves;
   for (int pass = 0; pass < s.passes; ++pass) {
-    std::fill(next_on_top.begin(), next_on_top.end(), 0u);
-    std::fill(next_under.begin(), next_under.end(), 0u);
+    std::fill(next_on_top, next_on_top + 2 * shelves, 0u);
     for (int i = n - 1; i >= 0; --i) {
       const std::uint32_t shelf = src.bounded(static_cast<std::uint64_t>(s.shelves));
       const std::uint32_t side = src.bounded(2);
@@ -269,7 +272,7 @@ inline void shelf_by_draws(Items&& a, Shape s, Source& src) {
       deck[i] = item_value(a[i]);
     }
     std::uint32_t pile_top = 0;  // the place of the shelf's top card, piles stacked
-    for (std::size_t sh = 0; sh < next_on_top.size(); ++sh) {
+    for (std::size_t sh = 0; sh < shelves; ++sh) {
       const std::uint32_t cards = next_under[sh];
       next_under[sh] = next_on_top[sh] += pile_top;
       pile_top += cards;

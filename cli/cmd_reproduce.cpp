@@ -315,22 +315,28 @@ class Reproduction {
   // kRiffleDecks decks of 52 after seven riffles, and of kDecksToTell such
   // decks against a uniform deck's (the audit's one-sided z on the mean).
   static constexpr std::uint64_t kRiffleDecks = 20'000, kDecksToTell = 200;
-  // The mean rising sequences of `decks` decks riffled seven times.
-  double riffled_mean(std::uint64_t decks, std::uint64_t first) {
-    Job job;
+  // The share of `decks` decks of 52 in each bin of `kind`, from trial
+  // `first`: a card shuffle (its algorithm and parameters in `job`) sampled.
+  std::vector<double> deck_shares(Job job, TallyKind kind, std::uint64_t first, std::uint64_t decks) {
     job.seed = seed_;
-    job.algorithm = Algorithm::riffle;
-    job.riffles = 7;
     job.n = 52;
     job.first = first;
     job.trials = decks;
-    job.tallies = TallySet{TallyKind::rises};
+    job.tallies = TallySet{kind};
     RunOptions o;
     o.threads = threads_;
-    const std::vector<std::uint64_t> counts = run(job, o).tally[TallyKind::rises].counts();
-    double sum = 0;
-    for (std::size_t b = 0; b < counts.size(); ++b) sum += static_cast<double>(b + 1) * static_cast<double>(counts[b]);
-    return sum / static_cast<double>(decks);
+    const std::vector<std::uint64_t> counts = run(job, o).tally[kind].counts();
+    std::vector<double> shares(counts.size());
+    for (std::size_t b = 0; b < counts.size(); ++b)
+      shares[b] = static_cast<double>(counts[b]) / static_cast<double>(decks);
+    return shares;
+  }
+  // The mean rising sequences of `decks` decks riffled seven times.
+  double riffled_mean(std::uint64_t decks, std::uint64_t first) {
+    Job job;
+    job.algorithm = Algorithm::riffle;
+    job.riffles = 7;
+    return moments_of(deck_shares(job, TallyKind::rises, first, decks)).mean + 1;  // bin r - 1
   }
   void riffle_sample_claims() {
     const Moments law = moments_of(to_doubles(riffles_law(52, 7).rises));  // bin r - 1
@@ -357,20 +363,10 @@ class Reproduction {
   // passes, and its standard error.
   std::pair<double, double> shelf_guessed(int passes, std::uint64_t first) {
     Job job;
-    job.seed = seed_;
     job.algorithm = Algorithm::shelf;
     job.shelves = 10;
     job.passes = passes;
-    job.n = 52;
-    job.first = first;
-    job.trials = kShelfDecks;
-    job.tallies = TallySet{TallyKind::shelf_guesses};
-    RunOptions o;
-    o.threads = threads_;
-    const std::vector<std::uint64_t> counts = run(job, o).tally[TallyKind::shelf_guesses].counts();
-    std::vector<double> share(counts.size());
-    for (std::size_t b = 0; b < counts.size(); ++b) share[b] = static_cast<double>(counts[b]) / kShelfDecks;
-    const Moments m = moments_of(share);
+    const Moments m = moments_of(deck_shares(job, TallyKind::shelf_guesses, first, kShelfDecks));
     return {m.mean, std::sqrt(m.variance / kShelfDecks)};
   }
   void shelf_claims() {

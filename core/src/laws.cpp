@@ -76,6 +76,12 @@ Distances distances_by_class(const std::vector<Rational>& each, const std::vecto
   return {above, 1 - *least * orders};
 }
 
+// The laws are exact for decks of 1 to kMaxPositionItems items.
+void check_items(const char* law, int n) {
+  if (n < 1 || n > kMaxPositionItems)
+    throw Error(std::string(law) + ": n = " + std::to_string(n) + " is outside 1.." + std::to_string(kMaxPositionItems));
+}
+
 // a / b, both shifted right together until b fits a double's range.
 double ratio(const cpp_int& a, const cpp_int& b) {
   const auto bits = static_cast<long long>(msb(b));
@@ -102,8 +108,7 @@ std::vector<double> eulerian_probabilities(int n) {
 }
 
 RiffleLaw riffle_law(int n, std::uint64_t a) {
-  if (n < 1 || n > kMaxPositionItems)
-    throw Error("riffle_law: n = " + std::to_string(n) + " is outside 1.." + std::to_string(kMaxPositionItems));
+  check_items("riffle_law", n);
   if (a < 1) throw Error("riffle_law: an a-shuffle needs a >= 1");
   const auto [eulerian, orders] = eulerian_numbers(n);
   const cpp_int outcomes = pow(cpp_int(a), static_cast<unsigned>(n));  // a^n digit sequences
@@ -123,8 +128,7 @@ RiffleLaw riffle_law(int n, std::uint64_t a) {
 }
 
 std::vector<Rational> valley_law(int n) {
-  if (n < 1 || n > kMaxPositionItems)
-    throw Error("valley_law: n = " + std::to_string(n) + " is outside 1.." + std::to_string(kMaxPositionItems));
+  check_items("valley_law", n);
   const auto [count, orders] = valley_numbers(n);
   std::vector<Rational> law;
   for (const cpp_int& c : count) law.emplace_back(c, orders);
@@ -132,8 +136,7 @@ std::vector<Rational> valley_law(int n) {
 }
 
 std::vector<double> valley_probabilities(int n) {
-  if (n < 1 || n > kMaxPositionItems)
-    throw Error("valley_probabilities: n = " + std::to_string(n) + " is outside 1.." + std::to_string(kMaxPositionItems));
+  check_items("valley_probabilities", n);
   const auto [count, orders] = valley_numbers(n);
   std::vector<double> p;
   for (const cpp_int& c : count) p.push_back(ratio(c, orders));
@@ -141,8 +144,7 @@ std::vector<double> valley_probabilities(int n) {
 }
 
 ShelfLaw shelf_law(int n, int shelves, int passes) {
-  if (n < 1 || n > kMaxPositionItems)
-    throw Error("shelf_law: n = " + std::to_string(n) + " is outside 1.." + std::to_string(kMaxPositionItems));
+  check_items("shelf_law", n);
   if (shelves < 1 || passes < 1) throw Error("shelf_law: a machine needs a shelf and a pass");
   const cpp_int m = pow(cpp_int(2 * shelves), static_cast<unsigned>(passes)) / 2;  // the one pass they make
   const auto [count, orders] = valley_numbers(n);

@@ -274,6 +274,8 @@ TEST(CliInput, RiffledDecksAgainstUniformAndAgainstSevenRiffles) {
   const auto j = nlohmann::json::parse(seven.out);
   EXPECT_EQ(j["verdict"], "PASS");
   EXPECT_EQ(j["reference"], "exact law of the rising sequences");
+  EXPECT_NE(j["stats"]["notes"].dump().find("PASS against 7 riffles, FAIL against 6 riffles"), std::string::npos)
+      << "consistent with 7 riffles, not 6: " << j["stats"]["notes"].dump();
   EXPECT_FALSE(j.contains("position")) << "no law of the positions: only R is tested";
   const auto built_in = run_cli("audit --algo riffle --riffles 7 --n 52 --trials 2000 --model exact --serial");
   EXPECT_EQ(built_in.status, 2) << "--serial tests against uniform laws";
@@ -330,6 +332,9 @@ TEST(CliInput, ShelvedDecksAgainstUniformAndTheirLaw) {
   const auto j = nlohmann::json::parse(one.out);
   EXPECT_EQ(j["verdict"], "PASS");
   EXPECT_EQ(j["reference"], "exact law of the valleys");
+  EXPECT_NE(j["stats"]["notes"].dump().find("PASS against 1 pass of 10 shelves, FAIL against 2 passes of 10 shelves"),
+            std::string::npos)
+      << j["stats"]["notes"].dump();
   std::ifstream page(report + "/index.html");
   const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
   EXPECT_NE(html.find("--algo shelf --shelves 10 --passes 1 --model exact"), std::string::npos) << "the command names the machine";

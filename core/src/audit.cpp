@@ -236,6 +236,43 @@ std::vector<double> kind_fair_law(const TallyKindRow& row, Shape s) {
 
 }  // namespace
 
+namespace {
+
+// A card shuffle's job one step from `job`: riffle's riffles, shelf's passes.
+std::optional<Job> card_neighbour(const Job& job, int step) {
+  Job near = job;
+  int& parameter = job.algorithm == Algorithm::riffle ? near.riffles : near.passes;
+  const int top = job.algorithm == Algorithm::riffle ? kMaxRiffles : kMaxPasses;
+  parameter += step;
+  if (parameter < 1 || parameter > top) return std::nullopt;
+  return near;
+}
+
+// "6 riffles" or "2 passes of 10 shelves".
+std::string card_words(const Job& job) {
+  if (job.algorithm == Algorithm::riffle) return std::to_string(job.riffles) + (job.riffles == 1 ? " riffle" : " riffles");
+  return std::to_string(job.passes) + (job.passes == 1 ? " pass" : " passes") + " of " + std::to_string(job.shelves) +
+         " shelves";
+}
+
+std::string verdict_words(const std::optional<Verdict>& v) { return v ? std::string(verdict_name(*v)) : "no verdict"; }
+
+}  // namespace
+
+void add_neighbour_note(const Job& job, const Tally& tally, const AuditOptions& options, AuditReport& report) {
+  std::string note = "the same counts: " + verdict_words(report.verdict) + " against " + card_words(job);
+  for (int step : {-1, 1}) {
+    const std::optional<Job> near = card_neighbour(job, step);
+    if (!near) continue;
+    const StatisticLaw law = closed_form_law(near->algorithm, shape_of(*near));
+    AuditOptions against = options;
+    against.statistic_model = &law;
+    against.neighbours = false;
+    note += ", " + verdict_words(analyze(*near, tally, against).verdict) + " against " + card_words(*near);
+  }
+  report.notes.push_back(note);
+}
+
 std::vector<double> histogram_law(const TallyKindRow& row, Shape s, const AuditOptions& options) {
   if (options.statistic_model && row.kind == options.statistic_model->kind) return options.statistic_model->law;
   if (options.model && row.model_law) return row.model_law(*options.model);
@@ -410,6 +447,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
   report.verdict = grade_tests(tests, options.thresholds, report.notes);
   add_detectable(tests, options.thresholds.fail, static_cast<double>(tally.trials));
   report.departures = departures(report, tally, shape, options.model);
+  if (options.statistic_model && options.neighbours) add_neighbour_note(job, tally, options, report);
   return report;
 }
 

@@ -29,6 +29,11 @@ struct AuditOptions {
   // order to give (the card shuffles' closed forms, laws.hpp): that kind's
   // tests take it in place of the fair law; null: none.
   const StatisticLaw* statistic_model = nullptr;
+  // With a statistic model: grade the same counts against the card shuffle's
+  // laws one step either side too (riffle: one riffle fewer and one more;
+  // shelf: one pass fewer and one more), in a note, so that a log reads as
+  // "consistent with 7 riffles, not 6".
+  bool neighbours = true;
   const StreamTally* stream = nullptr;      // the records as a stream: its tests join the audit's
   // A --serial job's repeats where it keeps no histogram of every possible
   // record (the engine's serial_repeats); null: none.
@@ -127,6 +132,9 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
 // the options' statistic model for its kind, else the exact model's law of
 // the kind, else the kind's fair law (empty: uniform over the bins).
 std::vector<double> histogram_law(const TallyKindRow& row, Shape s, const AuditOptions& options);
+// The note AuditOptions::neighbours asks for: `report`'s verdict beside the
+// verdicts of the same counts against the laws one step either side.
+void add_neighbour_note(const Job& job, const Tally& tally, const AuditOptions& options, AuditReport& report);
 
 // Grades a family of tests (TestResult above): Holm on each tail, the lower
 // tail only where the lattice reaches it; adds a note per test it could not

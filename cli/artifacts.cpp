@@ -196,6 +196,7 @@ void add_statistic_charts(const AuditView& v, std::vector<std::string>& charts) 
     c.subtitle = subtitle(v);
     c.expected_name = modelled ? "expected under " + v.report.reference : "expected under a uniform shuffle";
     c.count_name = v.input ? "records" : "trials";
+    c.floor = 0.1;  // expectations far below one record would stretch the axis for nothing
     if (modelled) c.other_name = "expected under a uniform shuffle";
     for (std::size_t b = first; b < last; ++b) {
       const double p = p_of(law, b);

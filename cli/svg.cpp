@@ -271,7 +271,7 @@ std::string category_chart_svg(const CategoryChart& c) {
   for (std::size_t i = 0; i < bars; ++i) {
     const double other = c.other.empty() ? 0 : c.other[i];
     for (double v : {c.observed[i], c.expected[i], c.expected[i] - 3 * c.sigma[i], other})
-      if (v > 0) lo = std::min(lo, v);
+      if (v > c.floor && v > 0) lo = std::min(lo, v);
     hi = std::max({hi, c.observed[i], c.expected[i] + 3 * c.sigma[i], other});
   }
   const double y0 = std::floor(std::log10(std::min(lo, hi)) - 0.3), y1 = std::ceil(std::log10(hi) + 0.1);

@@ -51,6 +51,7 @@ struct CategoryChart {
   std::vector<double> other;
   std::string other_name;
   std::string count_name = "deals";  // the y axis
+  double floor = 0;  // the axis starts at the smallest value above this (a bar below it sits on the axis)
 };
 std::string category_chart_svg(const CategoryChart& chart);
 

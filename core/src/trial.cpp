@@ -40,11 +40,19 @@ void tally_serial_trials(const Job& job, std::uint64_t begin, std::uint64_t end,
 void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) {
   if (has_serial_kinds(job.tallies)) return tally_serial_trials(job, begin, end, tally);
   const TrialJob tj = trial_job(job);
+  // Under batched, the schedule's batches planned once for the job rather
+  // than cut, with a division each, in every trial: the same bits.
+  const std::vector<PlannedBatch> plan =
+      job.spec.method == Method::batched ? planned_batches(job.algorithm, shape_of(job)) : std::vector<PlannedBatch>{};
   with_algorithm(job.algorithm, [&](auto algo) {
+    constexpr Algorithm A = decltype(algo)::value;
     std::vector<std::uint16_t> items(job.n);
     TallyCounter counter{tally};
     CountingSink<TallyCounter> sink{tj, counter};
-    for (std::uint64_t t = begin; t != end; ++t) run_trial<decltype(algo)::value>(tj, t, items.data(), sink);
+    if (plan.empty())
+      for (std::uint64_t t = begin; t != end; ++t) run_trial<A>(tj, t, items.data(), sink);
+    else
+      for (std::uint64_t t = begin; t != end; ++t) run_trial<A>(tj, t, items.data(), sink, BatchesAt{plan.data()});
   });
   tally.trials += end - begin;
 }

@@ -151,6 +151,15 @@ TEST(ShelfAudit, OnePassFailsTheValleyAndGuessingTestsAndTwoPassesFitTheirLaw) {
   against.statistic_model = &law;
   const AuditReport fit = analyze(job, one.tally, against);
   EXPECT_NE(fit.test(TallyKind::valleys)->verdict, Verdict::fail) << "p " << fit.test(TallyKind::valleys)->fit.p_value;
+  // One deck with more valleys than 10 shelves can leave, among them: the
+  // law rules it out, and the pooled test must not hide it in a neighbour.
+  Tally mixed = one.tally;
+  mixed[TallyKind::valleys].add(12);
+  ++mixed.trials;
+  const AuditReport odd = analyze(job, mixed, against);
+  ASSERT_TRUE(odd.test(TallyKind::valleys).has_value());
+  EXPECT_EQ(odd.test(TallyKind::valleys)->fit.impossible, 1u);
+  EXPECT_EQ(odd.verdict, Verdict::fail);
   job.passes = 2;
   const StatisticLaw two = closed_form_law(Algorithm::shelf, shape_of(job));
   against.statistic_model = &two;

@@ -287,19 +287,33 @@ std::optional<TestResult> pooled_test(const std::string& name, const std::vector
   std::vector<double> pooled_p;
   double group_p = 0;
   std::uint64_t group_count = 0;
+  std::size_t last_possible = 0;  // the last group the law gives any probability
   for (std::size_t b = 0; b < counts.size(); ++b) {
+    if (p[b] <= 0 && counts[b] > 0) {
+      // An outcome the law rules out stays a group of its own, so that the
+      // chi-square sees it as impossible rather than pooled into a neighbour.
+      pooled_p.push_back(0);
+      pooled_counts.push_back(counts[b]);
+      continue;
+    }
     group_p += p[b];
     group_count += counts[b];
     if (m * group_p >= kMinExpectedPerBin) {
       pooled_p.push_back(group_p);
       pooled_counts.push_back(group_count);
+      last_possible = pooled_p.size();
       group_p = 0;
       group_count = 0;
     }
   }
-  if (!pooled_p.empty()) {
-    pooled_p.back() += group_p;
-    pooled_counts.back() += group_count;
+  if (last_possible > 0) {
+    pooled_p[last_possible - 1] += group_p;
+    pooled_counts[last_possible - 1] += group_count;
+  } else if (group_p > 0) {
+    // Too few records for two groups the law allows: with an impossible
+    // outcome beside them the test still runs, and fails.
+    pooled_p.push_back(group_p);
+    pooled_counts.push_back(group_count);
   }
   if (pooled_p.size() < 2) {
     notes.push_back(name + " test skipped: too few " + std::string(trials_noun) +

@@ -385,7 +385,8 @@ class Reproduction {
     add("cards of 52 a guesser names after one pass of 10 shelves (" + grouped(kShelfDecks) + " decks)",
         "about 9.5 (a fair deck: H_52 = 4.54)", "9 to 10: the guesser follows each pile up, then down",
         fixed(one, 2) + " \u00b1 " + fixed(sd, 2), one >= 9 && one <= 10,
-        "their strategy refines this plain one; a fair deck allows " + fixed(fair.mean, 2) + " to any strategy");
+        "their figure is for their own strategy, this one the plain rule above; a fair deck allows " +
+            fixed(fair.mean, 2) + " to any strategy");
     const double twice = shelf_guessed(2, kShelfDecks).first;
     add("the same guesser after two passes (" + grouped(kShelfDecks) + " decks)", "the maker's fix: two passes",
         "below 5, near a fair deck's " + fixed(fair.mean, 2), fixed(twice, 2), twice < 5);

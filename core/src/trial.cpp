@@ -35,24 +35,36 @@ void tally_serial_trials(const Job& job, std::uint64_t begin, std::uint64_t end,
   tally.trials += end - begin;
 }
 
+// Under batched, the schedule's batches planned once for the job rather
+// than cut, with a division each, in every trial: the same bits. Empty where
+// there is no plan.
+std::vector<PlannedBatch> batch_plan(const Job& job) {
+  return job.spec.method == Method::batched ? planned_batches(job.algorithm, shape_of(job))
+                                            : std::vector<PlannedBatch>{};
+}
+
+// Trials [begin, end) of A into sink, trial t's items at items_of(), with
+// the plan where there is one.
+template <Algorithm A, class ItemsOf, class Sink>
+void run_trials(const TrialJob& tj, const std::vector<PlannedBatch>& plan, std::uint64_t begin, std::uint64_t end,
+                ItemsOf items_of, Sink& sink) {
+  if (plan.empty())
+    for (std::uint64_t t = begin; t != end; ++t) run_trial<A>(tj, t, items_of(), sink);
+  else
+    for (std::uint64_t t = begin; t != end; ++t) run_trial<A>(tj, t, items_of(), sink, BatchesAt{plan.data()});
+}
+
 }  // namespace
 
 void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) {
   if (has_serial_kinds(job.tallies)) return tally_serial_trials(job, begin, end, tally);
   const TrialJob tj = trial_job(job);
-  // Under batched, the schedule's batches planned once for the job rather
-  // than cut, with a division each, in every trial: the same bits.
-  const std::vector<PlannedBatch> plan =
-      job.spec.method == Method::batched ? planned_batches(job.algorithm, shape_of(job)) : std::vector<PlannedBatch>{};
+  const std::vector<PlannedBatch> plan = batch_plan(job);
   with_algorithm(job.algorithm, [&](auto algo) {
-    constexpr Algorithm A = decltype(algo)::value;
     std::vector<std::uint16_t> items(job.n);
     TallyCounter counter{tally};
     CountingSink<TallyCounter> sink{tj, counter};
-    if (plan.empty())
-      for (std::uint64_t t = begin; t != end; ++t) run_trial<A>(tj, t, items.data(), sink);
-    else
-      for (std::uint64_t t = begin; t != end; ++t) run_trial<A>(tj, t, items.data(), sink, BatchesAt{plan.data()});
+    run_trials<decltype(algo)::value>(tj, plan, begin, end, [&] { return items.data(); }, sink);
   });
   tally.trials += end - begin;
 }
@@ -104,13 +116,14 @@ void count_rank_pairs(const Job& job, const std::vector<std::uint64_t>& pairs, T
 
 void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
   const TrialJob tj = trial_job(job);
+  const std::vector<PlannedBatch> plan = batch_plan(job);
   with_algorithm(job.algorithm, [&](auto algo) {
     // The trial shuffles n items; the sink keeps its k (deals) or all n.
     std::vector<std::uint16_t> items(job.n);
     SampleSink sink{out};
     // Whole permutations are shuffled in place in their output row.
-    for (std::uint64_t t = begin; t != end; ++t)
-      run_trial<decltype(algo)::value>(tj, t, tj.k == tj.n ? sink.out : items.data(), sink);
+    run_trials<decltype(algo)::value>(tj, plan, begin, end, [&] { return tj.k == tj.n ? sink.out : items.data(); },
+                                      sink);
   });
 }
 

@@ -14,6 +14,7 @@
 #include "melange/rank.hpp"
 #include "melange/stream.hpp"
 #include "melange/version.hpp"
+#include "job_args.hpp"
 #include "svg.hpp"
 
 namespace melange::cli {
@@ -208,14 +209,6 @@ void add_statistic_charts(const AuditView& v, std::vector<std::string>& charts) 
     }
     charts.push_back(category_chart_svg(c));
   }
-}
-
-// A card shuffle's parameters as flags: " --riffles K", " --shelves M --passes P".
-std::string card_flags(const Job& job) {
-  std::string flags;
-  if (job.riffles) flags += " --riffles " + std::to_string(job.riffles);
-  if (job.shelves) flags += " --shelves " + std::to_string(job.shelves) + " --passes " + std::to_string(job.passes);
-  return flags;
 }
 
 }  // namespace

@@ -56,6 +56,7 @@ struct BenchArgs {
   double seconds = 20;
   std::string json, csv, svg;
   bool quiet = false;
+  JobArgs cards;  // --riffles, --shelves, --passes: for the card shuffles in --algo
 };
 
 // Sample mode: the most trials a run makes, their rows filling kSampleBytes.
@@ -202,12 +203,18 @@ Row bench_row(const BenchArgs& a, const std::string& algo, int n, const std::str
   ja.algo = algo;
   ja.n = n;
   ja.method = a.method;
+  // Each card flag to the algorithm it sets (plan_rows checked that it has one).
+  if (parse_algorithm_arg(algo) == Algorithm::riffle) ja.riffles = a.cards.riffles;
+  if (parse_algorithm_arg(algo) == Algorithm::shelf) {
+    ja.shelves = a.cards.shelves;
+    ja.passes = a.cards.passes;
+  }
   Row row;
-  row.out.algorithm = algo;
   row.out.n = n;
   row.out.backend = backend;
   row.out.threads = threads;
   row.job = make_job(ja);
+  row.out.algorithm = algo + card_flags(row.job);  // "riffle --riffles 7"
   row.job.tallies.set(TallyKind::ranks, !sample_mode && n <= kBenchRankItems);
   row.job.tallies.set(TallyKind::positions, !sample_mode && n > kBenchRankItems);
   row.out.tallies = sample_mode ? "none (permutations written to a reused buffer)"
@@ -236,10 +243,19 @@ std::vector<Row> plan_rows(const BenchArgs& a) {
   const std::vector<int> thread_counts = bench_threads(a);
   const std::vector<int> ns = bench_ns(a);
   std::vector<Row> rows;
-  for (const std::string& algo : split_list(a.algos, "--algo", "fisher-yates,naive-swap")) {
+  const std::vector<std::string> algos = split_list(a.algos, "--algo", "fisher-yates,naive-swap");
+  // A card flag must meet the algorithm it sets.
+  const auto listed = [&](Algorithm wanted) {
+    return std::any_of(algos.begin(), algos.end(), [&](const std::string& s) { return parse_algorithm_arg(s) == wanted; });
+  };
+  if (a.cards.riffles && !listed(Algorithm::riffle))
+    throw UsageError("--riffles sets the riffle algorithm's riffles: add riffle to --algo, or leave --riffles out");
+  if ((a.cards.shelves || a.cards.passes) && !listed(Algorithm::shelf))
+    throw UsageError("--shelves and --passes set the shelf machine: add shelf to --algo, or leave them out");
+  for (const std::string& algo : algos) {
     const Algorithm alg = parse_algorithm_arg(algo);
-    if (can_deal(alg) || draw_kind(alg) == DrawKind::keys || draw_kind(alg) == DrawKind::cards)
-      throw UsageError("--algo " + algo + " takes parameters (--k, --weights, --riffles, --shelves or --passes) that bench does not set: "
+    if (can_deal(alg) || draw_kind(alg) == DrawKind::keys)
+      throw UsageError("--algo " + algo + " takes parameters (--k or --weights) that bench does not set: "
                        "time it with 'melange audit'");
     for (int n : ns)
       for (const std::string& backend : backends)
@@ -446,6 +462,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   nonempty(cmd->add_option("--csv", a->csv, "write the rows as CSV to FILE"));
   nonempty(cmd->add_option("--svg", a->svg, "draw shuffles/s against n, log-log, to FILE"));
   cmd->add_flag("--quiet", a->quiet, "no progress line");
+  add_card_options(cmd, a->cards);
   cmd->footer(
       "Columns: shuffles/s is the median of 5 timed runs after a warm-up that doubles a run's trials until it "
       "takes its share of --seconds and doubling it nearly doubles its time (so that set-up, such as first "

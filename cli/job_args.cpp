@@ -13,6 +13,23 @@
 
 namespace melange::cli {
 
+void add_card_options(CLI::App* cmd, JobArgs& a) {
+  cmd->add_option("--riffles", a.riffles,
+                  "riffle: riffles of the deck, 1.." + std::to_string(kMaxRiffles) +
+                      " (Gilbert-Shannon-Reeds; k riffles are one 2^k-shuffle)");
+  cmd->add_option("--shelves", a.shelves,
+                  "shelf: the machine's shelves, 2.." + std::to_string(kMaxShelves) + " (casino machines have about 10)");
+  cmd->add_option("--passes", a.passes,
+                  "shelf: passes of the deck through the machine, 1.." + std::to_string(kMaxPasses) + " (default 1)");
+}
+
+std::string card_flags(const Job& job) {
+  std::string flags;
+  if (job.riffles) flags += " --riffles " + std::to_string(job.riffles);
+  if (job.shelves) flags += " --shelves " + std::to_string(job.shelves) + " --passes " + std::to_string(job.passes);
+  return flags;
+}
+
 void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
   cmd->add_option("--algo", a.algo, algorithm_names(" | "))
       ->capture_default_str();
@@ -25,13 +42,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
                        : "takes 1 <= k <= n, such as --n 52 --k 5; got '" + value + "'";
           },
           "", "K"));
-  cmd->add_option("--riffles", a.riffles,
-                  "riffle: riffles of the deck, 1.." + std::to_string(kMaxRiffles) +
-                      " (Gilbert-Shannon-Reeds; k riffles are one 2^k-shuffle)");
-  cmd->add_option("--shelves", a.shelves,
-                  "shelf: the machine's shelves, 2.." + std::to_string(kMaxShelves) + " (casino machines have about 10)");
-  cmd->add_option("--passes", a.passes,
-                  "shelf: passes of the deck through the machine, 1.." + std::to_string(kMaxPasses) + " (default 1)");
+  add_card_options(cmd, a);
   cmd->add_option("--weights", a.weights,
                   "weighted, weighted-int-power: one weight per item, finite and > 0, as '1,2.5,4' or a FILE of them");
   if (which.trials)

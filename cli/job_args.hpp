@@ -36,6 +36,11 @@ struct JobOptionSet {
   bool trials = true, seed = true, first = true, threads = true, backend = true;
 };
 void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which = {});
+// Adds --riffles, --shelves and --passes alone (add_job_options adds them too).
+void add_card_options(CLI::App* cmd, JobArgs& a);
+// A card shuffle's parameters as flags: " --riffles K", " --shelves M
+// --passes P"; empty for every other algorithm.
+std::string card_flags(const Job& job);
 
 // The names of a table's values (kAllAlgorithms, kAllMethods), for "did
 // you mean" and for the completions.

@@ -152,6 +152,8 @@ const Example kExamples[] = {
      "&& melange merge a.json b.json",
      "two halves of one job, merged"},
     {"bench", "melange bench --algo fisher-yates --n 52 --seconds 2", "shuffles/s beside std::shuffle"},
+    {"bench", "melange bench --algo riffle --riffles 7 --n 52 --mode sample --seconds 2",
+     "seven riffles of a deck, written as rows"},
     {"exact", "melange exact --algo naive-swap --n 4", "every order's exact probability"},
     {"exact", "melange exact --algo naive-swap --n 5 --json naive5.json && melange audit --algo naive-swap --n 5 --model naive5.json",
      "test runs against the exact law"},

@@ -134,6 +134,17 @@ TEST(PearsonTail, ATableTooLargeForTheBudgetHasNone) {
   EXPECT_FALSE(multinomial_pearson_tail(c, {}, Tail::upper, 1'000'000).has_value());
 }
 
+// A table of many records and a near-guard bin (an audit of 2e7 riffled
+// decks against a neighbouring law) would take gigabytes of layers: none.
+TEST(PearsonTail, ATableOfTooManyRecordsHasNone) {
+  const std::uint64_t m = kExactTailRecords + 1;
+  const std::vector<std::uint64_t> c{m - 3, 3};
+  const std::vector<double> p{1 - 1e-6, 1e-6};
+  EXPECT_FALSE(multinomial_pearson_tail(c, p, Tail::upper).has_value());
+  EXPECT_TRUE(multinomial_pearson_tail({m / 4 - 3, 3}, p, Tail::upper).has_value())
+      << "a quarter of the records: within both limits";
+}
+
 // One test graded alone (Holm over one is the test itself).
 Verdict graded(GoodnessOfFit fit, const Thresholds& thresholds, std::vector<std::string>& notes) {
   TestResult t{"rank", fit};

@@ -4,9 +4,11 @@
 // offsets and counts that are not multiples of the lane count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "plan.hpp"  // simd-private (melange_simd_internals)
+#include "sorting_network.hpp"
 #include "melange/deal.hpp"
 #include "melange/engine.hpp"
 #include "melange/simd/backend.hpp"
@@ -36,6 +38,38 @@ TEST(SimdWords, EqualTheScalarStreams) {
       }
     }
     EXPECT_EQ(simd::philox_checksum(77, first, streams), checksum);
+  }
+}
+
+// The riffles' sorting network sorts every input: at 16 keys every 0/1
+// input (by the 0-1 principle, every input then); at 64, shuffled distinct
+// keys of every count up to 64, the slots above them holding keys above
+// all others, as the lanes pad a deck.
+template <std::size_t Count>
+bool network_sorts(const std::array<simd::internal::Comparator, Count>& network, std::vector<std::uint32_t> keys) {
+  for (const auto c : network)
+    if (keys[c.low] > keys[c.high]) std::swap(keys[c.low], keys[c.high]);
+  return std::is_sorted(keys.begin(), keys.end());
+}
+
+TEST(SimdPlan, TheSortingNetworkSortsEveryInput) {
+  constexpr auto sixteen = simd::internal::sorting_network<16>();
+  EXPECT_EQ(sixteen.size(), 63u) << "Batcher's count for 16 keys";
+  for (std::uint32_t bits = 0; bits < (1u << 16); ++bits) {
+    std::vector<std::uint32_t> keys(16);
+    for (int i = 0; i < 16; ++i) keys[i] = bits >> i & 1u;
+    ASSERT_TRUE(network_sorts(sixteen, keys)) << "0/1 input " << bits;
+  }
+  constexpr auto network = simd::internal::sorting_network<simd::internal::kRiffleItems>();
+  EXPECT_EQ(network.size(), 543u) << "Batcher's count for 64 keys";
+  std::mt19937 gen(11);
+  for (int n = 1; n <= simd::internal::kRiffleItems; ++n) {
+    std::vector<std::uint32_t> keys(simd::internal::kRiffleItems, ~0u);
+    for (int i = 0; i < n; ++i) keys[i] = static_cast<std::uint32_t>(i);
+    for (int round = 0; round < 200; ++round) {
+      std::shuffle(keys.begin(), keys.begin() + n, gen);
+      ASSERT_TRUE(network_sorts(network, keys)) << "n " << n << " round " << round;
+    }
   }
 }
 
@@ -83,7 +117,8 @@ struct Case {
   Algorithm algorithm;
   int n;
   BoundedSpec spec;
-  int k = 0;  // partial: items dealt
+  int k = 0;        // partial: items dealt
+  int riffles = 0;  // riffle
 };
 
 std::vector<Case> cases() {
@@ -105,6 +140,12 @@ std::vector<Case> cases() {
       for (BoundedSpec s : specs)
         if (k <= n && static_cast<std::uint64_t>(n) <= (std::uint64_t{1} << s.bits))
           c.push_back({Algorithm::partial, n, s, k});
+  // Riffles, sorted in the lanes up to 64 cards and 26 riffles: one riffle
+  // (digits of one bit, 32 to a batch), seven, and the most that fit.
+  for (int n : {2, 3, 8, 13, 52, 64})
+    for (int riffles : {1, 7, simd::internal::kRiffleDigitBits})
+      for (BoundedSpec s : specs)
+        if (riffles <= s.bits) c.push_back({Algorithm::riffle, n, s, 0, riffles});
   // Every coin algorithm through its decision table: one word under
   // `batched`, a word a coin otherwise (whatever the bits).
   for (Algorithm a : kAllAlgorithms)
@@ -120,6 +161,13 @@ Job job_for(const Case& c, std::uint64_t seed, std::uint64_t first, std::uint64_
   Job j{.seed = seed, .algorithm = c.algorithm, .spec = c.spec, .n = c.n, .first = first, .trials = trials,
         .tallies = {TallyKind::positions}};
   j.tallies.set(TallyKind::ranks, c.n <= 8);
+  j.riffles = c.riffles;
+  // A record's own statistics, counted from the wide path's rows: for
+  // riffles every one, and rising sequences wherever the items are wide.
+  j.tallies.set(TallyKind::rises, c.algorithm != Algorithm::partial && c.n > kPackedItems);
+  if (c.algorithm == Algorithm::riffle)
+    for (TallyKind k : {TallyKind::rises, TallyKind::valleys, TallyKind::guesses, TallyKind::shelf_guesses})
+      j.tallies.set(k);
   if (c.algorithm == Algorithm::partial) {
     j.k = c.k;
     j.tallies.set(TallyKind::ranks, deal_count(c.n, c.k) != 0 && deal_count(c.n, c.k) <= 200'000);
@@ -256,11 +304,21 @@ TEST(SimdBackend, EveryAlgorithmHasAKernelOrIsACoinAlgorithm) {
       for (int i = 0; i < job.n; ++i) job.weights.push_back(1.0 + i);
       EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
     } else if (draw_kind(a) == DrawKind::cards) {
-      // The card shuffles: a digit or a pile to keep per card; the reference
-      // path runs them.
-      if (a == Algorithm::riffle) job.riffles = 3;
-      if (a == Algorithm::shelf) job.shelves = 10, job.passes = 1;
-      EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
+      // The card shuffles: riffles sort their digits in the lanes up to
+      // kRiffleItems cards and kRiffleDigitBits riffles; shelf's piles, and
+      // larger riffles, run on the reference path.
+      if (a == Algorithm::riffle) {
+        job.riffles = 3;
+        EXPECT_TRUE(simd_backend->supports(job)) << algorithm_name(a);
+        job.n = simd::internal::kRiffleItems + 1;
+        EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a) << " at n " << job.n;
+        job.n = simd::internal::kRiffleItems;
+        job.riffles = simd::internal::kRiffleDigitBits + 1;
+        EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a) << " of " << job.riffles << " riffles";
+      } else {
+        job.shelves = 10, job.passes = 1;
+        EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
+      }
     } else {
       EXPECT_TRUE(uses_coins(a)) << algorithm_name(a) << " has neither a schedule, coins nor keys";
       EXPECT_TRUE(simd_backend->supports(job)) << algorithm_name(a) << " has no table at n 6";

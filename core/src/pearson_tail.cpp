@@ -254,8 +254,9 @@ std::optional<double> multinomial_pearson_tail(const std::vector<std::uint64_t>&
        std::any_of(probabilities.begin(), probabilities.end(), [](double q) { return !(q > 0); })))
     return std::nullopt;
   const std::uint64_t m = std::accumulate(observed.begin(), observed.end(), std::uint64_t{0});
-  // The weight rows alone: cells x records.
-  if (m == 0 || (probabilities.empty() ? 1 : observed.size()) * (m + 1) > budget) return std::nullopt;
+  // The weight rows alone: cells x records; the layers: a few words a record.
+  if (m == 0 || m > kExactTailRecords || (probabilities.empty() ? 1 : observed.size()) * (m + 1) > budget)
+    return std::nullopt;
   const Lattice l = lattice_of(observed, probabilities);
   // The observed value on the lattice, widened by the rounding of every
   // cell (and one more step for the floating sum) where it is not exact.

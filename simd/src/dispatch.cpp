@@ -61,9 +61,9 @@ class SimdBackend final : public Backend {
                           std::uint8_t* out) const override {
     const auto table = tables_.get(job);
     if (!table && DecisionTable::fits(job)) return Backend::sample_range_bytes(job, begin, end, out);
-    // Packed permutations (n <= 8) and decision tables are written as bytes
-    // from the register; wider rows are made 16-bit and narrowed.
-    if (!table && !internal::packed(job)) return Backend::sample_range_bytes(job, begin, end, out);
+    // Packed permutations (n <= 8), riffles and decision tables are written
+    // as bytes by the lanes; wider rows are made 16-bit and narrowed.
+    if (!table && !internal::rows_as_bytes(job)) return Backend::sample_range_bytes(job, begin, end, out);
     kernels_.sample_bytes(plan(job, table.get()), begin, end, out);
   }
 

@@ -14,12 +14,14 @@
 #include <cstring>
 #include <type_traits>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "kernel_counters-inl.hpp"
 #include "kernel_entry.hpp"
 #include "kernel_philox-inl.hpp"
 #include "kernel_rows-inl.hpp"
+#include "sorting_network.hpp"
 #include "melange/philox.hpp"
 #include "melange/rank.hpp"
 #include "melange/stream.hpp"
@@ -135,21 +137,66 @@ struct Kernel {
     return rank;
   }
 
-  // Every draw of one batch, its lanes' j stored at digits[draw * kLanes]:
-  // Philox, and under `batched` the batches' multiply chains, which are
-  // independent of each other.
-  template <Method M>
-  MELANGE_LANE_INLINE static void lane_digits(const Plan& p, std::uint64_t first, u32& reject, std::uint32_t* digits) {
+  // Calls f(draw, j) for every draw of one group of trials, in schedule
+  // order: Philox, and under `batched` the batches' multiply chains, which
+  // are independent of each other.
+  template <Method M, class F>
+  MELANGE_LANE_INLINE static void for_each_draw(const Plan& p, std::uint64_t first, u32& reject, F&& f) {
     if constexpr (M == Method::batched) {
-      std::size_t k = 0;
-      batched_draws(p, first, reject, [&](const DrawPlan&, const u32& lanes_j) MELANGE_LANE_LAMBDA {
-        lanes_j.store_aligned(digits + k++ * kLanes);
-      });
+      batched_draws(p, first, reject, f);
     } else {
       Philox::for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
-        draw<M>(p, p.draws[k], word, reject).store_aligned(digits + k * kLanes);
+        f(p.draws[k], draw<M>(p, p.draws[k], word, reject));
       });
     }
+  }
+
+  // Every draw of one group, its lanes' j stored at digits[draw * kLanes].
+  template <Method M>
+  MELANGE_LANE_INLINE static void lane_digits(const Plan& p, std::uint64_t first, u32& reject, std::uint32_t* digits) {
+    for_each_draw<M>(p, first, reject, [&](const DrawPlan& d, const u32& lanes_j) MELANGE_LANE_LAMBDA {
+      lanes_j.store_aligned(digits + (&d - p.draws.data()) * kLanes);
+    });
+  }
+
+  // A riffle's rows, rows[lane * n + position] (Plan::sorts_digits): each
+  // lane's keys, digit << kRifflePositionBits | position, padded to
+  // kRiffleItems with keys above them all, are put in order by a sorting
+  // network, where a lane's own counting sort would clear and sum 2^riffles
+  // bins. The keys are distinct, so their order is the stable order by
+  // digit that the definition lists: the j-th key's position receives item j.
+  // Sorts keys[0..kRiffleItems) lane by lane: a minimum and a maximum a
+  // comparator for all the lanes at once, every index a constant.
+  static constexpr auto kRiffleNetwork = sorting_network<kRiffleItems>();
+  template <std::size_t... C>
+  MELANGE_LANE_INLINE static void sort_keys(u32* keys, std::index_sequence<C...>) {
+    const auto exchange = [](u32& a, u32& b) MELANGE_LANE_LAMBDA {
+      const u32 low = xsimd::min(a, b);
+      b = xsimd::max(a, b);
+      a = low;
+    };
+    (exchange(keys[kRiffleNetwork[C].low], keys[kRiffleNetwork[C].high]), ...);
+  }
+  template <Method M, class Item>
+  MELANGE_LANE_INLINE static void riffle_rows(const Plan& p, std::uint64_t first, u32& reject, Item* rows) {
+    const int n = p.job.n;
+    u32 keys[kRiffleItems];
+    for_each_draw<M>(p, first, reject, [&](const DrawPlan& d, const u32& digit) MELANGE_LANE_LAMBDA {
+      keys[d.i] = (digit << kRifflePositionBits) | u32(d.i);
+    });
+    for (int i = n; i < kRiffleItems; ++i) keys[i] = u32(~0u);
+    sort_keys(keys, std::make_index_sequence<kRiffleNetwork.size()>());
+    // Where each lane's item j goes among the rows, stored in full before
+    // any item is written: read back as words, not taken out of the
+    // registers a lane at a time.
+    alignas(64) std::uint32_t lane_row[kLanes];
+    for (int l = 0; l < kLanes; ++l) lane_row[l] = static_cast<std::uint32_t>(l * n);
+    const u32 row_starts = u32::load_aligned(lane_row);
+    alignas(64) std::uint32_t to[kRiffleItems * kLanes];
+    for (int j = 0; j < n; ++j) ((keys[j] & u32(kRiffleItems - 1)) + row_starts).store_aligned(to + j * kLanes);
+    for (int j = 0; j < n; ++j)
+#pragma GCC unroll 16
+      for (int l = 0; l < kLanes; ++l) rows[to[j * kLanes + l]] = static_cast<Item>(j);
   }
 
   // Runs the draws and swaps of one batch on per-lane item arrays
@@ -161,6 +208,7 @@ struct Kernel {
   MELANGE_LANE_INLINE static void wide_batch(const Plan& p, std::uint64_t first, u32& reject,
                                              std::uint16_t* items, const std::uint16_t* identity,
                                              std::uint32_t* digits) {
+    if (p.sorts_digits) return riffle_rows<M>(p, first, reject, items);
     const std::size_t n = static_cast<std::size_t>(p.job.n);
     if (identity)
       for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
@@ -283,13 +331,14 @@ struct Kernel {
 
   // True where the lanes hold a deck a register (Lanes::inverse_decks) and
   // the job fits it: a whole permutation of at most kDeckItems items whose
-  // inverse the draws assign (Plan::inverse_by_assignment), with no rank
-  // histogram (a rank needs the permutation, not its inverse).
+  // inverse the draws assign (Plan::inverse_by_assignment), with no kind
+  // but positions (a rank, or a record's statistics, needs the
+  // permutation, not its inverse).
   static constexpr bool kDecks = requires { L::kDeckItems; };
   static bool decks_fit(const Plan& p, const Tally& tally) {
     if constexpr (kDecks)
       return !is_deal(p.job) && p.job.n <= L::kDeckItems && p.inverse_by_assignment &&
-             tally[TallyKind::ranks].empty();
+             tally[TallyKind::ranks].empty() && lane_kinds_only(p.job.tallies);
     return false;
   }
 
@@ -320,19 +369,21 @@ struct Kernel {
     return clean;
   }
 
-  // Larger n, and deals: per-lane item arrays in memory. Returns the trials
-  // counted here.
+  // Larger n, deals and riffles: per-lane item arrays in memory. Returns the
+  // trials counted here.
   template <Method M>
   static std::uint64_t tally_wide(const Plan& p, std::uint64_t begin, std::uint64_t full,
                                   Tally& tally) {
     if constexpr (kDecks)
       if (decks_fit(p, tally)) return tally_decks<M>(p, begin, full, tally);
-    // A deal's outcome is counted by the trial body's own count_outcome.
+    // A deal's outcome, and a record's statistics with it, are counted by
+    // the trial body's own count_outcome; the lanes' counters take the rest.
     const bool deal = is_deal(p.job);
+    const bool by_definition = deal || !lane_kinds_only(p.job.tallies);
     const TrialJob tj = trial_job(p.job);
     TallyCounter counter{tally};
-    const bool want_ranks = !deal && !tally[TallyKind::ranks].empty();
-    const bool want_positions = !deal && !tally[TallyKind::positions].empty();
+    const bool want_ranks = !by_definition && !tally[TallyKind::ranks].empty();
+    const bool want_positions = !by_definition && !tally[TallyKind::positions].empty();
     std::vector<std::uint16_t> items(static_cast<std::size_t>(p.job.n) * kLanes), identity(p.job.n);
     iota_items(identity.data(), p.job.n);
     if (deal)  // identity once; undo_swaps keeps it between batches
@@ -350,7 +401,7 @@ struct Kernel {
         if (some_rejected && !kept[l]) continue;
         ++clean;
         const std::uint16_t* a = items.data() + l * static_cast<std::size_t>(p.job.n);
-        if (deal) count_outcome(tj, a, counter);
+        if (by_definition) count_outcome(tj, a, counter);
         if (want_ranks) tally[TallyKind::ranks].add(lehmer_rank(a, p.job.n));
         if (want_positions) c.add(a);
       }
@@ -596,6 +647,8 @@ struct Kernel {
         u32 perm;
         with_packed_n(p.job.n, [&](auto n) { perm = packed_batch<M, n()>(p, t, reject); });
         store_rows(perm, p.job.n, row);
+      } else if (p.sorts_digits) {
+        riffle_rows<M>(p, t, reject, row);
       } else if constexpr (sizeof(Item) == 2) {
         if (shape.whole()) {
           wide_batch<M>(p, t, reject, row, identity.data(), digits.data());  // lanes' rows are the output rows
@@ -626,8 +679,9 @@ struct Kernel {
     sample_items(p, begin, end, out);
   }
 
-  // Rows as bytes, straight from the register: for jobs whose permutation
-  // is packed (bytes_direct); the dispatcher narrows the other paths' rows.
+  // Rows as bytes, straight from the lanes: for jobs whose permutation is
+  // packed, and riffles (rows_as_bytes); the dispatcher narrows the other
+  // paths' rows.
   static void sample_bytes(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint8_t* out) {
     sample_items(p, begin, end, out);
   }

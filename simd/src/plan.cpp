@@ -26,20 +26,35 @@ bool vectorizable(const Job& job) {
   // The weighted orders' keys are floating point, computed by the scalar
   // code (DESIGN.md section 3 lets them).
   // The lanes count a whole permutation's ranks and positions; a deal's
-  // kinds go through the trial body's own count. Serial kinds pair each
+  // kinds, and a record's own statistics, go through the trial body's own
+  // count. Serial kinds pair each
   // trial with the one before: up to kMaxSerialPairItems items the lanes'
   // ranks, in trial order, give the pairs (count_rank_pairs the rest);
   // beyond, and for deals, the reference loop's.
   if (has_serial_kinds(job.tallies))
     return !is_deal(job) && job.n >= 2 && job.n <= kMaxSerialPairItems &&
            draw_kind(job.algorithm) == DrawKind::schedule;
-  if (!is_deal(job) && !lane_kinds_only(job.tallies)) return false;
+  // Kinds beyond ranks and positions (a record's rising sequences, valleys,
+  // guesses) are counted from the lanes' rows by the trial body's own
+  // count, as a deal's are: on the wide path (deals, riffles, n above
+  // kPackedItems), where each lane's items lie in memory.
+  if (!lane_kinds_only(job.tallies) && packed(job)) return false;
   if (draw_kind(job.algorithm) == DrawKind::coins) return DecisionTable::fits(job);
-  if (draw_kind(job.algorithm) != DrawKind::schedule) return false;  // keys; riffle's digits
+  if (draw_kind(job.algorithm) == DrawKind::cards) return riffles_in_lanes(job);  // shelf: the scalar path
+  if (draw_kind(job.algorithm) != DrawKind::schedule) return false;  // the weighted orders' keys
   return job.n >= 2;
 }
 
-bool packed(const Job& job) { return job.n <= kPackedItems && !is_deal(job); }
+bool packed(const Job& job) {
+  return job.n <= kPackedItems && !is_deal(job) && draw_kind(job.algorithm) != DrawKind::cards;
+}
+
+bool riffles_in_lanes(const Job& job) {
+  return job.algorithm == Algorithm::riffle && job.n >= 2 && job.n <= kRiffleItems &&
+         job.riffles <= kRiffleDigitBits;
+}
+
+bool rows_as_bytes(const Job& job) { return packed(job) || riffles_in_lanes(job); }
 
 bool inverse_by_assignment(const std::vector<DrawPlan>& draws) {
   // reach: the highest position any later draw swaps (its own, or the top
@@ -95,6 +110,7 @@ Plan make_plan(const Job& job) {
     add(d.range, d.position);
   }
   p.words_per_trial = p.draws.size();
+  p.sorts_digits = riffles_in_lanes(job);
   p.inverse_by_assignment = inverse_by_assignment(p.draws);
   if (job.spec.method == Method::batched) {
     // The same batches as the scalar source cuts, with their thresholds

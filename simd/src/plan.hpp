@@ -35,6 +35,13 @@ struct WordPlan {
   std::uint32_t first, count, threshold;
 };
 
+// Riffles run in the lanes for decks of up to kRiffleItems cards: a lane's
+// key for position i is its digit << kRifflePositionBits | i, so digits of
+// up to kRiffleDigitBits bits (that many riffles) fit 32 bits.
+inline constexpr int kRifflePositionBits = 6;
+inline constexpr int kRiffleItems = 1 << kRifflePositionBits;
+inline constexpr int kRiffleDigitBits = 32 - kRifflePositionBits;
+
 struct Plan {
   Job job;  // the job itself, also for the batches that re-run on the scalar path
   PhiloxKey round_keys[philox::kRounds];
@@ -47,6 +54,9 @@ struct Plan {
   // and range (fisher-yates, sattolo): the permutation's inverse then follows
   // from the draws in reverse, two assignments a draw (lanes_avx512vbmi.hpp).
   bool inverse_by_assignment = false;
+  // riffle in the lanes (riffles_in_lanes): each lane's digits are sorted
+  // by a network (riffle_rows in kernel.hpp), not swapped along the draws.
+  bool sorts_digits = false;
   // The job's decision table where it has one (the sort one-liners at
   // small n; one-batch schedules under batched), owned by the backend;
   // perms is null where it has none.
@@ -56,10 +66,17 @@ struct Plan {
 // True when the vector kernels cover the job (otherwise use the scalar path).
 bool vectorizable(const Job& job);
 Plan make_plan(const Job& job);
-// True when a trial's permutation stays packed in a register (n <= kPackedItems
-// and the whole permutation is the outcome); deals and larger n use per-lane
-// item arrays.
+// True when a trial's permutation stays packed in a register (a swap or
+// coin algorithm, n <= kPackedItems and the whole permutation is the
+// outcome); deals, riffles and larger n use per-lane item arrays.
 bool packed(const Job& job);
+// True when the lanes riffle the job's decks (riffle, 2 <= n <= kRiffleItems,
+// at most kRiffleDigitBits riffles); larger decks run on the scalar path.
+bool riffles_in_lanes(const Job& job);
+// True when the kernels write the job's rows as bytes themselves (packed
+// permutations and riffles); the dispatcher narrows the other paths' rows.
+bool rows_as_bytes(const Job& job);
+
 // Plan::inverse_by_assignment for these draws.
 bool inverse_by_assignment(const std::vector<DrawPlan>& draws);
 // Host bytes a worker's lane-private counters take beside its tally.

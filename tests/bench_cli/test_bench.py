@@ -90,6 +90,20 @@ def test_sample_mode_reports_bytes(tmp_path):
     assert abs(row["bytes_per_second"] - row["shuffles_per_second"]["median"] * 16) <= 1e-6 * row["bytes_per_second"]
 
 
+def test_card_shuffles_take_their_parameters(tmp_path):
+    """A riffle row names its riffles, reads its 18 words (52 digits of range
+    128, three to a batch) and runs where the backend has lanes for it."""
+    j = tmp_path / "b.json"
+    p = run("bench", "--seconds", "0.5", "--mode", "sample", "--n", "52", "--threads", "1",
+            "--algo", "riffle,fisher-yates,shelf", "--riffles", "7", "--shelves", "10", "--passes", "2",
+            "--backend", "scalar", "--json", j)
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(j.read_text())["rows"]
+    assert [r["algorithm"] for r in rows] == ["riffle --riffles 7", "fisher-yates", "shelf --shelves 10 --passes 2"]
+    assert rows[0]["words_per_trial"] == 18, rows[0]
+    assert all(r["shuffles_per_second"]["median"] > 0 for r in rows), rows
+
+
 def test_bad_input_is_refused_before_any_work(tmp_path):
     out = tmp_path / "b.json"
     for args, says in [
@@ -103,6 +117,11 @@ def test_bad_input_is_refused_before_any_work(tmp_path):
         (["--n", "4,,8"], "empty item"),
         (["--threads", "1,"], "--threads"),
         (["--seconds", "inf"], "--seconds"),
+        (["--algo", "fisher-yates", "--riffles", "7"], "--riffles"),
+        (["--algo", "riffle", "--shelves", "10"], "--shelves"),
+        (["--algo", "riffle"], "riffles"),
+        (["--algo", "riffle", "--riffles", "31"], "riffles"),
+        (["--algo", "partial"], "--k"),
     ]:
         p = run("bench", *args, "--json", out)
         assert p.returncode == 2, (args, p.returncode, p.stderr)

@@ -88,6 +88,11 @@ GoodnessOfFit poisson_test(std::uint64_t x, double log_lambda);
 inline constexpr double kAsymptoticExpected = 20;
 inline constexpr double kExactTailBelow = 0.01;
 inline constexpr std::uint64_t kExactTailBudget = 500'000'000;  // about half a second
+// The programme keeps, for each count of records placed, its open states:
+// about 100 bytes a record of the table, whatever the states. Tables of
+// more records get no exact tail (a near-guard bin in a table that large
+// holds a tiny share of it, and the margin rule decides).
+inline constexpr std::uint64_t kExactTailRecords = std::uint64_t{1} << 20;
 inline constexpr double kNearGuardMargin = 10;
 
 // P(X2 >= observed X2) (Tail::upper) or P(X2 <= observed X2) (lower) for
@@ -96,7 +101,8 @@ inline constexpr double kNearGuardMargin = 10;
 // equal cells; otherwise each cell's term is put on a grid a 32nd of the
 // statistic's spread over the cells, and the tail returned contains the
 // true one and lies within that distance of it (conservative). nullopt
-// where the programme would take more than `budget` steps.
+// where the programme would take more than `budget` steps, or the table
+// holds more than kExactTailRecords records.
 std::optional<double> multinomial_pearson_tail(const std::vector<std::uint64_t>& observed,
                                                const std::vector<double>& probabilities, Tail side,
                                                std::uint64_t budget = kExactTailBudget);

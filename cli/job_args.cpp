@@ -130,7 +130,7 @@ std::vector<Rational> weight_rationals(const JobArgs& a) {
 }
 
 int passes_of(const JobArgs& a, Algorithm algo) {
-  return a.passes == 0 && algo == Algorithm::shelf ? 1 : a.passes;
+  return a.passes == 0 ? default_passes(algo) : a.passes;
 }
 
 Job make_job(const JobArgs& a, const std::string& trials_flag) {

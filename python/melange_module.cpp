@@ -276,7 +276,7 @@ struct CardArgs {
   void apply_to(Job& job) const {
     job.riffles = riffles.value_or(0);
     job.shelves = shelves.value_or(0);
-    job.passes = passes.value_or(job.algorithm == Algorithm::shelf ? 1 : 0);
+    job.passes = passes.value_or(default_passes(job.algorithm));
   }
 };
 CardArgs card_args_of(const py::object& riffles, const py::object& shelves, const py::object& passes) {

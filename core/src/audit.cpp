@@ -238,21 +238,13 @@ std::vector<double> kind_fair_law(const TallyKindRow& row, Shape s) {
 
 namespace {
 
-// A card shuffle's job one step from `job`: riffle's riffles, shelf's passes.
-std::optional<Job> card_neighbour(const Job& job, int step) {
+// A card shuffle's job one step from `job` (ClosedFormRow::step: riffle's
+// riffles, shelf's passes).
+std::optional<Job> card_neighbour(const ClosedFormRow& row, const Job& job, int step) {
   Job near = job;
-  int& parameter = job.algorithm == Algorithm::riffle ? near.riffles : near.passes;
-  const int top = job.algorithm == Algorithm::riffle ? kMaxRiffles : kMaxPasses;
-  parameter += step;
-  if (parameter < 1 || parameter > top) return std::nullopt;
+  near.*row.step += step;
+  if (near.*row.step < 1 || near.*row.step > row.most_steps) return std::nullopt;
   return near;
-}
-
-// "6 riffles" or "2 passes of 10 shelves".
-std::string card_words(const Job& job) {
-  if (job.algorithm == Algorithm::riffle) return std::to_string(job.riffles) + (job.riffles == 1 ? " riffle" : " riffles");
-  return std::to_string(job.passes) + (job.passes == 1 ? " pass" : " passes") + " of " + std::to_string(job.shelves) +
-         " shelves";
 }
 
 std::string verdict_words(const std::optional<Verdict>& v) { return v ? std::string(verdict_name(*v)) : "no verdict"; }
@@ -260,15 +252,17 @@ std::string verdict_words(const std::optional<Verdict>& v) { return v ? std::str
 }  // namespace
 
 void add_neighbour_note(const Job& job, const Tally& tally, const AuditOptions& options, AuditReport& report) {
-  std::string note = "the same counts: " + verdict_words(report.verdict) + " against " + card_words(job);
+  const ClosedFormRow* row = closed_form(job.algorithm);
+  if (!row) return;
+  std::string note = "the same counts: " + verdict_words(report.verdict) + " against " + row->words(job);
   for (int step : {-1, 1}) {
-    const std::optional<Job> near = card_neighbour(job, step);
+    const std::optional<Job> near = card_neighbour(*row, job, step);
     if (!near) continue;
     const StatisticLaw law = closed_form_law(near->algorithm, shape_of(*near));
     AuditOptions against = options;
     against.statistic_model = &law;
     against.neighbours = false;
-    note += ", " + verdict_words(analyze(*near, tally, against).verdict) + " against " + card_words(*near);
+    note += ", " + verdict_words(analyze(*near, tally, against).verdict) + " against " + row->words(*near);
   }
   report.notes.push_back(note);
 }

@@ -17,6 +17,7 @@
 
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
+#include "melange/laws.hpp"
 #include "melange/rank.hpp"
 #include "melange/trial.hpp"
 
@@ -251,15 +252,13 @@ namespace {
 // The card shuffles walk every draw sequence: refused past kMaxExactCardPaths.
 void check_card_walk(Algorithm a, Shape s) {
   validate_card_parameters(a, s);
-  if (draw_kind(a) != DrawKind::cards) return;
-  const double log2_paths = a == Algorithm::riffle ? static_cast<double>(s.riffles) * s.n
-                                                   : s.n * s.passes * std::log2(2.0 * s.shelves);
-  if (log2_paths > std::log2(static_cast<double>(kMaxExactCardPaths)))
+  const ClosedFormRow* row = closed_form(a);
+  if (!row) return;
+  if (row->log2_draw_sequences(s) > std::log2(static_cast<double>(kMaxExactCardPaths)))
     throw UsageError(Param::n, "the exact walk of " + std::string(algorithm_name(a)) + " covers up to " +
                                    std::to_string(kMaxExactCardPaths) + " draw sequences, and {n} = " +
-                                   std::to_string(s.n) + " has more: ask for the closed form (" +
-                                   (a == Algorithm::riffle ? "the law of the rising sequences" : "the law of the valleys") +
-                                   "), which is exact at any {n}");
+                                   std::to_string(s.n) + " has more: ask for the closed form (the law of " +
+                                   row->statistic_words + "), which is exact at any {n}");
 }
 
 }  // namespace

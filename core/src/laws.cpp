@@ -1,6 +1,7 @@
 #include "melange/laws.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <boost/multiprecision/cpp_int.hpp>
 #include <string>
@@ -192,12 +193,35 @@ RiffleLaw riffles_law(int n, int k) {
   return riffle_law(n, std::uint64_t{1} << k);
 }
 
+namespace {
+
+std::string counted(int count, const char* one, const char* many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+const ClosedFormRow kClosedForms[] = {
+    {Algorithm::riffle, TallyKind::rises, "the rising sequences",
+     [](Shape s) { return to_doubles(riffles_law(s.n, s.riffles).rises); },
+     [](Shape s) { return static_cast<double>(s.riffles) * s.n; },  // a digit of `riffles` bits a card
+     &Job::riffles, kMaxRiffles, [](const Job& j) { return counted(j.riffles, "riffle", "riffles"); }},
+    {Algorithm::shelf, TallyKind::valleys, "the valleys",
+     [](Shape s) { return to_doubles(shelf_law(s.n, s.shelves, s.passes).valleys); },
+     [](Shape s) { return s.n * s.passes * std::log2(2.0 * s.shelves); },  // a shelf and a side a card a pass
+     &Job::passes, kMaxPasses,
+     [](const Job& j) { return counted(j.passes, "pass", "passes") + " of " + std::to_string(j.shelves) + " shelves"; }},
+};
+
+}  // namespace
+
+const ClosedFormRow* closed_form(Algorithm a) {
+  for (const ClosedFormRow& row : kClosedForms)
+    if (row.algorithm == a) return &row;
+  return nullptr;
+}
+
 std::optional<TallyKind> closed_form_statistic(Algorithm a) {
-  switch (a) {
-    case Algorithm::riffle: return TallyKind::rises;
-    case Algorithm::shelf: return TallyKind::valleys;
-    default: return std::nullopt;
-  }
+  if (const ClosedFormRow* row = closed_form(a)) return row->statistic;
+  return std::nullopt;
 }
 
 void validate_closed_form(Algorithm a, Shape s) {
@@ -209,11 +233,9 @@ void validate_closed_form(Algorithm a, Shape s) {
 
 StatisticLaw closed_form_law(Algorithm a, Shape s) {
   validate_closed_form(a, s);
-  switch (a) {
-    case Algorithm::riffle: return {TallyKind::rises, to_doubles(riffles_law(s.n, s.riffles).rises)};
-    case Algorithm::shelf: return {TallyKind::valleys, to_doubles(shelf_law(s.n, s.shelves, s.passes).valleys)};
-    default: throw Error("closed_form_law: " + std::string(algorithm_name(a)) + " has no closed form by one statistic");
-  }
+  const ClosedFormRow* row = closed_form(a);
+  if (!row) throw Error("closed_form_law: " + std::string(algorithm_name(a)) + " has no closed form by one statistic");
+  return {row->statistic, row->law(s)};
 }
 
 std::vector<double> correct_guesses_law(int n) {

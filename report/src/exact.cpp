@@ -81,11 +81,13 @@ Json exact_json(const ExactDistribution& d, double trials) {
 
 ExactDistribution exact_from_json(const Json& j) {
   if (j.is_object() && j.contains("rising_sequences") && !j.contains("distribution"))
-    throw UsageError("this model file holds riffle's law of the rising sequences, not a law of every order: "
-                     "audit with --algo riffle --riffles K --model exact, which tests the rising sequences");
+    throw UsageError(Param::model,
+                     "this model file holds riffle's law of the rising sequences, not a law of every order: audit "
+                     "with {algorithm} riffle, {riffles} K and {model} exact, which tests the rising sequences");
   if (j.is_object() && j.contains("valleys") && !j.contains("distribution"))
-    throw UsageError("this model file holds shelf's law of the valleys, not a law of every order: audit with "
-                     "--algo shelf --shelves M --passes P --model exact, which tests the valleys");
+    throw UsageError(Param::model,
+                     "this model file holds shelf's law of the valleys, not a law of every order: audit with "
+                     "{algorithm} shelf, {shelves} M, {passes} P and {model} exact, which tests the valleys");
   try {
     ExactDistribution d{};
     const auto algo = parse_algorithm(j.at("algorithm").get<std::string>());

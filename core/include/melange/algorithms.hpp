@@ -157,6 +157,9 @@ int max_items(Algorithm a);
 // Throws UsageError ({riffles}, {shelves}, {passes}) unless the card
 // shuffles have their parameters in range and every other algorithm has none.
 void validate_card_parameters(Algorithm a, Shape s);
+// The passes a job makes where its caller does not say (the CLI's
+// --passes, Python's passes=): a shelf machine one; no other algorithm any.
+constexpr int default_passes(Algorithm a) { return a == Algorithm::shelf ? 1 : 0; }
 // True when the algorithm may hand on a deal of k < n items rather than the
 // whole permutation.
 MELANGE_HD constexpr bool can_deal(Algorithm a) { return a == Algorithm::partial; }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "melange/exact.hpp"
+#include "melange/job.hpp"
 #include "melange/tallies.hpp"
 
 namespace melange {
@@ -81,6 +82,24 @@ struct StatisticLaw {
   TallyKind kind;
   std::vector<double> law;
 };
+// A card shuffle's row (kClosedForms in laws.cpp): what the rest of
+// melange asks of it beyond its definition. A new card shuffle with a
+// closed form is its definition (algorithms.hpp) and one row here.
+struct ClosedFormRow {
+  Algorithm algorithm;
+  TallyKind statistic;                   // the one statistic the law depends on
+  const char* statistic_words;           // "the rising sequences"
+  std::vector<double> (*law)(Shape);     // the statistic's law by bin, for a valid shape
+  double (*log2_draw_sequences)(Shape);  // of one trial: the size of the exact walk
+  // What one step either side changes (the neighbour note): riffle's
+  // riffles, shelf's passes, 1 to most_steps.
+  int Job::*step;
+  int most_steps;
+  std::string (*words)(const Job&);      // "7 riffles", "2 passes of 10 shelves"
+};
+// The algorithm's row; null where its exact law is the walk's (every
+// algorithm but the card shuffles).
+const ClosedFormRow* closed_form(Algorithm a);
 // The statistic an algorithm's closed form depends on; nullopt where its
 // exact law is the walk's (every other algorithm).
 std::optional<TallyKind> closed_form_statistic(Algorithm a);

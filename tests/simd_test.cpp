@@ -60,11 +60,11 @@ TEST(SimdPlan, TheSortingNetworkSortsEveryInput) {
     for (int i = 0; i < 16; ++i) keys[i] = bits >> i & 1u;
     ASSERT_TRUE(network_sorts(sixteen, keys)) << "0/1 input " << bits;
   }
-  constexpr auto network = simd::internal::sorting_network<simd::internal::kRiffleItems>();
+  constexpr auto network = simd::internal::sorting_network<simd::internal::kCardItems>();
   EXPECT_EQ(network.size(), 543u) << "Batcher's count for 64 keys";
   std::mt19937 gen(11);
-  for (int n = 1; n <= simd::internal::kRiffleItems; ++n) {
-    std::vector<std::uint32_t> keys(simd::internal::kRiffleItems, ~0u);
+  for (int n = 1; n <= simd::internal::kCardItems; ++n) {
+    std::vector<std::uint32_t> keys(simd::internal::kCardItems, ~0u);
     for (int i = 0; i < n; ++i) keys[i] = static_cast<std::uint32_t>(i);
     for (int round = 0; round < 200; ++round) {
       std::shuffle(keys.begin(), keys.begin() + n, gen);
@@ -119,6 +119,7 @@ struct Case {
   BoundedSpec spec;
   int k = 0;        // partial: items dealt
   int riffles = 0;  // riffle
+  int shelves = 0, passes = 0;  // shelf
 };
 
 std::vector<Case> cases() {
@@ -146,6 +147,13 @@ std::vector<Case> cases() {
     for (int riffles : {1, 7, simd::internal::kRiffleDigitBits})
       for (BoundedSpec s : specs)
         if (riffles <= s.bits) c.push_back({Algorithm::riffle, n, s, 0, riffles});
+  // Shelf machines, sorted in the lanes up to 64 cards: two shelves (a
+  // batch of many draws), ten once and twice, and the most shelves and passes.
+  for (int n : {2, 3, 8, 13, 52, 64})
+    for (auto [shelves, passes] : {std::pair{2, 1}, {10, 1}, {10, 2}, {kMaxShelves, kMaxPasses}})
+      for (BoundedSpec s : specs)
+        if (static_cast<std::uint64_t>(shelves) <= (std::uint64_t{1} << s.bits))
+          c.push_back({Algorithm::shelf, n, s, 0, 0, shelves, passes});
   // Every coin algorithm through its decision table: one word under
   // `batched`, a word a coin otherwise (whatever the bits).
   for (Algorithm a : kAllAlgorithms)
@@ -162,10 +170,12 @@ Job job_for(const Case& c, std::uint64_t seed, std::uint64_t first, std::uint64_
         .tallies = {TallyKind::positions}};
   j.tallies.set(TallyKind::ranks, c.n <= 8);
   j.riffles = c.riffles;
+  j.shelves = c.shelves;
+  j.passes = c.passes;
   // A record's own statistics, counted from the wide path's rows: for
   // riffles every one, and rising sequences wherever the items are wide.
   j.tallies.set(TallyKind::rises, c.algorithm != Algorithm::partial && c.n > kPackedItems);
-  if (c.algorithm == Algorithm::riffle)
+  if (draw_kind(c.algorithm) == DrawKind::cards)
     for (TallyKind k : {TallyKind::rises, TallyKind::valleys, TallyKind::guesses, TallyKind::shelf_guesses})
       j.tallies.set(k);
   if (c.algorithm == Algorithm::partial) {
@@ -191,7 +201,9 @@ TEST(SimdEquality, TalliesMatchTheScalarReference) {
     for (std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{0xdeadbeefcafef00dull}})
       for (auto [first, trials] : {std::pair<std::uint64_t, std::uint64_t>{0, 20'003},
                                    {13, 4'099}, {0xfffffff9ull, 1'001}}) {
-        const Job job = job_for(c, seed, first, c.n > 8 ? trials / 4 : trials);
+        // Card shuffles: many draws a deck, and every record kind counted.
+        const std::uint64_t share = draw_kind(c.algorithm) == DrawKind::cards ? 16 : c.n > 8 ? 4 : 1;
+        const Job job = job_for(c, seed, first, trials / share);
         const RunResult ref = run(job, on("scalar", 1));
         for (const std::string& arch : simd::available_architectures())
         for (int threads : {1, 2}) {
@@ -304,20 +316,22 @@ TEST(SimdBackend, EveryAlgorithmHasAKernelOrIsACoinAlgorithm) {
       for (int i = 0; i < job.n; ++i) job.weights.push_back(1.0 + i);
       EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
     } else if (draw_kind(a) == DrawKind::cards) {
-      // The card shuffles: riffles sort their digits in the lanes up to
-      // kRiffleItems cards and kRiffleDigitBits riffles; shelf's piles, and
-      // larger riffles, run on the reference path.
+      // The card shuffles sort their keys in the lanes up to kCardItems
+      // cards (riffles up to kRiffleDigitBits riffles); larger decks run on
+      // the reference path.
       if (a == Algorithm::riffle) {
         job.riffles = 3;
         EXPECT_TRUE(simd_backend->supports(job)) << algorithm_name(a);
-        job.n = simd::internal::kRiffleItems + 1;
+        job.n = simd::internal::kCardItems + 1;
         EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a) << " at n " << job.n;
-        job.n = simd::internal::kRiffleItems;
+        job.n = simd::internal::kCardItems;
         job.riffles = simd::internal::kRiffleDigitBits + 1;
         EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a) << " of " << job.riffles << " riffles";
       } else {
         job.shelves = 10, job.passes = 1;
-        EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
+        EXPECT_TRUE(simd_backend->supports(job)) << algorithm_name(a);
+        job.n = simd::internal::kCardItems + 1;
+        EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a) << " at n " << job.n;
       }
     } else {
       EXPECT_TRUE(uses_coins(a)) << algorithm_name(a) << " has neither a schedule, coins nor keys";

@@ -159,15 +159,15 @@ struct Kernel {
     });
   }
 
-  // A riffle's rows, rows[lane * n + position] (Plan::sorts_digits): each
-  // lane's keys, digit << kRifflePositionBits | position, padded to
-  // kRiffleItems with keys above them all, are put in order by a sorting
+  // A riffle's rows, rows[lane * n + position] (Plan::sorts_keys): each
+  // lane's keys, digit << kCardPositionBits | position, padded to
+  // kCardItems with keys above them all, are put in order by a sorting
   // network, where a lane's own counting sort would clear and sum 2^riffles
   // bins. The keys are distinct, so their order is the stable order by
   // digit that the definition lists: the j-th key's position receives item j.
-  // Sorts keys[0..kRiffleItems) lane by lane: a minimum and a maximum a
+  // Sorts keys[0..kCardItems) lane by lane: a minimum and a maximum a
   // comparator for all the lanes at once, every index a constant.
-  static constexpr auto kRiffleNetwork = sorting_network<kRiffleItems>();
+  static constexpr auto kCardNetwork = sorting_network<kCardItems>();
   template <std::size_t... C>
   MELANGE_LANE_INLINE static void sort_keys(u32* keys, std::index_sequence<C...>) {
     const auto exchange = [](u32& a, u32& b) MELANGE_LANE_LAMBDA {
@@ -175,28 +175,84 @@ struct Kernel {
       b = xsimd::max(a, b);
       a = low;
     };
-    (exchange(keys[kRiffleNetwork[C].low], keys[kRiffleNetwork[C].high]), ...);
+    (exchange(keys[kCardNetwork[C].low], keys[kCardNetwork[C].high]), ...);
   }
   template <Method M, class Item>
   MELANGE_LANE_INLINE static void riffle_rows(const Plan& p, std::uint64_t first, u32& reject, Item* rows) {
     const int n = p.job.n;
-    u32 keys[kRiffleItems];
+    u32 keys[kCardItems];
     for_each_draw<M>(p, first, reject, [&](const DrawPlan& d, const u32& digit) MELANGE_LANE_LAMBDA {
-      keys[d.i] = (digit << kRifflePositionBits) | u32(d.i);
+      keys[d.i] = (digit << kCardPositionBits) | u32(d.i);
     });
-    for (int i = n; i < kRiffleItems; ++i) keys[i] = u32(~0u);
-    sort_keys(keys, std::make_index_sequence<kRiffleNetwork.size()>());
+    for (int i = n; i < kCardItems; ++i) keys[i] = u32(~0u);
+    sort_keys(keys, std::make_index_sequence<kCardNetwork.size()>());
     // Where each lane's item j goes among the rows, stored in full before
     // any item is written: read back as words, not taken out of the
     // registers a lane at a time.
     alignas(64) std::uint32_t lane_row[kLanes];
     for (int l = 0; l < kLanes; ++l) lane_row[l] = static_cast<std::uint32_t>(l * n);
     const u32 row_starts = u32::load_aligned(lane_row);
-    alignas(64) std::uint32_t to[kRiffleItems * kLanes];
-    for (int j = 0; j < n; ++j) ((keys[j] & u32(kRiffleItems - 1)) + row_starts).store_aligned(to + j * kLanes);
+    alignas(64) std::uint32_t to[kCardItems * kLanes];
+    for (int j = 0; j < n; ++j) ((keys[j] & u32(kCardItems - 1)) + row_starts).store_aligned(to + j * kLanes);
     for (int j = 0; j < n; ++j)
 #pragma GCC unroll 16
       for (int l = 0; l < kLanes; ++l) rows[to[j * kLanes + l]] = static_cast<Item>(j);
+  }
+
+  // A shelf machine's rows (Plan::sorts_keys), rows[lane * n + place]: each
+  // pass, every card gets a key that sorts it into its place among the
+  // stacked piles, shelf 0's on top: its shelf, then, within the pile, the
+  // cards laid on top, the last dealt first, then those laid under, the
+  // first dealt first. With d a card's turn in the dealing order (the card
+  // at position n - 1 - d), its key is shelf << 7 | 63 - d laid on top,
+  // shelf << 7 | 64 | d laid under: the j-th key's card goes to place j. A
+  // pass's keys do not depend on the cards, so every pass's are made first;
+  // each pass then moves the items of the one before, a gather a place.
+  template <Method M, class Item>
+  MELANGE_LANE_INLINE static void shelf_rows(const Plan& p, std::uint64_t first, u32& reject, Item* rows) {
+    const int n = p.job.n;
+    u32 keys[kMaxPasses][kCardItems];
+    u32 shelf(0u);
+    for_each_draw<M>(p, first, reject, [&](const DrawPlan& draw, const u32& j) MELANGE_LANE_LAMBDA {
+      const auto k = static_cast<int>(&draw - p.draws.data());  // pass, card, then shelf or side
+      if (k % 2 == 0) {
+        shelf = j;
+        return;
+      }
+      const int d = k % (2 * n) / 2;
+      // 63 - d, plus 1 + 2d where the side j is 1 (under): 64 + d.
+      keys[k / (2 * n)][d] = (shelf << 7) + u32(63u - d) + ((u32(0u) - j) & u32(1u + 2 * d));
+    });
+    alignas(64) std::uint32_t items[2][kCardItems * kLanes];  // [place * kLanes + lane], before and after a pass
+    alignas(64) std::uint32_t lane_ids[kLanes];
+    for (int l = 0; l < kLanes; ++l) lane_ids[l] = static_cast<std::uint32_t>(l);
+    const u32 lane = u32::load_aligned(lane_ids);
+    for (int pass = 0; pass < p.job.passes; ++pass) {
+      u32* k = keys[pass];
+      for (int i = n; i < kCardItems; ++i) k[i] = u32(~0u);
+      sort_keys(k, std::make_index_sequence<kCardNetwork.size()>());
+      const std::uint32_t* before = items[(pass + 1) % 2];
+      std::uint32_t* after = items[pass % 2];
+      for (int j = 0; j < n; ++j) {
+        // d: the low bits, as they are laid under, flipped laid on top.
+        const u32 low = k[j] & u32(63u), under = (k[j] >> 6) & u32(1u);
+        const u32 from = u32(static_cast<std::uint32_t>(n - 1)) - (low ^ ((under - u32(1u)) & u32(63u)));
+        const u32 item = pass == 0 ? from : L::gather(before, from * u32(kLanes) + lane);
+        item.store_aligned(after + j * kLanes);
+      }
+    }
+    const std::uint32_t* last = items[(p.job.passes - 1) % 2];
+    for (int l = 0; l < kLanes; ++l)
+      for (int j = 0; j < n; ++j) rows[l * n + j] = static_cast<Item>(last[j * kLanes + l]);
+  }
+
+  // The card shuffles' rows in the lanes (Plan::sorts_keys).
+  template <Method M, class Item>
+  MELANGE_LANE_INLINE static void card_rows(const Plan& p, std::uint64_t first, u32& reject, Item* rows) {
+    if (p.job.algorithm == Algorithm::riffle)
+      riffle_rows<M>(p, first, reject, rows);
+    else
+      shelf_rows<M>(p, first, reject, rows);
   }
 
   // Runs the draws and swaps of one batch on per-lane item arrays
@@ -208,7 +264,7 @@ struct Kernel {
   MELANGE_LANE_INLINE static void wide_batch(const Plan& p, std::uint64_t first, u32& reject,
                                              std::uint16_t* items, const std::uint16_t* identity,
                                              std::uint32_t* digits) {
-    if (p.sorts_digits) return riffle_rows<M>(p, first, reject, items);
+    if (p.sorts_keys) return card_rows<M>(p, first, reject, items);
     const std::size_t n = static_cast<std::size_t>(p.job.n);
     if (identity)
       for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
@@ -369,7 +425,7 @@ struct Kernel {
     return clean;
   }
 
-  // Larger n, deals and riffles: per-lane item arrays in memory. Returns the
+  // Larger n, deals and card shuffles: per-lane item arrays in memory. Returns the
   // trials counted here.
   template <Method M>
   static std::uint64_t tally_wide(const Plan& p, std::uint64_t begin, std::uint64_t full,
@@ -647,8 +703,8 @@ struct Kernel {
         u32 perm;
         with_packed_n(p.job.n, [&](auto n) { perm = packed_batch<M, n()>(p, t, reject); });
         store_rows(perm, p.job.n, row);
-      } else if (p.sorts_digits) {
-        riffle_rows<M>(p, t, reject, row);
+      } else if (p.sorts_keys) {
+        card_rows<M>(p, t, reject, row);
       } else if constexpr (sizeof(Item) == 2) {
         if (shape.whole()) {
           wide_batch<M>(p, t, reject, row, identity.data(), digits.data());  // lanes' rows are the output rows
@@ -680,7 +736,7 @@ struct Kernel {
   }
 
   // Rows as bytes, straight from the lanes: for jobs whose permutation is
-  // packed, and riffles (rows_as_bytes); the dispatcher narrows the other
+  // packed, and card shuffles (rows_as_bytes); the dispatcher narrows the other
   // paths' rows.
   static void sample_bytes(const Plan& p, std::uint64_t begin, std::uint64_t end, std::uint8_t* out) {
     sample_items(p, begin, end, out);

@@ -40,7 +40,7 @@ bool vectorizable(const Job& job) {
   // kPackedItems), where each lane's items lie in memory.
   if (!lane_kinds_only(job.tallies) && packed(job)) return false;
   if (draw_kind(job.algorithm) == DrawKind::coins) return DecisionTable::fits(job);
-  if (draw_kind(job.algorithm) == DrawKind::cards) return riffles_in_lanes(job);  // shelf: the scalar path
+  if (draw_kind(job.algorithm) == DrawKind::cards) return cards_in_lanes(job);
   if (draw_kind(job.algorithm) != DrawKind::schedule) return false;  // the weighted orders' keys
   return job.n >= 2;
 }
@@ -49,12 +49,12 @@ bool packed(const Job& job) {
   return job.n <= kPackedItems && !is_deal(job) && draw_kind(job.algorithm) != DrawKind::cards;
 }
 
-bool riffles_in_lanes(const Job& job) {
-  return job.algorithm == Algorithm::riffle && job.n >= 2 && job.n <= kRiffleItems &&
-         job.riffles <= kRiffleDigitBits;
+bool cards_in_lanes(const Job& job) {
+  if (job.n < 2 || job.n > kCardItems) return false;
+  return (job.algorithm == Algorithm::riffle && job.riffles <= kRiffleDigitBits) || job.algorithm == Algorithm::shelf;
 }
 
-bool rows_as_bytes(const Job& job) { return packed(job) || riffles_in_lanes(job); }
+bool rows_as_bytes(const Job& job) { return packed(job) || cards_in_lanes(job); }
 
 bool inverse_by_assignment(const std::vector<DrawPlan>& draws) {
   // reach: the highest position any later draw swaps (its own, or the top
@@ -110,7 +110,7 @@ Plan make_plan(const Job& job) {
     add(d.range, d.position);
   }
   p.words_per_trial = p.draws.size();
-  p.sorts_digits = riffles_in_lanes(job);
+  p.sorts_keys = cards_in_lanes(job);
   p.inverse_by_assignment = inverse_by_assignment(p.draws);
   if (job.spec.method == Method::batched) {
     // The same batches as the scalar source cuts, with their thresholds

@@ -35,12 +35,13 @@ struct WordPlan {
   std::uint32_t first, count, threshold;
 };
 
-// Riffles run in the lanes for decks of up to kRiffleItems cards: a lane's
-// key for position i is its digit << kRifflePositionBits | i, so digits of
-// up to kRiffleDigitBits bits (that many riffles) fit 32 bits.
-inline constexpr int kRifflePositionBits = 6;
-inline constexpr int kRiffleItems = 1 << kRifflePositionBits;
-inline constexpr int kRiffleDigitBits = 32 - kRifflePositionBits;
+// The card shuffles run in the lanes for decks of up to kCardItems cards,
+// each card a key that holds its place in kCardPositionBits bits: a
+// riffle's digit above it, so digits of up to kRiffleDigitBits bits (that
+// many riffles) fit 32 bits; a shelf machine's shelf and side.
+inline constexpr int kCardPositionBits = 6;
+inline constexpr int kCardItems = 1 << kCardPositionBits;
+inline constexpr int kRiffleDigitBits = 32 - kCardPositionBits;
 
 struct Plan {
   Job job;  // the job itself, also for the batches that re-run on the scalar path
@@ -54,9 +55,9 @@ struct Plan {
   // and range (fisher-yates, sattolo): the permutation's inverse then follows
   // from the draws in reverse, two assignments a draw (lanes_avx512vbmi.hpp).
   bool inverse_by_assignment = false;
-  // riffle in the lanes (riffles_in_lanes): each lane's digits are sorted
-  // by a network (riffle_rows in kernel.hpp), not swapped along the draws.
-  bool sorts_digits = false;
+  // The card shuffles in the lanes (cards_in_lanes): each lane's keys are
+  // sorted by a network (card_rows in kernel.hpp), not swapped along the draws.
+  bool sorts_keys = false;
   // The job's decision table where it has one (the sort one-liners at
   // small n; one-batch schedules under batched), owned by the backend;
   // perms is null where it has none.
@@ -70,11 +71,12 @@ Plan make_plan(const Job& job);
 // coin algorithm, n <= kPackedItems and the whole permutation is the
 // outcome); deals, riffles and larger n use per-lane item arrays.
 bool packed(const Job& job);
-// True when the lanes riffle the job's decks (riffle, 2 <= n <= kRiffleItems,
-// at most kRiffleDigitBits riffles); larger decks run on the scalar path.
-bool riffles_in_lanes(const Job& job);
+// True when the lanes shuffle the job's decks of cards: riffle (at most
+// kRiffleDigitBits riffles) and shelf, 2 <= n <= kCardItems; larger decks
+// run on the scalar path.
+bool cards_in_lanes(const Job& job);
 // True when the kernels write the job's rows as bytes themselves (packed
-// permutations and riffles); the dispatcher narrows the other paths' rows.
+// permutations and card shuffles); the dispatcher narrows the other paths' rows.
 bool rows_as_bytes(const Job& job);
 
 // Plan::inverse_by_assignment for these draws.

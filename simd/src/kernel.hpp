@@ -159,12 +159,6 @@ struct Kernel {
     });
   }
 
-  // A riffle's rows, rows[lane * n + position] (Plan::sorts_keys): each
-  // lane's keys, digit << kCardPositionBits | position, padded to
-  // kCardItems with keys above them all, are put in order by a sorting
-  // network, where a lane's own counting sort would clear and sum 2^riffles
-  // bins. The keys are distinct, so their order is the stable order by
-  // digit that the definition lists: the j-th key's position receives item j.
   // Sorts keys[0..kCardItems) lane by lane: a minimum and a maximum a
   // comparator for all the lanes at once, every index a constant.
   static constexpr auto kCardNetwork = sorting_network<kCardItems>();
@@ -177,6 +171,13 @@ struct Kernel {
     };
     (exchange(keys[kCardNetwork[C].low], keys[kCardNetwork[C].high]), ...);
   }
+
+  // A riffle's rows, rows[lane * n + position] (Plan::sorts_keys): each
+  // lane's keys, digit << kCardPositionBits | position, padded to
+  // kCardItems with keys above them all, are put in order by a sorting
+  // network, where a lane's own counting sort would clear and sum 2^riffles
+  // bins. The keys are distinct, so their order is the stable order by
+  // digit that the definition lists: the j-th key's position receives item j.
   template <Method M, class Item>
   MELANGE_LANE_INLINE static void riffle_rows(const Plan& p, std::uint64_t first, u32& reject, Item* rows) {
     const int n = p.job.n;
@@ -204,10 +205,13 @@ struct Kernel {
   // stacked piles, shelf 0's on top: its shelf, then, within the pile, the
   // cards laid on top, the last dealt first, then those laid under, the
   // first dealt first. With d a card's turn in the dealing order (the card
-  // at position n - 1 - d), its key is shelf << 7 | 63 - d laid on top,
-  // shelf << 7 | 64 | d laid under: the j-th key's card goes to place j. A
+  // at position n - 1 - d) and kCardItems = 64, its key is shelf << 7 |
+  // 63 - d laid on top, shelf << 7 | 64 | d laid under (the side above the
+  // place's bits): the j-th key's card goes to place j. A
   // pass's keys do not depend on the cards, so every pass's are made first;
   // each pass then moves the items of the one before, a gather a place.
+  static constexpr std::uint32_t kLastPlace = kCardItems - 1;
+  static constexpr int kSideShift = kCardPositionBits;
   template <Method M, class Item>
   MELANGE_LANE_INLINE static void shelf_rows(const Plan& p, std::uint64_t first, u32& reject, Item* rows) {
     const int n = p.job.n;
@@ -221,7 +225,7 @@ struct Kernel {
       }
       const int d = k % (2 * n) / 2;
       // 63 - d, plus 1 + 2d where the side j is 1 (under): 64 + d.
-      keys[k / (2 * n)][d] = (shelf << 7) + u32(63u - d) + ((u32(0u) - j) & u32(1u + 2 * d));
+      keys[k / (2 * n)][d] = (shelf << (kSideShift + 1)) + u32(kLastPlace - d) + ((u32(0u) - j) & u32(1u + 2 * d));
     });
     alignas(64) std::uint32_t items[2][kCardItems * kLanes];  // [place * kLanes + lane], before and after a pass
     alignas(64) std::uint32_t lane_ids[kLanes];
@@ -235,8 +239,8 @@ struct Kernel {
       std::uint32_t* after = items[pass % 2];
       for (int j = 0; j < n; ++j) {
         // d: the low bits, as they are laid under, flipped laid on top.
-        const u32 low = k[j] & u32(63u), under = (k[j] >> 6) & u32(1u);
-        const u32 from = u32(static_cast<std::uint32_t>(n - 1)) - (low ^ ((under - u32(1u)) & u32(63u)));
+        const u32 low = k[j] & u32(kLastPlace), under = (k[j] >> kSideShift) & u32(1u);
+        const u32 from = u32(static_cast<std::uint32_t>(n - 1)) - (low ^ ((under - u32(1u)) & u32(kLastPlace)));
         const u32 item = pass == 0 ? from : L::gather(before, from * u32(kLanes) + lane);
         item.store_aligned(after + j * kLanes);
       }

@@ -171,6 +171,11 @@ struct Kernel {
     };
     (exchange(keys[kCardNetwork[C].low], keys[kCardNetwork[C].high]), ...);
   }
+  // Sorts a deck's n keys, the slots above them padded with keys above all.
+  MELANGE_LANE_INLINE static void sort_deck(u32* keys, int n) {
+    for (int i = n; i < kCardItems; ++i) keys[i] = u32(~0u);
+    sort_keys(keys, std::make_index_sequence<kCardNetwork.size()>());
+  }
 
   // A riffle's rows, rows[lane * n + position] (Plan::sorts_keys): each
   // lane's keys, digit << kCardPositionBits | position, padded to
@@ -185,8 +190,7 @@ struct Kernel {
     for_each_draw<M>(p, first, reject, [&](const DrawPlan& d, const u32& digit) MELANGE_LANE_LAMBDA {
       keys[d.i] = (digit << kCardPositionBits) | u32(d.i);
     });
-    for (int i = n; i < kCardItems; ++i) keys[i] = u32(~0u);
-    sort_keys(keys, std::make_index_sequence<kCardNetwork.size()>());
+    sort_deck(keys, n);
     // Where each lane's item j goes among the rows, stored in full before
     // any item is written: read back as words, not taken out of the
     // registers a lane at a time.
@@ -233,8 +237,7 @@ struct Kernel {
     const u32 lane = u32::load_aligned(lane_ids);
     for (int pass = 0; pass < p.job.passes; ++pass) {
       u32* k = keys[pass];
-      for (int i = n; i < kCardItems; ++i) k[i] = u32(~0u);
-      sort_keys(k, std::make_index_sequence<kCardNetwork.size()>());
+      sort_deck(k, n);
       const std::uint32_t* before = items[(pass + 1) % 2];
       std::uint32_t* after = items[pass % 2];
       for (int j = 0; j < n; ++j) {

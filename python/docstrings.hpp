@@ -320,11 +320,16 @@ probability depends only on its valleys V (cards below both neighbours).
 `passes` passes of m shelves are one pass of (2m)^passes / 2. Returns a dict:
 valleys (P(V = v) at index v, floats) and exact (fraction strings),
 total_variation and separation (the distances to uniform), mean_valleys and
-one_pass_shelves.
+one_pass_shelves; for n <= 64 also guesses_mean (the mean correct guesses of
+the guessing test's shelf rule, which names the nearest unseen card the way
+the last step went) and best_guesses_mean (the most any guesser who sees each
+card after naming it can expect).
 
 >>> law = melange.shelf_law(52, 10, passes=2)
 >>> round(law["total_variation"], 4)
 0.0103
+>>> round(melange.shelf_law(52, 10)["best_guesses_mean"], 4)
+9.2966
 )";
 
 inline constexpr const char* kExact = R"(The exact law of an algorithm, every random path walked, as `melange exact`.

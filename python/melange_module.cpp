@@ -1030,6 +1030,11 @@ void add_audits(py::module_& m) {
           out["passes"] = s.passes;
           out["one_pass_shelves"] = py::int_(py::str(law.one_pass_shelves.str()));
           out["mean_valleys"] = static_cast<double>(law.mean_valleys);
+          if (law.n <= kShelfGuessingItems) {
+            const ShelfGuessing g = shelf_guessing(law);
+            out["guesses_mean"] = static_cast<double>(g.mean);
+            out["best_guesses_mean"] = static_cast<double>(g.best_mean);
+          }
           return out;
         });
       },

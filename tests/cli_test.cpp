@@ -301,8 +301,16 @@ TEST(CliExact, ShelfGivesTheLawOfValleysAndTheDistances) {
   double total = 0;
   for (const auto& row : j["valleys"]) total += row["probability"].get<double>();
   EXPECT_NEAR(total, 1, 1e-12);
+  // Two passes leave a guesser little more than a fair deck's H_52 = 4.5380.
+  EXPECT_NEAR(j["guesses_mean"].get<double>(), 4.5561, 1e-4);
+  EXPECT_GE(j["best_guesses_mean"].get<double>(), j["guesses_mean"].get<double>());
   const auto text = run_cli("exact --algo shelf --shelves 10 --n 52");
   EXPECT_NE(text.out.find("10 shelves, 1 pass"), std::string::npos) << "one pass unless told" << text.out;
+  EXPECT_NE(text.out.find("mean correct guesses        9.2966 (uniform: 4.5380; the best any guesser can: 9.2966)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(nlohmann::json::parse(run_cli("exact --algo shelf --shelves 10 --n 65 --json -").out).count("guesses_mean"), 0u)
+      << "no guessing means past kShelfGuessingItems cards";
   EXPECT_NE(text.out.find("separation from uniform     1\n"), std::string::npos) << text.out;
   for (const char* bad : {"exact --algo shelf --n 52", "exact --algo shelf --shelves 1 --n 52",
                           "exact --algo shelf --shelves 10 --passes 9 --n 52", "exact --algo fisher-yates --shelves 3 --n 5",

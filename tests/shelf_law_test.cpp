@@ -147,5 +147,58 @@ TEST(ShelfJob, AsksForItsShelvesAndPasses) {
   EXPECT_THROW(validate(fy), UsageError) << "fisher-yates takes no shelves";
 }
 
+// The last value a tally counts.
+struct LastCount {
+  std::uint64_t value = 0;
+  void add(TallyKind, std::uint64_t v) { value = v; }
+};
+
+// Every deck of n cards weighed by the law: the rule's mean, counted by the
+// tally itself, and the best guesser's, the sum over every prefix of the
+// most likely next card's weight.
+ShelfGuessing guessing_over_every_deck(int n, int shelves, int passes) {
+  const ShelfLaw law = shelf_law(n, shelves, passes);
+  ShelfGuessing means{0, 0};
+  std::map<std::vector<int>, std::map<int, Rational>> next;  // prefix -> next card -> weight
+  for (std::uint64_t rank = 0; rank < factorial_of(n); ++rank) {
+    const std::vector<int> deck = lehmer_unrank(rank, n);
+    const Rational& p = law.each[valleys_of(deck)];
+    LastCount correct;
+    ShelfGuessTally::count(deck, Shape{n, n}, correct);
+    means.mean += p * correct.value;
+    for (int t = 0; t < n; ++t) next[std::vector<int>(deck.begin(), deck.begin() + t)][deck[t]] += p;
+  }
+  for (const auto& [prefix, cards] : next) {
+    Rational most = 0;
+    for (const auto& [card, p] : cards) most = std::max(most, p);
+    means.best_mean += most;
+  }
+  return means;
+}
+
+TEST(ShelfGuessing, TheMeansAreTheRulesAndTheBestGuessersOverEveryDeck) {
+  const std::pair<int, int> machines[] = {{1, 1}, {2, 1}, {3, 1}, {10, 1}, {2, 2}};
+  for (int n = 1; n <= 7; ++n)
+    for (const auto& [shelves, passes] : machines) {
+      const ShelfGuessing walked = guessing_over_every_deck(n, shelves, passes);
+      const ShelfGuessing g = shelf_guessing(shelf_law(n, shelves, passes));
+      EXPECT_EQ(g.mean, walked.mean) << "n " << n << ", " << shelves << " shelves, " << passes << " passes";
+      EXPECT_EQ(g.best_mean, walked.best_mean) << "n " << n << ", " << shelves << " shelves, " << passes << " passes";
+    }
+  // One shelf: the best guesser names 3n/4 cards (Kuba 2026).
+  EXPECT_EQ(shelf_guessing(shelf_law(7, 1, 1)).best_mean, Rational(21, 4));
+}
+
+TEST(ShelfGuessing, TheRuleIsTheBestGuesserAfterOnePassOf10Shelves) {
+  const ShelfGuessing one = shelf_guessing(shelf_law(52, 10, 1));
+  EXPECT_EQ(one.mean, one.best_mean);
+  EXPECT_NEAR(static_cast<double>(one.mean), 9.29660, 5e-6) << one.mean.str();
+  const ShelfGuessing two = shelf_guessing(shelf_law(52, 10, 2));
+  EXPECT_LE(two.mean, two.best_mean);
+  EXPECT_GT(static_cast<double>(two.best_mean), 4.5378);  // a fair deck: H_52
+  EXPECT_LT(static_cast<double>(two.best_mean), 5);
+  EXPECT_THROW(shelf_guessing(shelf_law(kShelfGuessingItems + 1, 10, 1)), Error);
+}
+
 }  // namespace
 }  // namespace melange

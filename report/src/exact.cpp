@@ -287,6 +287,20 @@ void write_distances(std::ostringstream& o, Json& j, const Rational& total_varia
     << "  separation from uniform     " << decimal(separation, 6) << "\n";
 }
 
+// The guessing test's means under a shelf law, beside a fair deck's H_n.
+void write_guessing(std::ostringstream& o, Json& j, const ShelfLaw& law) {
+  const ShelfGuessing g = shelf_guessing(law);
+  double fair = 0;  // H_n, summed from its smallest terms up
+  for (int c = law.n; c >= 1; --c) fair += 1.0 / c;
+  j["guesses_mean"] = static_cast<double>(g.mean);
+  j["guesses_mean_exact"] = g.mean.str();
+  j["best_guesses_mean"] = static_cast<double>(g.best_mean);
+  j["best_guesses_mean_exact"] = g.best_mean.str();
+  o << "  mean correct guesses        " << fixed(static_cast<double>(g.mean), 4) << " (uniform: "
+    << fixed(fair, 4) << "; the best any guesser can: " << fixed(static_cast<double>(g.best_mean), 4)
+    << ")\n    the guessing test's rule: name the nearest unseen card the way the last step went\n";
+}
+
 }  // namespace
 
 void write_riffle_exact(std::ostream* json, std::ostream* text, const RiffleLaw& law, BoundedSpec spec) {
@@ -328,7 +342,9 @@ void write_shelf_exact(std::ostream* json, std::ostream* text, const ShelfLaw& l
   o << "\n\n";
   write_distances(o, j, law.total_variation, law.separation);
   o << "  mean valleys                " << fixed(static_cast<double>(law.mean_valleys), 4) << " (uniform: "
-    << fixed(law.n >= 2 ? (law.n - 2) / 3.0 : 0.0, 4) << ")\n\n";
+    << fixed(law.n >= 2 ? (law.n - 2) / 3.0 : 0.0, 4) << ")\n";
+  if (law.n <= kShelfGuessingItems) write_guessing(o, j, law);
+  o << "\n";
   write_statistic_rows(o, j, "valleys", "V", "shelved", 0, law.valleys, valley_law(law.n));
   if (json) write_json(*json, j);
   if (text) *text << o.str();

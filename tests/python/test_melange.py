@@ -446,6 +446,10 @@ def test_shelf_shuffled_decks_their_law_and_audits_against_it():
     assert abs(law["total_variation"] - 0.0103) < 1e-4
     assert abs(sum(law["valleys"]) - 1) < 1e-12
     assert len(law["valleys"]) == len(law["exact"]) == 26
+    one = melange.shelf_law(52, 10)
+    assert abs(one["guesses_mean"] - 9.29660) < 1e-5
+    assert one["best_guesses_mean"] == one["guesses_mean"]
+    assert "guesses_mean" not in melange.shelf_law(65, 10)
     decks = melange.permutations(52, 300, algo="shelf", shelves=10, seed=5)
     # One pass of 10 shelves leaves 10 piles that rise, then fall: at most 9 valleys.
     valleys = ((decks[:, :-2] > decks[:, 1:-1]) & (decks[:, 1:-1] < decks[:, 2:])).sum(axis=1)

@@ -74,6 +74,22 @@ struct ShelfLaw {
 };
 ShelfLaw shelf_law(int n, int shelves, int passes);
 
+// The guessing test (ShelfGuessTally) against that law, exactly: the mean
+// correct guesses of its rule, and the most any guesser who sees each card
+// after naming it can expect. A shelf law weighs a deck by its valleys
+// alone, so after a prefix the rest of the deck's law depends on four
+// numbers: the cards left, how many of them lie below the last card, the
+// step that reached it and the valleys so far. A dynamic programme over
+// them gives both means in O(n^2 V^2) integer products (V: the valleys a
+// deck can have), for laws of 1 <= n <= kShelfGuessingItems cards. Under one pass of 10
+// shelves the rule is the best guesser there is (9.2966 cards of 52).
+inline constexpr int kShelfGuessingItems = 64;
+struct ShelfGuessing {
+  Rational mean;       // of ShelfGuessTally's rule
+  Rational best_mean;  // of the best guesser
+};
+ShelfGuessing shelf_guessing(const ShelfLaw& law);
+
 // The card shuffles' closed forms depend on one statistic of a permutation:
 // riffle's on its rising sequences, shelf's on its valleys. An audit against
 // such a law tests that statistic alone (you cannot store 52! bins, and need

@@ -56,17 +56,48 @@ void run_trials(const TrialJob& tj, const std::vector<PlannedBatch>& plan, std::
 
 }  // namespace
 
-void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) {
-  if (has_serial_kinds(job.tallies)) return tally_serial_trials(job, begin, end, tally);
-  const TrialJob tj = trial_job(job);
-  const std::vector<PlannedBatch> plan = batch_plan(job);
-  with_algorithm(job.algorithm, [&](auto algo) {
-    std::vector<std::uint16_t> items(job.n);
+ReferenceTrials::ReferenceTrials(const Job& job) : job_(job), trial_job_(trial_job(job)), plan_(batch_plan(job)) {}
+
+void ReferenceTrials::tally(std::uint64_t begin, std::uint64_t end, Tally& tally) const {
+  if (has_serial_kinds(job_.tallies)) return tally_serial_trials(job_, begin, end, tally);
+  with_algorithm(job_.algorithm, [&](auto algo) {
+    std::vector<std::uint16_t> items(job_.n);
     TallyCounter counter{tally};
-    CountingSink<TallyCounter> sink{tj, counter};
-    run_trials<decltype(algo)::value>(tj, plan, begin, end, [&] { return items.data(); }, sink);
+    CountingSink<TallyCounter> sink{trial_job_, counter};
+    run_trials<decltype(algo)::value>(trial_job_, plan_, begin, end, [&] { return items.data(); }, sink);
   });
   tally.trials += end - begin;
+}
+
+void ReferenceTrials::sample(std::uint64_t begin, std::uint64_t end, std::uint16_t* out) const {
+  with_algorithm(job_.algorithm, [&](auto algo) {
+    // The trial shuffles n items; the sink keeps its k (deals) or all n.
+    std::vector<std::uint16_t> items(job_.n);
+    SampleSink sink{out};
+    // Whole permutations are shuffled in place in their output row.
+    run_trials<decltype(algo)::value>(
+        trial_job_, plan_, begin, end, [&] { return trial_job_.k == trial_job_.n ? sink.out : items.data(); }, sink);
+  });
+}
+
+ReferenceTrials::Consumed ReferenceTrials::redo(std::uint64_t t, std::uint16_t* out) const {
+  Consumed used;
+  with_algorithm(job_.algorithm, [&](auto algo) {
+    auto sink = [&](const auto& items, Shape s, const auto& src) {
+      SampleSink<std::uint16_t>{out}(items, s, src);
+      used = {src.words_consumed(), src.draws_made()};
+    };
+    run_trials<decltype(algo)::value>(trial_job_, plan_, t, t + 1, [&] { return out; }, sink);
+  });
+  return used;
+}
+
+void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) {
+  ReferenceTrials(job).tally(begin, end, tally);
+}
+
+void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
+  ReferenceTrials(job).sample(begin, end, out);
 }
 
 namespace {
@@ -112,19 +143,6 @@ void count_rank_pairs(const Job& job, const std::vector<std::uint64_t>& pairs, T
     RecordTallyDefinitions::count(job.tallies, record.data(), s, counter);
     count_serial(tj, before.data(), record.data(), scratch.data(), counter);
   }
-}
-
-void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out) {
-  const TrialJob tj = trial_job(job);
-  const std::vector<PlannedBatch> plan = batch_plan(job);
-  with_algorithm(job.algorithm, [&](auto algo) {
-    // The trial shuffles n items; the sink keeps its k (deals) or all n.
-    std::vector<std::uint16_t> items(job.n);
-    SampleSink sink{out};
-    // Whole permutations are shuffled in place in their output row.
-    run_trials<decltype(algo)::value>(tj, plan, begin, end, [&] { return tj.k == tj.n ? sink.out : items.data(); },
-                                      sink);
-  });
 }
 
 void tally_table_trials(const Job& job, const DecisionTableView& table, std::uint64_t begin, std::uint64_t end,

@@ -306,7 +306,24 @@ struct Kernel {
     alignas(64) std::uint32_t lane[kLanes];
     reject.store_aligned(lane);
     for (int l = 0; l < kLanes; ++l)
-      if (lane[l]) tally_trials(p.job, t + l, t + l + 1, tally);
+      if (lane[l]) p.reference->tally(t + l, t + l + 1, tally);
+    return ~reject;
+  }
+
+  // The same into the lanes' rows of n items (whole permutations), each
+  // redone trial's words and draws added to the tally: the caller counts
+  // the rows. Returns the lanes that were not redone, as redo_rejected.
+  static u32 redo_into_rows(const Plan& p, std::uint64_t t, const u32& reject, std::uint16_t* rows, Tally& tally) {
+    alignas(64) std::uint32_t lane[kLanes];
+    reject.store_aligned(lane);
+    for (int l = 0; l < kLanes; ++l)
+      if (lane[l]) {
+        const ReferenceTrials::Consumed used =
+            p.reference->redo(t + static_cast<std::uint64_t>(l), rows + static_cast<std::size_t>(l) * p.job.n);
+        ++tally.trials;
+        tally.words += used.words;
+        tally.draws += used.draws;
+      }
     return ~reject;
   }
 
@@ -318,7 +335,7 @@ struct Kernel {
                           bool table = false) {
     if constexpr (sizeof(Item) == 2) {
       if (table) return sample_table_trials(p.job, p.table, b, e, rows);
-      return sample_trials(p.job, b, e, rows);
+      return p.reference->sample(b, e, rows);
     } else {
       std::vector<std::uint16_t> wide((e - b) * static_cast<std::uint64_t>(shape_of(p.job).k));
       scalar_rows(p, b, e, wide.data(), table);
@@ -388,7 +405,7 @@ struct Kernel {
   // The rank of trial t's permutation, by the scalar reference.
   static std::uint64_t scalar_rank(const Plan& p, std::uint64_t t) {
     std::uint16_t items[kPackedItems];
-    sample_trials(p.job, t, t + 1, items);
+    p.reference->sample(t, t + 1, items);
     return lehmer_rank(items, p.job.n);
   }
 
@@ -454,22 +471,35 @@ struct Kernel {
     std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
     WideCounters c(p.job.n, want_positions);
     std::uint64_t clean = 0;
+    // A rejected lane's whole permutation is redone into its row and counted
+    // with the others (the counters here are cheaper than the tally's);
+    // a deal's rows must keep their items for undo_swaps, and the kinds
+    // counted by definition may read the words, so those trials are redone
+    // and counted by the reference.
+    const bool redo_in_rows = !deal && !by_definition;
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
       wide_batch<M>(p, t, reject, items.data(), deal ? nullptr : identity.data(), digits.data());
       const bool some_rejected = p.may_reject && L::any(reject);
       alignas(64) std::uint32_t kept[kLanes];
-      if (some_rejected) redo_rejected(p, t, reject, tally).store_aligned(kept);
+      if (some_rejected) {
+        if (redo_in_rows)
+          redo_into_rows(p, t, reject, items.data(), tally).store_aligned(kept);
+        else
+          redo_rejected(p, t, reject, tally).store_aligned(kept);
+      }
       for (int l = 0; l < kLanes; ++l) {
-        if (some_rejected && !kept[l]) continue;
-        ++clean;
+        const bool redone = some_rejected && !kept[l];
+        if (redone && !redo_in_rows) continue;  // the reference counted it
+        clean += !redone;
         const std::uint16_t* a = items.data() + l * static_cast<std::size_t>(p.job.n);
         if (by_definition) count_outcome(tj, a, counter);
         if (want_ranks) tally[TallyKind::ranks].add(lehmer_rank(a, p.job.n));
         if (want_positions) c.add(a);
       }
       if (deal) undo_swaps(p, items.data(), digits.data());
-      if (++c.batches == kFlushBatches) c.flush(tally);
+      ++c.batches;
+      if (c.full(kLanes)) c.flush(tally);
     }
     if (want_positions) c.flush(tally);
     return clean;
@@ -653,7 +683,7 @@ struct Kernel {
     tally.trials += clean;
     tally.words += clean * p.words_per_trial;
     tally.draws += clean * p.draws.size();
-    if (full != end) tally_trials(p.job, full, end, tally);
+    if (full != end) p.reference->tally(full, end, tally);
   }
 
   template <class Item>

@@ -70,8 +70,8 @@ bool inverse_by_assignment(const std::vector<DrawPlan>& draws) {
 
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes) {
   // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
-  // position matrix; the wide path a 32-bit position matrix (WideCounters,
-  // or DeckCounters' rows of 64: the larger, n <= 64).
+  // position matrix; the wide path a 16-bit position matrix (WideCounters)
+  // or DeckCounters' 32-bit rows of 64 (n <= 64): at most n max(n, 64) 32-bit cells.
   if (!vectorizable(job)) return 0;
   if (!packed(job)) {
     if (!job.tallies.has(TallyKind::positions)) return 0;
@@ -88,6 +88,7 @@ std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes) {
 Plan make_plan(const Job& job) {
   Plan p{};
   p.job = job;
+  p.reference.emplace(job);
   PhiloxKey k = stream_key(job.seed);
   for (int r = 0; r < philox::kRounds; ++r) {
     p.round_keys[r] = k;

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "melange/decision_table.hpp"
 #include "melange/job.hpp"
 #include "melange/philox.hpp"
+#include "melange/trial.hpp"
 
 namespace melange::simd::internal {
 
@@ -44,7 +46,8 @@ inline constexpr int kCardItems = 1 << kCardPositionBits;
 inline constexpr int kRiffleDigitBits = 32 - kCardPositionBits;
 
 struct Plan {
-  Job job;  // the job itself, also for the batches that re-run on the scalar path
+  Job job;  // the job itself
+  std::optional<ReferenceTrials> reference;  // the scalar path, for the trials a lane's rejection re-runs
   PhiloxKey round_keys[philox::kRounds];
   std::uint32_t high_mask;  // keeps a word's top `bits` bits
   bool may_reject;          // lemire or rejection with some t > 0

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "melange/algorithms.hpp"
 #include "melange/config.hpp"
@@ -270,6 +271,28 @@ void count_rank_pairs(const Job& job, const std::vector<std::uint64_t>& pairs, T
 // against these bit for bit. [begin, end) may end at 2^64 (end == 0).
 void tally_trials(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally);
 void sample_trials(const Job& job, std::uint64_t begin, std::uint64_t end, std::uint16_t* out);
+
+// The same with the job's set-up (its trial job and, under batched, its
+// batches, planned with a division each) made once: for a caller that
+// redoes a few trials at a time, as a SIMD lane whose draw was rejected
+// is, and would otherwise plan the batches for every trial.
+class ReferenceTrials {
+ public:
+  explicit ReferenceTrials(const Job& job);
+  void tally(std::uint64_t begin, std::uint64_t end, Tally& tally) const;
+  void sample(std::uint64_t begin, std::uint64_t end, std::uint16_t* out) const;
+  // Trial t's whole permutation into out[0..n), and what it read: for a
+  // caller that counts the permutation with its own counters.
+  struct Consumed {
+    std::uint64_t words = 0, draws = 0;
+  };
+  Consumed redo(std::uint64_t t, std::uint16_t* out) const;
+
+ private:
+  Job job_;
+  TrialJob trial_job_;
+  std::vector<PlannedBatch> plan_;  // empty where the method has none
+};
 
 // The same through the job's decision table, one trial at a time.
 void tally_table_trials(const Job& job, const DecisionTableView& table, std::uint64_t begin, std::uint64_t end,

@@ -220,6 +220,26 @@ TEST(SimdEquality, TalliesMatchTheScalarReference) {
   EXPECT_GT(compared, 500);
 }
 
+// The wide path counts positions in 16-bit cells: one call long enough for
+// a cell to pass 65,535 (position 0 holds each of 9 items 1/9 of the time)
+// must flush them in time. The engine's chunks are shorter, so the backend
+// is called directly. At n = 9 the wide path runs on the architectures
+// without VBMI; its rejected lanes are redone into their rows.
+TEST(SimdEquality, TheWidePathsCellsAreFlushedBeforeTheyWrap) {
+  REQUIRE_SIMD();
+  const Job job{.seed = 7, .algorithm = Algorithm::fisher_yates, .n = 9, .trials = 700'000,
+                .tallies = {TallyKind::positions}};
+  Tally ref = Tally::for_job(job);
+  tally_trials(job, 0, job.trials, ref);
+  const std::vector<std::uint64_t>& cells = ref[TallyKind::positions].counts();
+  EXPECT_GT(*std::max_element(cells.begin(), cells.end()), std::uint64_t{0xFFFF});
+  for (const std::string& arch : simd::available_architectures()) {
+    Tally got = Tally::for_job(job);
+    simd::make_backend(arch)->run_range(job, 0, job.trials, got);
+    EXPECT_TRUE(got == ref) << arch << ": words " << got.words << " vs " << ref.words;
+  }
+}
+
 TEST(SimdEquality, SampledPermutationsMatchTheScalarReference) {
   REQUIRE_SIMD();
   for (const Case& c : cases()) {

@@ -76,24 +76,41 @@ struct LaneCounters {
 // Few entries (n <= 5): a column a lane ([lane][index]), so that lanes that
 // meet the same entry do not wait on each other's stores; more: one column,
 // whose n! counters stay in cache where sixteen would not, and meet rarely.
+// Fewer still (entries^2 <= kMaxPairEntries, n <= 4): a group whose lanes
+// all count is counted in pairs, lane l with lane l + kLanes/2 as one index
+// a * entries + b into a column of entries^2, half the increments; a flush
+// splits each pair's count between its two entries.
 template <class Arch>
 struct IndexCounters {
-  using u32 = typename Lanes<Arch>::u32;
+  using L = Lanes<Arch>;
+  using u32 = typename L::u32;
   static constexpr int kLanes = static_cast<int>(u32::size);
   static constexpr std::uint32_t kMaxEntriesApart = 120;
+  static constexpr std::uint32_t kMaxPairEntries = 1024;
 
   std::uint32_t entries;
   std::size_t lane_stride;  // entries with a column a lane, else 0
+  std::size_t pair_stride;  // entries^2 where groups are counted in pairs, else 0
   std::vector<std::uint32_t> counts;
+  std::vector<std::uint32_t> pairs;  // [lane < kLanes / 2][a * entries + b]
   std::uint64_t batches = 0;
 
   explicit IndexCounters(std::uint32_t table_entries)
       : entries(table_entries), lane_stride(table_entries <= kMaxEntriesApart ? table_entries : 0),
-        counts(static_cast<std::size_t>(table_entries) * (lane_stride ? kLanes : 1), 0) {}
+        pair_stride(std::uint64_t{table_entries} * table_entries <= kMaxPairEntries
+                        ? std::size_t{table_entries} * table_entries
+                        : 0),
+        counts(static_cast<std::size_t>(table_entries) * (lane_stride ? kLanes : 1), 0),
+        pairs(pair_stride * (kLanes / 2), 0) {}
 
   // Counts each lane's index, except lanes whose kept[l] is 0 (kept null: all).
   MELANGE_LANE_INLINE void add(const u32& index, const std::uint32_t* kept) {
     alignas(64) std::uint32_t at[kLanes];
+    if (!kept && pair_stride) {
+      (L::mullo(index, u32(entries)) + L::swap_halves(index)).store_aligned(at);
+      for (int l = 0; l < kLanes / 2; ++l) ++pairs[static_cast<std::size_t>(l) * pair_stride + at[l]];
+      return;
+    }
     index.store_aligned(at);
     for (int l = 0; l < kLanes; ++l)
       if (!kept || kept[l]) ++counts[static_cast<std::size_t>(l) * lane_stride + at[l]];
@@ -104,6 +121,7 @@ struct IndexCounters {
   template <int N>
   std::uint64_t flush(const DecisionTableView& table, Tally& tally) {
     const bool want_ranks = !tally[TallyKind::ranks].empty(), want_positions = !tally[TallyKind::positions].empty();
+    split_pairs();
     std::uint64_t draws = 0;
     for (std::uint32_t e = 0; e < entries; ++e) {
       std::uint64_t sum = 0;
@@ -121,6 +139,22 @@ struct IndexCounters {
     std::fill(counts.begin(), counts.end(), 0u);
     batches = 0;
     return draws;
+  }
+
+  // Each pair's count onto its two entries (lane 0's column: the flush sums
+  // the columns). At most one count a lane a group, so nothing wraps
+  // within kFlushBatches.
+  // Walked by (lane, a, b), not divided out of the index: a flush ends
+  // every call, and a division an entry cost half a cycle a trial.
+  void split_pairs() {
+    std::uint32_t* pair = pairs.data();
+    for (int l = 0; l < (pair_stride ? kLanes / 2 : 0); ++l)
+      for (std::uint32_t a = 0; a < entries; ++a)
+        for (std::uint32_t b = 0; b < entries; ++b, ++pair) {
+          counts[a] += *pair;
+          counts[b] += *pair;
+          *pair = 0;
+        }
   }
 };
 

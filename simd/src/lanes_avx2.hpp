@@ -36,6 +36,8 @@ struct Lanes<xsimd::avx2> {
   }
 
   static u32 mullo(u32 a, u32 b) { return _mm256_mullo_epi32(a, b); }
+  // Lane l + 4 into lane l and back: the two 128-bit halves swapped.
+  static u32 swap_halves(u32 a) { return _mm256_permute2x128_si256(a, a, 1); }
 
   // Both halves of the 32 x 32 -> 64-bit products from the two widening
   // multiplies: no slow 32-bit mullo on a dependency chain.

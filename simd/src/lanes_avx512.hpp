@@ -37,6 +37,8 @@ struct Lanes<xsimd::avx512bw> {
   }
 
   static u32 mullo(u32 a, u32 b) { return _mm512_mullo_epi32(a, b); }
+  // Lane l + 8 into lane l and back: the two 256-bit halves swapped.
+  static u32 swap_halves(u32 a) { return _mm512_shuffle_i64x2(a, a, _MM_SHUFFLE(1, 0, 3, 2)); }
 
   // Both halves of the 32 x 32 -> 64-bit products from the two widening
   // multiplies: no slow 32-bit mullo on a dependency chain.

@@ -142,10 +142,9 @@ struct IndexCounters {
   }
 
   // Each pair's count onto its two entries (lane 0's column: the flush sums
-  // the columns). At most one count a lane a group, so nothing wraps
-  // within kFlushBatches.
-  // Walked by (lane, a, b), not divided out of the index: a flush ends
-  // every call, and a division an entry cost half a cycle a trial.
+  // the columns); at most one count a lane a group, so nothing wraps within
+  // kFlushBatches. Walked by (lane, a, b), not divided out of the index: a
+  // flush ends every call, and a division an entry cost half a cycle a trial.
   void split_pairs() {
     std::uint32_t* pair = pairs.data();
     for (int l = 0; l < (pair_stride ? kLanes / 2 : 0); ++l)

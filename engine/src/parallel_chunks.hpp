@@ -23,7 +23,7 @@ inline void check_threads(int threads) {
 
 // Trials per work unit: small enough for steady progress and balance,
 // large enough that handing out units costs nothing measurable.
-constexpr std::uint64_t kChunkTrials = std::uint64_t{1} << 18;
+constexpr std::uint64_t kChunkTrials = std::uint64_t{1} << 22;
 // The smallest unit handed out when a short range is split into even shares:
 // one group of 64 trials, whole SIMD batches on every architecture.
 constexpr std::uint64_t kMinChunk = 64;

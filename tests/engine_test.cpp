@@ -89,6 +89,8 @@ TEST(Engine, ShortRunsAreSharedByEveryThread) {
   EXPECT_EQ(chunk_trials(std::uint64_t{1} << 40, 2, 0), internal::kChunkTrials);
   EXPECT_EQ(chunk_trials(std::uint64_t{1} << 40, 2, 4096), 4096u);
   EXPECT_EQ(chunk_trials(1000, 2, 32), 32u);  // a backend unit below kMinChunk wins
+  // A large unit is cut into even rounds: 2 x 2 units, not 4M, 4M and 2M.
+  EXPECT_EQ(chunk_trials(10'000'000, 2, std::uint64_t{1} << 22), 2'500'032u);
   // And the split never shows in the result, on any backend.
   for (const char* backend : {"scalar", "simd"}) {
     Job job = make(Algorithm::fisher_yates, 7, 5'003, 3, 77);

@@ -183,7 +183,7 @@ class CudaBackend final : public Backend {
 
   std::string_view name() const override { return "cuda"; }
   bool supports(const Job& job) const override { return job_has_kernel(job); }
-  std::uint64_t preferred_chunk() const override { return tuning::kRangeTrials; }
+  std::uint64_t preferred_chunk(const Job&) const override { return tuning::kRangeTrials; }
   int max_workers() const override { return 1; }
 
   void run_range(const Job& job, std::uint64_t begin, std::uint64_t end, Tally& tally) const override {

@@ -50,7 +50,7 @@ TallyWorkers::TallyWorkers(const Job& job, const RunOptions& options)
 void TallyWorkers::run(std::uint64_t first, std::uint64_t count,
                        const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (count == 0) return;
-  parallel_chunks(first, count, plan_.workers, chunk_trials(count, plan_.workers, choice_.backend->preferred_chunk()),
+  parallel_chunks(first, count, plan_.workers, chunk_trials(count, plan_.workers, choice_.backend->preferred_chunk(job_)),
                   progress, cancelled_, [&](std::uint64_t b, std::uint64_t e, int w) {
                     // Each worker makes its tally on its first unit: the
                     // workers first-touch their pages at once, and one that

@@ -23,17 +23,21 @@ inline void check_threads(int threads) {
 
 // Trials per work unit: small enough for steady progress and balance,
 // large enough that handing out units costs nothing measurable.
-constexpr std::uint64_t kChunkTrials = std::uint64_t{1} << 22;
+constexpr std::uint64_t kChunkTrials = std::uint64_t{1} << 18;
 // The smallest unit handed out when a short range is split into even shares:
 // one group of 64 trials, whole SIMD batches on every architecture.
 constexpr std::uint64_t kMinChunk = 64;
 
 // Trials per unit for `count` trials on `workers`: even shares (whole groups
-// of 64, so SIMD lanes stay full), so that every worker has work even for a
-// short range, at most `preferred` (the backend's own unit, or kChunkTrials).
+// of 64, so SIMD lanes stay full) of as few rounds of a unit a worker as
+// units of at most `preferred` (the backend's own unit, or kChunkTrials)
+// allow, so that every worker has work even for a short range and none
+// waits long on the last round.
 inline std::uint64_t chunk_trials(std::uint64_t count, int workers, std::uint64_t preferred) {
   if (preferred == 0) preferred = kChunkTrials;
-  const std::uint64_t share = (count / static_cast<std::uint64_t>(std::max(workers, 1)) + 63) / 64 * 64;
+  const std::uint64_t each = count / static_cast<std::uint64_t>(std::max(workers, 1));
+  const std::uint64_t rounds = std::max<std::uint64_t>(1, each / preferred + (each % preferred != 0));
+  const std::uint64_t share = (each / rounds + 63) / 64 * 64;
   return std::clamp(share, std::min(kMinChunk, preferred), preferred);
 }
 

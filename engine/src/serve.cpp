@@ -47,7 +47,7 @@ ServeInfo fill(const Job& job, std::span<Item> out, const RunOptions& options,
   const Backend& backend = *choice.backend;
   if (job.trials == 0) return ServeInfo{std::string(backend.name()), backend.arch(), choice.note, 1};
   const int workers = std::min(options.threads, backend.max_workers());
-  const std::uint64_t chunk = internal::chunk_trials(job.trials, workers, backend.preferred_chunk());
+  const std::uint64_t chunk = internal::chunk_trials(job.trials, workers, backend.preferred_chunk(job));
   internal::parallel_chunks(job.first, job.trials, workers, chunk, options.progress, options.cancelled,
                             [&](std::uint64_t b, std::uint64_t e, int) {
                               Item* to = out.data() + (b - job.first) * width;

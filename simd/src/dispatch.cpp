@@ -40,6 +40,7 @@ class SimdBackend final : public Backend {
   std::string arch() const override { return arch_.name; }
   bool supports(const Job& job) const override { return internal::vectorizable(job); }
   std::uint64_t scratch_bytes(const Job& job) const override { return internal::scratch_bytes(job, tables_.bytes(job)); }
+  std::uint64_t preferred_chunk(const Job& job) const override { return internal::preferred_chunk(job); }
 
   // A job whose lanes go through a decision table, with none built (too few
   // trials to pay for one: kTableMinTrials), runs on the reference loop.

@@ -86,5 +86,7 @@ bool rows_as_bytes(const Job& job);
 bool inverse_by_assignment(const std::vector<DrawPlan>& draws);
 // Host bytes a worker's lane-private counters take beside its tally.
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes);
+// Trials a run_range call should hold (0: the engine's default).
+std::uint64_t preferred_chunk(const Job& job);
 
 }  // namespace melange::simd::internal

@@ -46,8 +46,9 @@ class Backend {
       t += piece;
     }
   }
-  // Trials per run_range call the engine should hand out (0: its default).
-  virtual std::uint64_t preferred_chunk() const { return 0; }
+  // Trials per run_range call the engine should hand out for this job (0:
+  // its default).
+  virtual std::uint64_t preferred_chunk(const Job&) const { return 0; }
   // Host memory one worker needs beside its Tally (lane-private counters,
   // say), counted against the run's memory cap.
   virtual std::uint64_t scratch_bytes(const Job&) const { return 0; }

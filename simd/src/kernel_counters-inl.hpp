@@ -69,78 +69,95 @@ struct LaneCounters {
   }
 };
 
+// Indices counted Depth - 1 groups after they were stored, Counted lanes
+// of each, lane l into the column at l * Column: read back at once, loads
+// forwarded from one vector store held each increment up (n = 8 ran at
+// 0.55 of the Philox limit), and extracting the lanes in registers takes
+// the vector pipes that Philox runs on. The slots start, and are left by
+// a drain, holding `nothing`, an index whose counter no flush reads.
+template <class U32, int Counted, std::size_t Column>
+struct IndexRing {
+  static constexpr int kDepth = 4;
+  static constexpr int kWidth = static_cast<int>(U32::size);
+  alignas(64) std::uint32_t slot[kDepth][kWidth];
+  int oldest = 0;
+
+  explicit IndexRing(std::uint32_t nothing) { std::fill_n(&slot[0][0], kDepth * kWidth, nothing); }
+
+  // Counts the oldest group and stores `index` in its place; returns that
+  // slot, for lanes to be set to `nothing`.
+  MELANGE_LANE_INLINE std::uint32_t* push(const U32& index, std::uint32_t* counts) {
+    count_oldest(counts);
+    std::uint32_t* newest = slot[oldest];
+    index.store_aligned(newest);
+    oldest = (oldest + 1) % kDepth;
+    return newest;
+  }
+  void drain(std::uint32_t* counts, std::uint32_t nothing) {
+    for (int g = 0; g < kDepth; ++g) {
+      count_oldest(counts);
+      std::fill_n(slot[oldest], kWidth, nothing);
+      oldest = (oldest + 1) % kDepth;
+    }
+  }
+
+ private:
+  MELANGE_LANE_INLINE void count_oldest(std::uint32_t* counts) {
+    const std::uint32_t* at = slot[oldest];
+    for (int l = 0; l < Counted; ++l) ++counts[static_cast<std::size_t>(l) * Column + at[l]];
+  }
+};
+
 // A batch table's trials counted by their index into it: the index says
 // all a trial's tallies hold (its rank, its items, its draws), so a trial
 // costs an increment, and a flush turns the counts into tallies through the
 // table, an entry at a time, rather than every trial gathering its entry.
 // Few entries (n <= 5): a column a lane ([lane][index]), so that lanes that
-// meet the same entry do not wait on each other's stores, kLaneColumn
-// apart, so that a lane's column is a constant offset; more: one column,
-// whose n! counters meet rarely.
-// A group's indices are stored and counted kRing - 1 groups later: read
-// back at once, sixteen loads forwarded from one vector store held each
-// increment up (n = 8 ran at 0.55 of the Philox limit), and extracting the
-// lanes in registers takes the vector pipes that Philox runs on. A lane
-// that is not counted (rejected) gets the index `entries`, a counter that
-// no flush reads.
-// Fewer still (entries^2 <= kMaxPairEntries, n <= 4): a group whose lanes
-// all count is counted in pairs, lane l with lane l + kLanes/2 as one index
-// a * entries + b into a column of entries^2, half the increments; a flush
-// splits each pair's count between its two entries.
+// meet the same entry do not wait on each other's stores; more: one column,
+// whose n! counters meet rarely. Fewer still (entries^2 <= kMaxPairEntries,
+// n <= 4): a group whose lanes all count is counted in pairs, lane l with
+// lane l + kLanes/2 as one index a * entries + b into a column of
+// entries^2, half the increments; a flush splits each pair's count between
+// its two entries. Columns lie a constant apart, so that a lane's column is
+// an offset in the increment, and each has a spare counter past its
+// entries for IndexRing's `nothing`.
 template <class Arch>
 struct IndexCounters {
   using L = Lanes<Arch>;
   using u32 = typename L::u32;
   static constexpr int kLanes = static_cast<int>(u32::size);
   static constexpr std::uint32_t kMaxEntriesApart = 120;
-  static constexpr std::size_t kLaneColumn = 128;  // >= kMaxEntriesApart
+  static constexpr std::size_t kLaneColumn = kMaxEntriesApart + 8;
   static constexpr std::uint32_t kMaxPairEntries = 1024;
-  static constexpr int kRing = 4;
+  static constexpr std::size_t kPairColumn = kMaxPairEntries + 16;
 
   std::uint32_t entries;
-  std::size_t lane_stride;  // kLaneColumn with a column a lane, else 0
-  std::size_t pair_stride;  // entries^2 where groups are counted in pairs, else 0
+  bool apart;  // a column a lane
+  bool paired;  // groups counted in pairs
   std::vector<std::uint32_t> counts;
   std::vector<std::uint32_t> pairs;  // [lane < kLanes / 2][a * entries + b]
-  alignas(64) std::uint32_t ring[kRing][kLanes];  // indices not counted yet
-  int oldest = 0;
+  IndexRing<u32, kLanes, kLaneColumn> apart_ring;
+  IndexRing<u32, kLanes, 0> one_column_ring;
+  IndexRing<u32, kLanes / 2, kPairColumn> pair_ring;
   std::uint64_t batches = 0;
 
   explicit IndexCounters(std::uint32_t table_entries)
-      : entries(table_entries), lane_stride(table_entries <= kMaxEntriesApart ? kLaneColumn : 0),
-        pair_stride(std::uint64_t{table_entries} * table_entries <= kMaxPairEntries
-                        ? std::size_t{table_entries} * table_entries
-                        : 0),
-        counts(lane_stride ? kLaneColumn * kLanes : table_entries + 1, 0),
-        pairs(pair_stride * (kLanes / 2), 0) {
-    std::fill_n(&ring[0][0], kRing * kLanes, entries);
-  }
+      : entries(table_entries), apart(table_entries <= kMaxEntriesApart),
+        paired(std::uint64_t{table_entries} * table_entries <= kMaxPairEntries),
+        counts(apart ? kLaneColumn * kLanes : table_entries + 1, 0),
+        pairs(paired ? kPairColumn * (kLanes / 2) : 0, 0),
+        apart_ring(table_entries), one_column_ring(table_entries), pair_ring(kMaxPairEntries) {}
 
   // Counts each lane's index, except lanes whose kept[l] is 0 (kept null: all).
   MELANGE_LANE_INLINE void add(const u32& index, const std::uint32_t* kept) {
-    alignas(64) std::uint32_t at[kLanes];
-    if (!kept && pair_stride) {
-      (L::mullo(index, u32(entries)) + L::swap_halves(index)).store_aligned(at);
-      for (int l = 0; l < kLanes / 2; ++l) ++pairs[static_cast<std::size_t>(l) * pair_stride + at[l]];
+    if (!kept && paired) {
+      pair_ring.push(L::mullo(index, u32(entries)) + L::swap_halves(index), pairs.data());
       return;
     }
-    count_oldest();
-    std::uint32_t* newest = ring[oldest];
-    index.store_aligned(newest);
+    std::uint32_t* newest = apart ? apart_ring.push(index, counts.data()) : one_column_ring.push(index, counts.data());
     if (kept)
       for (int l = 0; l < kLanes; ++l)
         if (!kept[l]) newest[l] = entries;
-    oldest = (oldest + 1) % kRing;
-  }
-  // Counts the ring's oldest group and leaves its slot to the next.
-  MELANGE_LANE_INLINE void count_oldest() {
-    const std::uint32_t* at = ring[oldest];
-    std::uint32_t* column = counts.data();
-    if (lane_stride) {
-      for (int l = 0; l < kLanes; ++l) ++column[static_cast<std::size_t>(l) * kLaneColumn + at[l]];
-    } else {
-      for (int l = 0; l < kLanes; ++l) ++column[at[l]];
-    }
   }
 
   // Into the tallies through the table (ranks; positions from the packed
@@ -148,16 +165,14 @@ struct IndexCounters {
   template <int N>
   std::uint64_t flush(const DecisionTableView& table, Tally& tally) {
     const bool want_ranks = !tally[TallyKind::ranks].empty(), want_positions = !tally[TallyKind::positions].empty();
+    if (apart) apart_ring.drain(counts.data(), entries);
+    if (!apart) one_column_ring.drain(counts.data(), entries);
+    if (paired) pair_ring.drain(pairs.data(), kMaxPairEntries);
     split_pairs();
-    for (int g = 0; g < kRing; ++g) {
-      count_oldest();
-      std::fill_n(ring[oldest], kLanes, entries);
-      oldest = (oldest + 1) % kRing;
-    }
     std::uint64_t draws = 0;
     for (std::uint32_t e = 0; e < entries; ++e) {
       std::uint64_t sum = 0;
-      for (int l = 0; l < (lane_stride ? kLanes : 1); ++l) sum += counts[static_cast<std::size_t>(l) * lane_stride + e];
+      for (int l = 0; l < (apart ? kLanes : 1); ++l) sum += counts[static_cast<std::size_t>(l) * kLaneColumn + e];
       if (sum == 0) continue;
       const std::uint32_t meta = table.meta[e];
       draws += sum * table_draws(meta);
@@ -178,15 +193,17 @@ struct IndexCounters {
   // kFlushBatches. Walked by (lane, a, b), not divided out of the index: a
   // flush ends every call, and a division an entry cost half a cycle a trial.
   void split_pairs() {
-    std::uint32_t* pair = pairs.data();
-    for (int l = 0; l < (pair_stride ? kLanes / 2 : 0); ++l)
+    for (int l = 0; l < (paired ? kLanes / 2 : 0); ++l) {
+      const std::uint32_t* pair = pairs.data() + static_cast<std::size_t>(l) * kPairColumn;
       for (std::uint32_t a = 0; a < entries; ++a)
         for (std::uint32_t b = 0; b < entries; ++b, ++pair) {
           counts[a] += *pair;
           counts[b] += *pair;
-          *pair = 0;
         }
+    }
+    std::fill(pairs.begin(), pairs.end(), 0u);  // the spare counters too
   }
+
 };
 
 // Position counts of the wide path in 16 bits, laid out as the 64-bit

@@ -79,7 +79,11 @@ std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes) {
     return n * std::max<std::uint64_t>(n, 64) * sizeof(std::uint32_t);
   }
   std::uint64_t bytes = table_bytes;  // decision_table_bytes(job), as the backend's tables know it
-  if (job.tallies.has(TallyKind::ranks)) bytes += factorial(job.n) * kMaxLanes * sizeof(std::uint32_t);
+  // Ranks: a column of n! counters a lane, or IndexCounters' columns (at
+  // most n! kMaxLanes counters, and under 16,384 for the lanes' and pairs'
+  // columns of small tables).
+  if (job.tallies.has(TallyKind::ranks))
+    bytes += std::max<std::uint64_t>(factorial(job.n) * kMaxLanes, 16384) * sizeof(std::uint32_t);
   if (job.tallies.has(TallyKind::positions))
     bytes += static_cast<std::uint64_t>(job.n) * job.n * kMaxLanes * sizeof(std::uint32_t);
   return bytes;

@@ -488,15 +488,17 @@ struct Kernel {
         else
           redo_rejected(p, t, reject, tally).store_aligned(kept);
       }
+      std::uint32_t counted = 0;  // the lanes whose rows are counted here
       for (int l = 0; l < kLanes; ++l) {
         const bool redone = some_rejected && !kept[l];
         if (redone && !redo_in_rows) continue;  // the reference counted it
         clean += !redone;
+        counted |= 1u << l;
         const std::uint16_t* a = items.data() + l * static_cast<std::size_t>(p.job.n);
         if (by_definition) count_outcome(tj, a, counter);
         if (want_ranks) tally[TallyKind::ranks].add(lehmer_rank(a, p.job.n));
-        if (want_positions) c.add(a);
       }
+      if (want_positions) c.add_group<kLanes>(items.data(), counted);
       if (deal) undo_swaps(p, items.data(), digits.data());
       ++c.batches;
       if (c.full(kLanes)) c.flush(tally);

@@ -239,11 +239,17 @@ struct WideCounters {
       for (int l = 0; l < Lanes; ++l)
         if (counted >> l & 1) ++row[items[l * width + pos]];
   }
+  // Transposed in tiles of kTile x kTile cells: a row at a time, the tally's
+  // writes n x 8 bytes apart each met a new page (9% of n = 1024's time).
   void flush(Tally& tally) {
+    constexpr std::size_t kTile = 64;
     std::uint64_t* to = tally[TallyKind::positions].counts().data();
     const auto width = static_cast<std::size_t>(n);
-    for (std::size_t pos = 0; pos < width && !counts.empty(); ++pos)
-      for (std::size_t item = 0; item < width; ++item) to[item * width + pos] += counts[pos * width + item];
+    for (std::size_t p0 = 0; p0 < width && !counts.empty(); p0 += kTile)
+      for (std::size_t i0 = 0; i0 < width; i0 += kTile)
+        for (std::size_t item = i0; item < std::min(i0 + kTile, width); ++item)
+          for (std::size_t pos = p0; pos < std::min(p0 + kTile, width); ++pos)
+            to[item * width + pos] += counts[pos * width + item];
     std::fill(counts.begin(), counts.end(), 0u);
     batches = 0;
   }

@@ -299,6 +299,28 @@ TEST(SimdBackend, IsTheDefaultAndFallsBackWithANote) {
   EXPECT_TRUE(r.tally == run(sort, on("scalar", 1)).tally);
 }
 
+// A table job's call ends with a flush that walks the table: from n = 7 the
+// backend asks for calls of at least 64 trials an entry, so that the walk
+// weighs little; other jobs keep the engine's unit (0).
+TEST(SimdBackend, TableJobsAskForCallsLongEnoughForTheirFlush) {
+  REQUIRE_SIMD();
+  const auto simd_backend = simd::make_backend();
+  ASSERT_TRUE(simd_backend);
+  Job job;
+  job.trials = 1;
+  for (Algorithm a : {Algorithm::fisher_yates, Algorithm::sort_binary_insertion}) {
+    job.algorithm = a;
+    job.n = 8;
+    EXPECT_GE(simd_backend->preferred_chunk(job), 64u * 40'320) << algorithm_name(a);
+    job.n = 7;
+    EXPECT_GE(simd_backend->preferred_chunk(job), 64u * 5'040) << algorithm_name(a);
+    for (int n : {4, 52}) {
+      job.n = n;
+      EXPECT_EQ(simd_backend->preferred_chunk(job), 0u) << algorithm_name(a) << " n=" << n;
+    }
+  }
+}
+
 TEST(SimdBackend, InventoryReportsIt) {
   const auto inv = backend_inventory();
   ASSERT_EQ(inv[1].name, "simd");

@@ -69,11 +69,11 @@ struct LaneCounters {
   }
 };
 
-// Indices counted Depth - 1 groups after they were stored, Counted lanes
-// of each, lane l into the column at l * Column: read back at once, loads
-// forwarded from one vector store held each increment up (n = 8 ran at
-// 0.55 of the Philox limit), and extracting the lanes in registers takes
-// the vector pipes that Philox runs on. The slots start, and are left by
+// Indices counted kDepth - 1 groups after they were stored, the first
+// Counted lanes of each, lane l into the column at l * Column: read back
+// at once, loads forwarded from one vector store held each increment up
+// (n = 8 ran at 0.55 of the Philox limit), and extracting the lanes in
+// registers takes the vector pipes that Philox runs on. The slots start, and are left by
 // a drain, holding `nothing`, an index whose counter no flush reads.
 template <class U32, int Counted, std::size_t Column>
 struct IndexRing {
@@ -135,7 +135,7 @@ struct IndexCounters {
   bool apart;  // a column a lane
   bool paired;  // groups counted in pairs
   std::vector<std::uint32_t> counts;
-  std::vector<std::uint32_t> pairs;  // [lane < kLanes / 2][a * entries + b]
+  std::vector<std::uint32_t> pairs;  // [lane < kLanes / 2][kPairColumn], at a * entries + b
   IndexRing<u32, kLanes, kLaneColumn> apart_ring;
   IndexRing<u32, kLanes, 0> one_column_ring;
   IndexRing<u32, kLanes / 2, kPairColumn> pair_ring;
@@ -203,7 +203,6 @@ struct IndexCounters {
     }
     std::fill(pairs.begin(), pairs.end(), 0u);  // the spare counters too
   }
-
 };
 
 // Position counts of the wide path in 16 bits, a row of n cells a position

@@ -92,9 +92,9 @@ std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes) {
 std::uint64_t preferred_chunk(const Job& job) {
   // A table job ends each call with a flush that walks the table's n! (or
   // more) entries: a call of 64 trials an entry makes that walk cheap (at
-  // n = 8 and the engine's 2^18 trials a call, it took a third of a sort's
-  // time). Other jobs keep the engine's unit, which bounds how long a
-  // cancelled run waits.
+  // n = 8 and the engine's 2^18 trials a call, it took two fifths of a
+  // sort's time). Other jobs keep the engine's unit, which bounds how long
+  // a cancelled run waits.
   if (!packed(job) || !DecisionTable::fits(job) || job.n < 7) return 0;
   return std::bit_ceil(factorial(job.n) * 64);
 }

@@ -73,16 +73,20 @@ struct LaneCounters {
 // Counted lanes of each, lane l into the column at l * Column: read back
 // at once, loads forwarded from one vector store held each increment up
 // (n = 8 ran at 0.55 of the Philox limit), and extracting the lanes in
-// registers takes the vector pipes that Philox runs on. The slots start, and are left by
-// a drain, holding `nothing`, an index whose counter no flush reads.
+// registers takes the vector pipes that Philox runs on. The slots start,
+// and are left by a drain, holding `nothing`, an index whose counter no
+// flush reads.
 template <class U32, int Counted, std::size_t Column>
 struct IndexRing {
   static constexpr int kDepth = 4;
   static constexpr int kWidth = static_cast<int>(U32::size);
   alignas(64) std::uint32_t slot[kDepth][kWidth];
+  std::uint32_t nothing;
   int oldest = 0;
 
-  explicit IndexRing(std::uint32_t nothing) { std::fill_n(&slot[0][0], kDepth * kWidth, nothing); }
+  explicit IndexRing(std::uint32_t nothing_) : nothing(nothing_) {
+    std::fill_n(&slot[0][0], kDepth * kWidth, nothing);
+  }
 
   // Counts the oldest group and stores `index` in its place; returns that
   // slot, for lanes to be set to `nothing`.
@@ -93,7 +97,7 @@ struct IndexRing {
     oldest = (oldest + 1) % kDepth;
     return newest;
   }
-  void drain(std::uint32_t* counts, std::uint32_t nothing) {
+  void drain(std::uint32_t* counts) {
     for (int g = 0; g < kDepth; ++g) {
       count_oldest(counts);
       std::fill_n(slot[oldest], kWidth, nothing);
@@ -157,7 +161,7 @@ struct IndexCounters {
     std::uint32_t* newest = apart ? apart_ring.push(index, counts.data()) : one_column_ring.push(index, counts.data());
     if (kept)
       for (int l = 0; l < kLanes; ++l)
-        if (!kept[l]) newest[l] = entries;
+        if (!kept[l]) newest[l] = entries;  // the rings' `nothing`
   }
 
   // Into the tallies through the table (ranks; positions from the packed
@@ -165,9 +169,9 @@ struct IndexCounters {
   template <int N>
   std::uint64_t flush(const DecisionTableView& table, Tally& tally) {
     const bool want_ranks = !tally[TallyKind::ranks].empty(), want_positions = !tally[TallyKind::positions].empty();
-    if (apart) apart_ring.drain(counts.data(), entries);
-    if (!apart) one_column_ring.drain(counts.data(), entries);
-    if (paired) pair_ring.drain(pairs.data(), kMaxPairEntries);
+    if (apart) apart_ring.drain(counts.data());
+    if (!apart) one_column_ring.drain(counts.data());
+    if (paired) pair_ring.drain(pairs.data());
     split_pairs();
     std::uint64_t draws = 0;
     for (std::uint32_t e = 0; e < entries; ++e) {

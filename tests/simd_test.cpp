@@ -88,31 +88,6 @@ TEST(SimdPlan, DivisionByInvariantIntegersIsExact) {
   for (std::uint32_t d : {0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu}) check(d);
 }
 
-// The decks in a register build a permutation's inverse from its draws in
-// reverse, which holds only where each draw's position is above every later
-// draw's position and range.
-TEST(SimdPlan, TheInverseByAssignmentIsPlannedForSchedulesThatFixSlotsInTurn) {
-  const auto planned = [](Algorithm a, int n) {
-    Job j;
-    j.algorithm = a;
-    j.n = n;
-    return simd::internal::make_plan(j).inverse_by_assignment;
-  };
-  EXPECT_TRUE(planned(Algorithm::fisher_yates, 52));
-  EXPECT_TRUE(planned(Algorithm::sattolo, 52));
-  EXPECT_FALSE(planned(Algorithm::naive_swap, 52)) << "its j reaches every slot on every draw";
-  // Draws as (range, position), in schedule order.
-  const auto schedule = [](std::initializer_list<std::pair<std::uint32_t, std::uint32_t>> draws) {
-    std::vector<simd::internal::DrawPlan> plan;
-    for (auto [range, position] : draws) plan.push_back({range, position, 0, simd::internal::Divisor(range)});
-    return simd::internal::inverse_by_assignment(plan);
-  };
-  EXPECT_TRUE(schedule({{5, 4}, {4, 3}}));
-  EXPECT_FALSE(schedule({{5, 4}, {6, 3}})) << "a later range reaches the earlier position";
-  EXPECT_FALSE(schedule({{5, 4}, {5, 3}})) << "a later range reaches the earlier position, just";
-  EXPECT_FALSE(schedule({{3, 2}, {2, 4}})) << "a later position is above";
-}
-
 struct Case {
   Algorithm algorithm;
   int n;
@@ -218,6 +193,40 @@ TEST(SimdEquality, TalliesMatchTheScalarReference) {
         }
       }
   EXPECT_GT(compared, 500);
+}
+
+// Jobs of up to 64 items that count positions alone: on VBMI each lane's
+// inverse permutation is built in a register and counted in bit planes
+// (lanes_avx512vbmi.hpp, deck_counters_avx512.hpp), elsewhere they take the
+// wide path. Every swap schedule (naive-swap's j reaches every slot), methods
+// that reject often (their lanes are left out of the planes), calls long
+// enough to drain the planes' 16s many times, and a range that starts
+// inside a lane group.
+TEST(SimdEquality, PositionsAloneMatchTheScalarReference) {
+  REQUIRE_SIMD();
+  int compared = 0;
+  for (Algorithm a : kAllAlgorithms)
+    if (draw_kind(a) == DrawKind::schedule && a != Algorithm::partial)
+      for (int n : {2, 9, 13, 52, 63, 64})
+        for (BoundedSpec s : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 7},
+                              BoundedSpec{Method::rejection, 6}, BoundedSpec{Method::modulo, 32}})
+          if (max_draw_range(a, Shape{n, n}) <= (std::uint64_t{1} << s.bits))
+            for (auto [first, trials] : {std::pair<std::uint64_t, std::uint64_t>{0, 70'001}, {0xfffffff9ull, 1'001}}) {
+              const Job job{.seed = 11, .algorithm = a, .spec = s, .n = n, .first = first, .trials = trials,
+                            .tallies = {TallyKind::positions}};
+              const RunResult ref = run(job, on("scalar", 1));
+              for (const std::string& arch : simd::available_architectures())
+                for (int threads : {1, 2}) {
+                  const RunResult got = run(job, on(arch, threads));
+                  ASSERT_EQ(got.arch, arch);
+                  ASSERT_TRUE(got.tally == ref.tally)
+                      << algorithm_name(a) << " n=" << n << " " << method_name(s.method) << "/" << s.bits
+                      << " first " << first << " on " << arch << ", threads " << threads << ": words "
+                      << got.tally.words << " vs " << ref.tally.words;
+                  ++compared;
+                }
+            }
+  EXPECT_GT(compared, 100);
 }
 
 // The wide path counts positions in 16-bit cells: one call long enough for

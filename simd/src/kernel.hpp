@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <type_traits>
 #include <cstdint>
@@ -410,14 +411,14 @@ struct Kernel {
   }
 
   // True where the lanes hold a deck a register (Lanes::inverse_decks) and
-  // the job fits it: a whole permutation of at most kDeckItems items whose
-  // inverse the draws assign (Plan::inverse_by_assignment), with no kind
-  // but positions (a rank, or a record's statistics, needs the
-  // permutation, not its inverse).
+  // the job fits it: a whole permutation of at most kDeckItems items made
+  // by swaps (not a card shuffle's sorted keys), with no kind but positions
+  // (a rank, or a record's statistics, needs the permutation, not its
+  // inverse).
   static constexpr bool kDecks = requires { L::kDeckItems; };
   static bool decks_fit(const Plan& p, const Tally& tally) {
     if constexpr (kDecks)
-      return !is_deal(p.job) && p.job.n <= L::kDeckItems && p.inverse_by_assignment &&
+      return !is_deal(p.job) && p.job.n <= L::kDeckItems && !p.sorts_keys &&
              tally[TallyKind::ranks].empty() && lane_kinds_only(p.job.tallies);
     return false;
   }
@@ -429,23 +430,25 @@ struct Kernel {
     std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
     alignas(64) std::uint8_t inverse[kLanes * 64];
     const bool want_positions = !tally[TallyKind::positions].empty();
-    DeckCounters c(p.job.n, want_positions);
+    typename L::DeckCounters c(p.job.n);
     std::uint64_t clean = 0;
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
       lane_digits<M>(p, t, reject, digits.data());
-      const bool some_rejected = p.may_reject && L::any(reject);
-      alignas(64) std::uint32_t kept[kLanes];
-      if (some_rejected) redo_rejected(p, t, reject, tally).store_aligned(kept);
-      if (want_positions) L::inverse_decks(p.draws.data(), p.draws.size(), digits.data(), inverse);
-      for (int l = 0; l < kLanes; ++l) {
-        if (some_rejected && !kept[l]) continue;
-        ++clean;
-        if (want_positions) c.add(inverse + 64 * l);
+      std::uint32_t counted = (1u << kLanes) - 1;  // the lanes the reference did not redo
+      if (p.may_reject && L::any(reject)) {
+        alignas(64) std::uint32_t kept[kLanes];
+        redo_rejected(p, t, reject, tally).store_aligned(kept);
+        for (int l = 0; l < kLanes; ++l)
+          if (!kept[l]) counted &= ~(1u << l);
       }
-      if (++c.batches == kFlushBatches) c.flush(tally);
+      clean += static_cast<std::uint64_t>(std::popcount(counted));
+      if (!want_positions) continue;
+      L::inverse_decks(p.draws.data(), p.draws.size(), digits.data(), inverse);
+      c.add_group(inverse, counted);
+      if (c.full()) c.drain(tally);
     }
-    c.flush(tally);
+    if (want_positions) c.flush(tally);
     return clean;
   }
 

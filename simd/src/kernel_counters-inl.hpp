@@ -258,30 +258,4 @@ struct WideCounters {
   }
 };
 
-// Position counts from inverse permutations (kernel.hpp's tally_decks): a
-// row of 64 counters an item, so that item v at position b[v] is one
-// increment at v * 64 + b[v], its address a shift and an add; a flush
-// transposes nothing, it only narrows the rows to n.
-struct DeckCounters {
-  static constexpr std::size_t kRow = 64;
-  int n;
-  std::vector<std::uint32_t> counts;  // [item][position], rows of kRow
-  std::uint64_t batches = 0;
-  DeckCounters(int n_, bool want) : n(n_), counts(want ? static_cast<std::size_t>(n_) * kRow : 0, 0) {}
-  // inverse[v]: the position of item v.
-  void add(const std::uint8_t* inverse) {
-    std::uint32_t* row = counts.data();
-#pragma GCC unroll 8
-    for (int v = 0; v < n; ++v, row += kRow) ++row[inverse[v]];
-  }
-  void flush(Tally& tally) {
-    if (counts.empty()) return;
-    std::uint64_t* to = tally[TallyKind::positions].counts().data();
-    for (int v = 0; v < n; ++v)
-      for (int pos = 0; pos < n; ++pos) to[static_cast<std::size_t>(v) * n + pos] += counts[v * kRow + pos];
-    std::fill(counts.begin(), counts.end(), 0u);
-    batches = 0;
-  }
-};
-
 }  // namespace melange::simd::internal

@@ -56,22 +56,11 @@ bool cards_in_lanes(const Job& job) {
 
 bool rows_as_bytes(const Job& job) { return packed(job) || cards_in_lanes(job); }
 
-bool inverse_by_assignment(const std::vector<DrawPlan>& draws) {
-  // reach: the highest position any later draw swaps (its own, or the top
-  // of its range).
-  std::int64_t reach = -1;
-  for (std::size_t k = draws.size(); k-- > 0;) {
-    const DrawPlan& d = draws[k];
-    if (static_cast<std::int64_t>(d.i) <= reach) return false;
-    reach = std::max({reach, static_cast<std::int64_t>(d.i), static_cast<std::int64_t>(d.s) - 1});
-  }
-  return true;
-}
-
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes) {
   // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
   // position matrix; the wide path a 16-bit position matrix (WideCounters)
-  // or DeckCounters' 32-bit rows of 64 (n <= 64): at most n max(n, 64) 32-bit cells.
+  // or DeckCounters' bytes and bit planes (n <= 64, 6 KB): at most
+  // n max(n, 64) 32-bit cells.
   if (!vectorizable(job)) return 0;
   if (!packed(job)) {
     if (!job.tallies.has(TallyKind::positions)) return 0;
@@ -126,7 +115,6 @@ Plan make_plan(const Job& job) {
   }
   p.words_per_trial = p.draws.size();
   p.sorts_keys = cards_in_lanes(job);
-  p.inverse_by_assignment = inverse_by_assignment(p.draws);
   if (job.spec.method == Method::batched) {
     // The same batches as the scalar source cuts, with their thresholds
     // (planned_batches); a batch's first draw follows the ones before it.

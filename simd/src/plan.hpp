@@ -54,10 +54,6 @@ struct Plan {
   std::vector<DrawPlan> draws;
   std::vector<WordPlan> words;      // batched only
   std::size_t words_per_trial = 0;  // words a trial reads when nothing is rejected
-  // True when every draw's position lies above every later draw's position
-  // and range (fisher-yates, sattolo): the permutation's inverse then follows
-  // from the draws in reverse, two assignments a draw (lanes_avx512vbmi.hpp).
-  bool inverse_by_assignment = false;
   // The card shuffles in the lanes (cards_in_lanes): each lane's keys are
   // sorted by a network (card_rows in kernel.hpp), not swapped along the draws.
   bool sorts_keys = false;
@@ -82,8 +78,6 @@ bool cards_in_lanes(const Job& job);
 // permutations and card shuffles); the dispatcher narrows the other paths' rows.
 bool rows_as_bytes(const Job& job);
 
-// Plan::inverse_by_assignment for these draws.
-bool inverse_by_assignment(const std::vector<DrawPlan>& draws);
 // Host bytes a worker's lane-private counters take beside its tally.
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes);
 // Trials a run_range call should hold (0: the engine's default).

@@ -88,6 +88,33 @@ TEST(SimdPlan, DivisionByInvariantIntegersIsExact) {
   for (std::uint32_t d : {0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu}) check(d);
 }
 
+// The decks in a register share one among four (two) while the draws,
+// taken in reverse, have swapped only positions below 16 (32).
+TEST(SimdPlan, DecksShareARegisterWhileTheLastDrawsStayLow) {
+  const auto below = [](Algorithm a, int n, std::uint32_t bound) {
+    Job j;
+    j.algorithm = a;
+    j.n = n;
+    return simd::internal::last_draws_below(simd::internal::make_plan(j).draws, bound);
+  };
+  EXPECT_EQ(below(Algorithm::fisher_yates, 52, 16), 15u) << "i = 15 down to 1, j <= i";
+  EXPECT_EQ(below(Algorithm::fisher_yates, 52, 32), 31u);
+  EXPECT_EQ(below(Algorithm::sattolo, 52, 16), 15u) << "i = 15 down to 1, j < i";
+  EXPECT_EQ(below(Algorithm::fisher_yates, 13, 16), 12u) << "every draw";
+  EXPECT_EQ(below(Algorithm::naive_swap, 52, 32), 0u) << "its j reaches every slot on every draw";
+  EXPECT_EQ(below(Algorithm::naive_swap, 16, 16), 16u);
+  EXPECT_EQ(below(Algorithm::naive_swap, 17, 16), 0u);
+  // Draws as (range, position), in schedule order.
+  const auto schedule = [](std::initializer_list<std::pair<std::uint32_t, std::uint32_t>> draws) {
+    std::vector<simd::internal::DrawPlan> plan;
+    for (auto [range, position] : draws) plan.push_back({range, position, 0, simd::internal::Divisor(range)});
+    return simd::internal::last_draws_below(plan, 16);
+  };
+  EXPECT_EQ(schedule({{3, 2}, {17, 1}, {2, 1}}), 1u) << "a range above stops the count";
+  EXPECT_EQ(schedule({{3, 16}, {16, 15}, {2, 1}}), 2u) << "so does a position";
+  EXPECT_EQ(schedule({{17, 16}, {16, 15}}), 1u) << "range 16: j <= 15";
+}
+
 struct Case {
   Algorithm algorithm;
   int n;

@@ -444,7 +444,7 @@ struct Kernel {
       }
       clean += static_cast<std::uint64_t>(std::popcount(counted));
       if (!want_positions) continue;
-      L::inverse_decks(p.draws.data(), p.draws.size(), digits.data(), inverse);
+      L::inverse_decks(p, digits.data(), inverse);
       c.add_group(inverse, counted);
       if (c.full()) c.drain(tally);
     }

@@ -56,6 +56,12 @@ bool cards_in_lanes(const Job& job) {
 
 bool rows_as_bytes(const Job& job) { return packed(job) || cards_in_lanes(job); }
 
+std::size_t last_draws_below(const std::vector<DrawPlan>& draws, std::uint32_t bound) {
+  std::size_t below = 0;
+  for (std::size_t k = draws.size(); k-- > 0 && draws[k].i < bound && draws[k].s <= bound;) ++below;
+  return below;
+}
+
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes) {
   // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
   // position matrix; the wide path a 16-bit position matrix (WideCounters)
@@ -115,6 +121,8 @@ Plan make_plan(const Job& job) {
   }
   p.words_per_trial = p.draws.size();
   p.sorts_keys = cards_in_lanes(job);
+  p.last_draws_below_16 = last_draws_below(p.draws, 16);
+  p.last_draws_below_32 = last_draws_below(p.draws, 32);
   if (job.spec.method == Method::batched) {
     // The same batches as the scalar source cuts, with their thresholds
     // (planned_batches); a batch's first draw follows the ones before it.

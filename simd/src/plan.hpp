@@ -54,6 +54,10 @@ struct Plan {
   std::vector<DrawPlan> draws;
   std::vector<WordPlan> words;      // batched only
   std::size_t words_per_trial = 0;  // words a trial reads when nothing is rejected
+  // The decks in a register (deck_swaps_avx512vbmi.hpp) take the draws in
+  // reverse: of the last draws, how many swap only positions below 16, and
+  // below 32, their ranges included (last_draws_below).
+  std::size_t last_draws_below_16 = 0, last_draws_below_32 = 0;
   // The card shuffles in the lanes (cards_in_lanes): each lane's keys are
   // sorted by a network (card_rows in kernel.hpp), not swapped along the draws.
   bool sorts_keys = false;
@@ -78,6 +82,9 @@ bool cards_in_lanes(const Job& job);
 // permutations and card shuffles); the dispatcher narrows the other paths' rows.
 bool rows_as_bytes(const Job& job);
 
+// How many of the last draws swap only positions below `bound`, their
+// ranges included.
+std::size_t last_draws_below(const std::vector<DrawPlan>& draws, std::uint32_t bound);
 // Host bytes a worker's lane-private counters take beside its tally.
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes);
 // Trials a run_range call should hold (0: the engine's default).

@@ -76,14 +76,24 @@ inline __mmask64 load_mask(const __mmask64* at) {
 // mask of the 2 R bytes the swaps move.
 struct Swaps {
   alignas(64) std::uint64_t patterns[kLanes];  // a register's pattern, to broadcast
-  alignas(64) __mmask64 masks[kLanes];          // a register's bytes to move
+  alignas(64) __mmask64 masks[kLanes];          // a register's bytes to move (R = 1: mask_of)
 };
 
+// Positions spread as Interleave<R> places them, in each 32-bit lane.
 template <int R>
 inline __m512i spread(__m512i q) {
   using I = Interleave<R>;
+  if constexpr (R == 1) return q;
   const __m512i low = _mm512_and_si512(q, _mm512_set1_epi32((1 << I::kLow) - 1));
-  return _mm512_or_si512(low, _mm512_slli_epi32(_mm512_srli_epi32(q, I::kLow), 3));
+  return _mm512_ternarylogic_epi32(low, _mm512_slli_epi32(_mm512_srli_epi32(q, I::kLow), 3), low, 0xFC);  // or
+}
+
+// Where register r's mask lies in Swaps::masks: one deck a register, the
+// even lanes' masks come first (prepare makes them from the even 32-bit
+// lanes, then the odd ones).
+template <int R>
+constexpr int mask_of(int r) {
+  return R == 1 ? (r % 2) * (kLanes / 2) + r / 2 : r;
 }
 
 // The draw's Swaps from its position i and the lanes' j (lane l in deck
@@ -91,41 +101,48 @@ inline __m512i spread(__m512i q) {
 template <int R>
 inline void prepare(std::uint32_t i, __m512i j, Swaps& s) {
   using I = Interleave<R>;
+  const __m512i spread_j = spread<R>(j);
   // Patterns: byte b of register b / 8's pattern is lane b >> kLow's spread
   // i ^ j, which sits in the low byte of its 32 bits.
-  static constexpr Bytes kPick[2] = {bytes([](int b) { return 4 * (b >> I::kLow); }),
-                                     bytes([](int b) { return 4 * ((b + kItems) >> I::kLow); })};
-  const __m512i flips = spread<R>(_mm512_xor_si512(j, _mm512_set1_epi32(static_cast<int>(i))));
+  static constexpr Bytes kPick[2] = {bytes([](int b) { return 4 * ((b >> I::kLow) % kLanes); }),
+                                     bytes([](int b) { return 4 * (((b + kItems) >> I::kLow) % kLanes); })};
+  const __m512i flips = _mm512_xor_si512(spread_j, _mm512_set1_epi32(I::spread(static_cast<int>(i))));
   for (int half = 0; half < (R == 1 ? 2 : 1); ++half)
     _mm512_store_si512(s.patterns + 8 * half, _mm512_permutexvar_epi8(load(kPick[half]), flips));
-  // Masks: a bit for j in each lane's deck, then a register's lanes'
-  // bits together (their bytes differ), and i's bit in each deck.
+  // Masks: lane l's bit is byte(j, l % R); 64-bit shifts of the even and
+  // the odd 32-bit lanes make them, and a register's lanes' bits (in
+  // different bytes) are or-ed together, with i's bit in each deck.
   static constexpr std::array<std::uint32_t, kLanes> kDeckShift = [] {
     std::array<std::uint32_t, kLanes> a{};
     for (int l = 0; l < kLanes; ++l) a[l] = static_cast<std::uint32_t>((l % R) << I::kLow);
     return a;
   }();
-  const __m512i shifts = _mm512_or_si512(spread<R>(j), _mm512_loadu_si512(kDeckShift.data()));
+  const __m512i at = R == 1 ? spread_j : _mm512_or_si512(spread_j, _mm512_loadu_si512(kDeckShift.data()));
   const __m512i one = _mm512_set1_epi64(1);
-  __m512i bits[2] = {_mm512_sllv_epi64(one, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(shifts))),
-                     _mm512_sllv_epi64(one, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(shifts, 1)))};
-  for (__m512i& b : bits) {
-    if constexpr (R >= 2) b = _mm512_or_si512(b, _mm512_shuffle_epi32(b, _MM_PERM_BADC));
-    if constexpr (R == 4) b = _mm512_or_si512(b, _mm512_shuffle_i64x2(b, b, _MM_SHUFFLE(2, 3, 0, 1)));
-  }
+  const __m512i even = _mm512_sllv_epi64(one, _mm512_and_si512(at, _mm512_set1_epi64(0xFFFFFFFF)));
+  const __m512i odd = _mm512_sllv_epi64(one, _mm512_srli_epi64(at, 32));
   std::uint64_t at_i = 0;
   for (int t = 0; t < R; ++t) at_i |= std::uint64_t{1} << I::byte(static_cast<int>(i), t);
   const __m512i with_i = _mm512_set1_epi64(static_cast<long long>(at_i));
   if constexpr (R == 1) {
-    _mm512_store_si512(s.masks, _mm512_or_si512(bits[0], with_i));
-    _mm512_store_si512(s.masks + 8, _mm512_or_si512(bits[1], with_i));
+    _mm512_store_si512(s.masks, _mm512_or_si512(even, with_i));
+    _mm512_store_si512(s.masks + kLanes / 2, _mm512_or_si512(odd, with_i));
   } else {
-    // The first qword of each group of R: a register's mask.
-    const __m512i firsts = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i fours = _mm512_set_epi64(0, 0, 0, 0, 12, 8, 4, 0);
-    const __m512i masks = _mm512_or_si512(_mm512_permutex2var_epi64(bits[0], R == 2 ? firsts : fours, bits[1]), with_i);
-    _mm512_store_si512(s.masks, masks);
+    const __m512i pairs = _mm512_ternarylogic_epi64(even, odd, with_i, 0xFE);  // or of the three
+    if constexpr (R == 2) {
+      _mm512_store_si512(s.masks, pairs);
+    } else {
+      const __m512i quads = _mm512_or_si512(pairs, _mm512_shuffle_epi32(pairs, _MM_PERM_BADC));
+      _mm512_store_si512(s.masks, _mm512_permutexvar_epi64(_mm512_set_epi64(6, 4, 2, 0, 6, 4, 2, 0), quads));
+    }
   }
+}
+
+// Draws [from, to) prepared for R decks a register.
+template <int R>
+inline void prepare(const Plan& p, const std::uint32_t* digits, std::size_t from, std::size_t to, Swaps* swaps) {
+  for (std::size_t k = from; k < to; ++k)
+    prepare<R>(p.draws[k].i, _mm512_load_si512(digits + k * kLanes), swaps[k]);
 }
 
 // The prepared swaps of draws [from, to) in reverse, on R decks a register.
@@ -138,7 +155,7 @@ inline void swap(__m512i (&reg)[kLanes / R], const Swaps* swaps, std::size_t fro
     for (int r = 0; r < kLanes / R; ++r) {
       // 64-bit lanes, so that the pattern's broadcast folds into the xor.
       const __m512i by = _mm512_xor_epi64(identity, _mm512_set1_epi64(static_cast<long long>(s.patterns[r])));
-      reg[r] = _mm512_mask_permutexvar_epi8(reg[r], load_mask(s.masks + r), by, reg[r]);
+      reg[r] = _mm512_mask_permutexvar_epi8(reg[r], load_mask(s.masks + mask_of<R>(r)), by, reg[r]);
     }
   }
 }
@@ -168,16 +185,9 @@ inline void widen(const __m512i (&from)[kLanes / R], __m512i (&to)[2 * kLanes / 
   // Every swap's operands made before the first swap, so that every load
   // below reads a store long retired.
   Swaps swaps[kItems];
-  for (std::size_t k = 0; k < count; ++k) {
-    const std::uint32_t i = p.draws[k].i;
-    const __m512i j = _mm512_load_si512(digits + k * kLanes);
-    if (k >= quarters)
-      prepare<4>(i, j, swaps[k]);
-    else if (k >= halves)
-      prepare<2>(i, j, swaps[k]);
-    else
-      prepare<1>(i, j, swaps[k]);
-  }
+  prepare<1>(p, digits, 0, halves, swaps);
+  prepare<2>(p, digits, halves, quarters, swaps);
+  prepare<4>(p, digits, quarters, count, swaps);
   // Every loop over the registers is unrolled: an array indexed in a loop
   // would live in memory, each swap a store and a load.
   __m512i fours[4], twos[8], ones[16];

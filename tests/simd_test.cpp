@@ -276,6 +276,24 @@ TEST(SimdEquality, TheWidePathsCellsAreFlushedBeforeTheyWrap) {
   }
 }
 
+// From 256 items the wide path stages whole groups' rows and counts them a
+// block of positions at a time (WideCounters): a run of several stages, a
+// stage cut short by the end of a call, rows in blocks that do not divide
+// n, and lanes redone after a rejection (batched, lemire/10).
+TEST(SimdEquality, TheWidePathsStagedRowsMatchTheScalarReference) {
+  REQUIRE_SIMD();
+  for (int n : {256, 300, 1024})
+    for (BoundedSpec s : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 11}}) {
+      const Job job{.seed = 5, .algorithm = Algorithm::fisher_yates, .spec = s, .n = n, .first = 3,
+                    .trials = 2'100, .tallies = {TallyKind::positions}};
+      const RunResult ref = run(job, on("scalar", 1));
+      for (const std::string& arch : simd::available_architectures())
+        for (int threads : {1, 2})
+          ASSERT_TRUE(run(job, on(arch, threads)).tally == ref.tally)
+              << "n=" << n << " " << method_name(s.method) << " on " << arch << ", threads " << threads;
+    }
+}
+
 TEST(SimdEquality, SampledPermutationsMatchTheScalarReference) {
   REQUIRE_SIMD();
   for (const Case& c : cases()) {

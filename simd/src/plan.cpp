@@ -64,14 +64,15 @@ std::size_t last_draws_below(const std::vector<DrawPlan>& draws, std::uint32_t b
 
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes) {
   // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
-  // position matrix; the wide path a 16-bit position matrix (WideCounters)
-  // or DeckCounters' bytes and bit planes (n <= 64, 6 KB): at most
-  // n max(n, 64) 32-bit cells.
+  // position matrix; the wide path a 16-bit position matrix (WideCounters),
+  // with its staged rows from 256 items, or DeckCounters' bytes and bit
+  // planes (n <= 64, 6 KB): at most n max(n, 64) 32-bit cells and the rows.
   if (!vectorizable(job)) return 0;
   if (!packed(job)) {
     if (!job.tallies.has(TallyKind::positions)) return 0;
     const auto n = static_cast<std::uint64_t>(job.n);
-    return n * std::max<std::uint64_t>(n, 64) * sizeof(std::uint32_t);
+    const std::uint64_t staged = job.n >= kWideStagedItems ? kWideStagedGroups * kMaxLanes * n * sizeof(std::uint16_t) : 0;
+    return n * std::max<std::uint64_t>(n, 64) * sizeof(std::uint32_t) + staged;
   }
   std::uint64_t bytes = table_bytes;  // decision_table_bytes(job), as the backend's tables know it
   // Ranks: a column of n! counters a lane, or IndexCounters' columns (at

@@ -79,13 +79,14 @@ struct Swaps {
   alignas(64) __mmask64 masks[kLanes];          // a register's bytes to move (R = 1: mask_of)
 };
 
-// Positions spread as Interleave<R> places them, in each 32-bit lane.
+// Positions spread as Interleave<R> places them, in each 32-bit lane: one
+// byte permute through a table of the 64 (a 32-bit lane's upper bytes are
+// 0, which spreads to 0).
 template <int R>
 inline __m512i spread(__m512i q) {
-  using I = Interleave<R>;
   if constexpr (R == 1) return q;
-  const __m512i low = _mm512_and_si512(q, _mm512_set1_epi32((1 << I::kLow) - 1));
-  return _mm512_ternarylogic_epi32(low, _mm512_slli_epi32(_mm512_srli_epi32(q, I::kLow), 3), low, 0xFC);  // or
+  static constexpr Bytes kSpread = bytes([](int q) { return Interleave<R>::spread(q); });
+  return _mm512_permutexvar_epi8(q, load(kSpread));
 }
 
 // Where register r's mask lies in Swaps::masks: one deck a register, the

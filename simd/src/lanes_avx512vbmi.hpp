@@ -1,5 +1,5 @@
 // AVX-512 with VBMI's byte permutes: the lanes of AVX-512 (F, BW, DQ), plus
-// a whole deck of up to 64 items held in one register per trial. xsimd 8.1
+// decks of up to 64 items held in registers, a byte an item. xsimd 8.1
 // has no VBMI architecture, so the tag below names these lanes and their
 // batches stay AVX-512 BW's. Include only where the VBMI flags are on.
 #pragma once

@@ -148,12 +148,12 @@ inline void prepare(const Plan& p, const std::uint32_t* digits, std::size_t from
 
 // The prepared swaps of draws [from, to) in reverse, on R decks a register.
 template <int R>
-inline void swap(__m512i (&reg)[kLanes / R], const Swaps* swaps, std::size_t from, std::size_t to) {
+inline void swap(__m512i (&reg)[Interleave<R>::kRegisters], const Swaps* swaps, std::size_t from, std::size_t to) {
   const __m512i identity = load(kIdentity<1>);
   for (std::size_t k = to; k-- > from;) {
     const Swaps& s = swaps[k];
 #pragma GCC unroll 16
-    for (int r = 0; r < kLanes / R; ++r) {
+    for (int r = 0; r < Interleave<R>::kRegisters; ++r) {
       // 64-bit lanes, so that the pattern's broadcast folds into the xor.
       const __m512i by = _mm512_xor_epi64(identity, _mm512_set1_epi64(static_cast<long long>(s.patterns[r])));
       reg[r] = _mm512_mask_permutexvar_epi8(reg[r], load_mask(s.masks + mask_of<R>(r)), by, reg[r]);
@@ -163,10 +163,10 @@ inline void swap(__m512i (&reg)[kLanes / R], const Swaps* swaps, std::size_t fro
 
 // R decks a register into R / 2.
 template <int R>
-inline void widen(const __m512i (&from)[kLanes / R], __m512i (&to)[2 * kLanes / R]) {
+inline void widen(const __m512i (&from)[Interleave<R>::kRegisters], __m512i (&to)[Interleave<R / 2>::kRegisters]) {
   const __m512i identity = load(kIdentity<1>);
 #pragma GCC unroll 16
-  for (int r = 0; r < 2 * kLanes / R; ++r)
+  for (int r = 0; r < Interleave<R / 2>::kRegisters; ++r)
     to[r] = _mm512_permutex2var_epi8(from[r / 2], load(kWidening<R>[r % 2]), identity);
 }
 
@@ -184,7 +184,8 @@ inline void widen(const __m512i (&from)[kLanes / R], __m512i (&to)[2 * kLanes / 
   const std::size_t count = p.draws.size();
   const std::size_t quarters = count - p.last_draws_below_16, halves = count - p.last_draws_below_32;
   // Every swap's operands made before the first swap, so that every load
-  // below reads a store long retired.
+  // below reads a store long retired. A deck of at most 64 items takes at
+  // most 64 draws (naive-swap: n).
   Swaps swaps[kItems];
   prepare<1>(p, digits, 0, halves, swaps);
   prepare<2>(p, digits, halves, quarters, swaps);

@@ -226,7 +226,8 @@ TEST(SimdEquality, TalliesMatchTheScalarReference) {
 // inverse permutation is built in a register and counted in bit planes
 // (lanes_avx512vbmi.hpp, deck_counters_avx512.hpp), elsewhere they take the
 // wide path. Every swap schedule (naive-swap's j reaches every slot), methods
-// that reject often (their lanes are left out of the planes), calls long
+// that reject often (their lanes resume on the scalar path from the first
+// word they rejected, at any word, several times a trial), calls long
 // enough to drain the planes' 16s many times, and a range that starts
 // inside a lane group.
 TEST(SimdEquality, PositionsAloneMatchTheScalarReference) {

@@ -42,17 +42,15 @@ struct DeckCounters {
     std::memset(sixteens, 0, sizeof sixteens);
   }
 
-  // Adds the trials of a group: inverse[trial * 64 + item] = the item's
-  // position; `counted` has bit l set where trial l counts.
-  void add_group(const std::uint8_t* inverse, std::uint32_t counted) {
+  // Adds the trials of a group (every one counts: lane_digits leaves no
+  // lane rejected): inverse[trial * 64 + item] = the item's position.
+  void add_group(const std::uint8_t* inverse) {
     const __m512i one = _mm512_set1_epi64(1);
-    __mmask8 counts[kTrials];  // all of a trial's words, or none
-    for (int l = 0; l < kTrials; ++l) counts[l] = static_cast<__mmask8>(0u - ((counted >> l) & 1u));
     for (int g = 0; g < groups; ++g) {
       __m512i x[kTrials];
       for (int l = 0; l < kTrials; ++l) {
         const __m128i positions = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(inverse + 64 * l + 8 * g));
-        x[l] = _mm512_maskz_sllv_epi64(counts[l], one, _mm512_cvtepu8_epi64(positions));
+        x[l] = _mm512_sllv_epi64(one, _mm512_cvtepu8_epi64(positions));
       }
       add_sixteens(g, add_tree(planes[g], x));
     }

@@ -1,9 +1,11 @@
 // The vector kernel body, written once for any lane width: one trial per lane,
 // Philox4x32-10 and the bounded draw computed across lanes, the permutation
 // kept in a register (four bits an item) for small n, or applied per lane in
-// memory for larger n. A batch in which any lane would reject a word is
-// re-run on the scalar reference path, so the words consumed are always the
-// contract's. Included only by the per-architecture .cpp files. Its pieces:
+// memory for larger n. A lane that rejects a word takes the contract's
+// scalar draws from that word on (resume_lane), or, where the draws are not
+// stored first (packed permutations, card shuffles, tables), has its whole
+// trial re-run on the scalar reference path; so the words consumed are
+// always the contract's. Included only by the per-architecture .cpp files. Its pieces:
 // kernel_philox-inl.hpp (the cipher across lanes), kernel_counters-inl.hpp
 // (lane-private tallies), kernel_rows-inl.hpp (packed permutations as rows);
 // this file holds the draws and one path each for packed, wide, table and
@@ -76,7 +78,8 @@ struct Kernel {
   // multiplies (the high half is the digit, the low half carries on), and the
   // batch's rejection test on what is left.
   template <class F>
-  MELANGE_LANE_INLINE static void batched_draws(const Plan& p, std::uint64_t first, u32& reject, F&& f) {
+  MELANGE_LANE_INLINE static void batched_draws(const Plan& p, std::uint64_t first, u32& reject, F&& f,
+                                                u32* first_rejected = nullptr) {
     Philox::for_each_word(p, first, p.words.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
       const WordPlan& w = p.words[k];
       u32 x = word;
@@ -87,8 +90,18 @@ struct Kernel {
         x = low;
         f(d, j);
       }
-      if (w.threshold) reject = reject | L::less(x, u32(w.threshold));
+      if (w.threshold) {
+        reject = reject | L::less(x, u32(w.threshold));
+        if (first_rejected) note_rejected(reject, k, *first_rejected);
+      }
     });
+  }
+
+  // Keeps each lane's first rejected word: `reject` only gains lanes, and
+  // the words come in order, so the least k at which a lane is set is its
+  // first (~0 where none yet).
+  MELANGE_LANE_INLINE static void note_rejected(const u32& reject, std::size_t k, u32& first_rejected) {
+    first_rejected = xsimd::min(first_rejected, ~reject | u32(static_cast<std::uint32_t>(k)));
   }
 
   template <Method M, int N>
@@ -141,23 +154,68 @@ struct Kernel {
   // Calls f(draw, j) for every draw of one group of trials, in schedule
   // order: Philox, and under `batched` the batches' multiply chains, which
   // are independent of each other.
+  // `first_rejected`, where not null, ends as each lane's first rejected
+  // word (note_rejected).
   template <Method M, class F>
-  MELANGE_LANE_INLINE static void for_each_draw(const Plan& p, std::uint64_t first, u32& reject, F&& f) {
+  MELANGE_LANE_INLINE static void for_each_draw(const Plan& p, std::uint64_t first, u32& reject, F&& f,
+                                                u32* first_rejected = nullptr) {
     if constexpr (M == Method::batched) {
-      batched_draws(p, first, reject, f);
+      batched_draws(p, first, reject, f, first_rejected);
     } else {
       Philox::for_each_word(p, first, p.draws.size(), [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
-        f(p.draws[k], draw<M>(p, p.draws[k], word, reject));
+        const DrawPlan& d = p.draws[k];
+        f(d, draw<M>(p, d, word, reject));
+        if (first_rejected && d.threshold) note_rejected(reject, k, *first_rejected);
       });
     }
   }
 
   // Every draw of one group, its lanes' j stored at digits[draw * kLanes].
+  // A lane that rejected a word is resumed from that word on the scalar
+  // path (resume_lane), which costs the draws after it, where redoing the
+  // trial would cost all its draws and swaps again; so no lane is left
+  // rejected. Returns the words the resumed lanes read beyond
+  // words_per_trial.
   template <Method M>
-  MELANGE_LANE_INLINE static void lane_digits(const Plan& p, std::uint64_t first, u32& reject, std::uint32_t* digits) {
-    for_each_draw<M>(p, first, reject, [&](const DrawPlan& d, const u32& lanes_j) MELANGE_LANE_LAMBDA {
-      lanes_j.store_aligned(digits + (&d - p.draws.data()) * kLanes);
-    });
+  MELANGE_LANE_INLINE static std::uint64_t lane_digits(const Plan& p, std::uint64_t first, u32& reject,
+                                                       std::uint32_t* digits) {
+    u32 first_rejected(~0u);
+    for_each_draw<M>(
+        p, first, reject,
+        [&](const DrawPlan& d, const u32& lanes_j) MELANGE_LANE_LAMBDA {
+          lanes_j.store_aligned(digits + (&d - p.draws.data()) * kLanes);
+        },
+        &first_rejected);
+    if (!p.may_reject || !L::any(reject)) return 0;
+    alignas(64) std::uint32_t word[kLanes];
+    first_rejected.store_aligned(word);
+    std::uint64_t extra = 0;
+    for (int l = 0; l < kLanes; ++l)
+      if (word[l] != ~0u) extra += resume_lane<M>(p, first + static_cast<std::uint64_t>(l), word[l], l, digits) - p.words_per_trial;
+    reject = u32(0u);
+    return extra;
+  }
+
+  // Lane `lane`'s trial from its first rejected word w on, by the
+  // contract's own scalar draws (PhiloxStream, BatchedDraws, the one-a-word
+  // methods): the draws before word w stand, as w is where the lane's
+  // stream and the lanes' parted. Writes the lane's digits from there and
+  // returns the words the trial read in all.
+  template <Method M>
+  static std::uint64_t resume_lane(const Plan& p, std::uint64_t trial, std::uint32_t w, int lane,
+                                   std::uint32_t* digits) {
+    PhiloxStream words(p.job.seed, trial, w / 4);
+    for (std::uint32_t k = 0; k < w % 4; ++k) words.next();
+    std::uint32_t* out = digits + lane;
+    if constexpr (M == Method::batched) {
+      BatchedDraws batches(static_cast<int>(w));
+      for (std::size_t d = p.words[w].first; d < p.draws.size(); ++d)
+        out[d * kLanes] = batches.next_planned(words, p.draws[d].s, p.words);
+    } else {
+      for (std::size_t d = w; d < p.draws.size(); ++d)
+        out[d * kLanes] = melange::internal::bounded_one_a_word(words, p.draws[d].s, p.job.spec);
+    }
+    return std::uint64_t{w} / 4 * 4 + words.words_consumed();
   }
 
   // Sorts keys[0..kCardItems) lane by lane: a minimum and a maximum a
@@ -268,17 +326,22 @@ struct Kernel {
   // swapped in turn within each draw, so that eight independent chains
   // overlap. The items start as `identity`, or (null) as they are: a deal's
   // arrays are put back by undo_swaps, k swaps instead of n items a lane.
+  // Returns the words read beyond words_per_trial (lane_digits): a swap
+  // schedule's lanes are never left rejected; a card shuffle's may be.
   template <Method M>
-  MELANGE_LANE_INLINE static void wide_batch(const Plan& p, std::uint64_t first, u32& reject,
-                                             std::uint16_t* items, const std::uint16_t* identity,
-                                             std::uint32_t* digits) {
-    if (p.sorts_keys) return card_rows<M>(p, first, reject, items);
+  MELANGE_LANE_INLINE static std::uint64_t wide_batch(const Plan& p, std::uint64_t first, u32& reject,
+                                                      std::uint16_t* items, const std::uint16_t* identity,
+                                                      std::uint32_t* digits) {
+    if (p.sorts_keys) {
+      card_rows<M>(p, first, reject, items);
+      return 0;
+    }
     const std::size_t n = static_cast<std::size_t>(p.job.n);
     if (identity)
       for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
     // Two passes: every draw's lanes first, then the swaps, so that the
     // draws overlap instead of waiting on the swaps.
-    lane_digits<M>(p, first, reject, digits);
+    const std::uint64_t extra_words = lane_digits<M>(p, first, reject, digits);
     for (std::size_t draw = 0; draw < p.draws.size(); ++draw) {
       const std::uint32_t* jd = digits + draw * kLanes;
       const std::uint32_t i = p.draws[draw].i;
@@ -286,10 +349,11 @@ struct Kernel {
 #pragma GCC unroll 8
       for (int l = 0; l < kLanes; ++l, a += n) std::swap(a[i], a[jd[l]]);
     }
+    return extra_words;
   }
 
   // Puts every lane's items back in identity order after wide_batch: its
-  // swaps in reverse (a lane that was rejected swapped in range all the same).
+  // swaps in reverse.
   static void undo_swaps(const Plan& p, std::uint16_t* items, const std::uint32_t* digits) {
     const std::size_t n = static_cast<std::size_t>(p.job.n);
     for (std::size_t draw = p.draws.size(); draw-- > 0;) {
@@ -431,25 +495,16 @@ struct Kernel {
     alignas(64) std::uint8_t inverse[kLanes * 64];
     const bool want_positions = !tally[TallyKind::positions].empty();
     typename L::DeckCounters c(p.job.n);
-    std::uint64_t clean = 0;
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
-      lane_digits<M>(p, t, reject, digits.data());
-      std::uint32_t counted = (1u << kLanes) - 1;  // the lanes the reference did not redo
-      if (p.may_reject && L::any(reject)) {
-        alignas(64) std::uint32_t kept[kLanes];
-        redo_rejected(p, t, reject, tally).store_aligned(kept);
-        for (int l = 0; l < kLanes; ++l)
-          if (!kept[l]) counted &= ~(1u << l);
-      }
-      clean += static_cast<std::uint64_t>(std::popcount(counted));
+      tally.words += lane_digits<M>(p, t, reject, digits.data());  // leaves no lane rejected
       if (!want_positions) continue;
       L::inverse_decks(p, digits.data(), inverse);
-      c.add_group(inverse, counted);
+      c.add_group(inverse);
       if (c.full()) c.drain(tally);
     }
     if (want_positions) c.flush(tally);
-    return clean;
+    return full - begin;
   }
 
   // Larger n, deals and card shuffles: per-lane item arrays in memory. Returns the
@@ -474,15 +529,14 @@ struct Kernel {
     std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
     WideCounters c(p.job.n, want_positions);
     std::uint64_t clean = 0;
-    // A rejected lane's whole permutation is redone into its row and counted
-    // with the others (the counters here are cheaper than the tally's);
-    // a deal's rows must keep their items for undo_swaps, and the kinds
-    // counted by definition may read the words, so those trials are redone
-    // and counted by the reference.
+    // Only a card shuffle's lanes can be left rejected (wide_batch). Such a
+    // lane's whole permutation is redone into its row and counted with the
+    // others (the counters here are cheaper than the tally's); where the
+    // kinds are counted by definition, the reference redoes and counts it.
     const bool redo_in_rows = !deal && !by_definition;
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       u32 reject(0u);
-      wide_batch<M>(p, t, reject, items.data(), deal ? nullptr : identity.data(), digits.data());
+      tally.words += wide_batch<M>(p, t, reject, items.data(), deal ? nullptr : identity.data(), digits.data());
       const bool some_rejected = p.may_reject && L::any(reject);
       alignas(64) std::uint32_t kept[kLanes];
       if (some_rejected) {

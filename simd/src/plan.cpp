@@ -129,7 +129,7 @@ Plan make_plan(const Job& job) {
     // (planned_batches); a batch's first draw follows the ones before it.
     std::uint32_t first = 0;
     for (const PlannedBatch& b : planned_batches(job.algorithm, shape)) {
-      p.words.push_back(WordPlan{first, b.count, b.threshold});
+      p.words.push_back(WordPlan{b, first});
       if (b.threshold != 0) p.may_reject = true;
       first += b.count;
     }

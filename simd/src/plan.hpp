@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "melange/bounded.hpp"
 #include "melange/decision_table.hpp"
 #include "melange/job.hpp"
 #include "melange/philox.hpp"
@@ -30,11 +31,12 @@ struct DrawPlan {
   Divisor divisor;         // for modulo and rejection
 };
 
-// Under `batched`: the draws one word of a trial serves (a batch cut from
-// the schedule) and its rejection threshold 2^32 mod P: the batch is redrawn
-// when the word times P leaves a low half below it.
-struct WordPlan {
-  std::uint32_t first, count, threshold;
+// Under `batched`: the batch one word of a trial serves (planned_batches:
+// its product P, rejection threshold 2^32 mod P and draw count), and its
+// first draw. The batch is redrawn when the word times P leaves a low half
+// below the threshold.
+struct WordPlan : PlannedBatch {
+  std::uint32_t first;
 };
 
 // The card shuffles run in the lanes for decks of up to kCardItems cards,

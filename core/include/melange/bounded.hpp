@@ -127,6 +127,11 @@ struct PlannedBatch {
 // the same order). No array: on a GPU the state stays in registers.
 class BatchedDraws {
  public:
+  BatchedDraws() = default;
+  // Resumes a plan at its batch `first_batch`, the batches before it drawn
+  // elsewhere: a SIMD lane's, up to the first word the lane rejected.
+  MELANGE_HD explicit BatchedDraws(int first_batch) : batch_(first_batch) {}
+
   template <class WordSource, class Ahead>
   MELANGE_HD std::uint32_t next(WordSource& words, std::uint64_t s, Ahead&& ahead) {
     if (left_ == 0) refill(words, s, ahead);

@@ -527,7 +527,7 @@ struct Kernel {
     if (deal)  // identity once; undo_swaps keeps it between batches
       for (int l = 0; l < kLanes; ++l) std::copy(identity.begin(), identity.end(), items.begin() + l * p.job.n);
     std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
-    WideCounters c(p.job.n, want_positions);
+    WideCounters<Arch> c(p.job.n, want_positions);
     std::uint64_t clean = 0;
     // Only a card shuffle's lanes can be left rejected (wide_batch). Such a
     // lane's whole permutation is redone into its row and counted with the
@@ -555,10 +555,10 @@ struct Kernel {
         if (by_definition) count_outcome(tj, a, counter);
         if (want_ranks) tally[TallyKind::ranks].add(lehmer_rank(a, p.job.n));
       }
-      if (want_positions) c.add_group<kLanes>(items.data(), counted);
+      if (want_positions) c.add_group(items.data(), counted);
       if (deal) undo_swaps(p, items.data(), digits.data());
       ++c.batches;
-      if (c.full(kLanes)) c.flush(tally);
+      if (c.full()) c.flush(tally);
     }
     if (want_positions) c.flush(tally);
     return clean;

@@ -226,7 +226,13 @@ struct IndexCounters {
 // are staged, kWideStagedGroups of them, and counted kWideBlockRows
 // positions at a time, so that a block of rows (32 KB at n = 1024) takes
 // every staged trial's increments while it is near (n = 1024: +10%).
+//
+// Per architecture, as everything compiled with its flags must be: a
+// function shared by name between the kernels' objects is kept once by the
+// linker, whichever architecture's code that copy is.
+template <class Arch>
 struct WideCounters {
+  static constexpr std::size_t kLanes = Lanes<Arch>::u32::size;
   static constexpr std::uint64_t kMaxTrials = 0xFFFF;
   int n;
   std::vector<std::uint16_t> counts;
@@ -234,29 +240,29 @@ struct WideCounters {
   std::size_t staged_trials = 0;
   std::uint64_t batches = 0;
   WideCounters(int n_, bool want) : n(n_), counts(want ? static_cast<std::size_t>(n_) * n_ : 0, 0) {}
-  // True when `lanes` trials a batch have filled the cells as far as is safe.
-  bool full(int lanes) const { return (batches + 1) * static_cast<std::uint64_t>(lanes) > kMaxTrials; }
+  // True when a group's trials a batch have filled the cells as far as is safe.
+  bool full() const { return (batches + 1) * kLanes > kMaxTrials; }
   // The lanes in `counted` (bit l: lane l) of a group whose items are rows
   // of n ([lane][position]).
-  template <int Lanes>
   void add_group(const std::uint16_t* items, std::uint32_t counted) {
     const auto width = static_cast<std::size_t>(n);
-    if (counted == (1u << Lanes) - 1 && n >= kWideStagedItems) {
-      if (staged.empty()) staged.resize(kWideStagedGroups * Lanes * width);
-      std::memcpy(staged.data() + staged_trials * width, items, Lanes * width * sizeof(std::uint16_t));
-      staged_trials += Lanes;
-      if (staged_trials == kWideStagedGroups * Lanes) count_staged();
+    constexpr std::uint32_t kAll = (1u << kLanes) - 1;
+    if (counted == kAll && n >= kWideStagedItems) {
+      if (staged.empty()) staged.resize(kWideStagedGroups * kLanes * width);
+      std::memcpy(staged.data() + staged_trials * width, items, kLanes * width * sizeof(std::uint16_t));
+      staged_trials += kLanes;
+      if (staged_trials == kWideStagedGroups * kLanes) count_staged();
       return;
     }
     std::uint16_t* row = counts.data();
-    if (counted == (1u << Lanes) - 1) {
+    if (counted == kAll) {
       for (std::size_t pos = 0; pos < width; ++pos, row += width)
 #pragma GCC unroll 16
-        for (int l = 0; l < Lanes; ++l) ++row[items[l * width + pos]];
+        for (std::size_t l = 0; l < kLanes; ++l) ++row[items[l * width + pos]];
       return;
     }
     for (std::size_t pos = 0; pos < width; ++pos, row += width)
-      for (int l = 0; l < Lanes; ++l)
+      for (std::size_t l = 0; l < kLanes; ++l)
         if (counted >> l & 1) ++row[items[l * width + pos]];
   }
   // The staged rows into the cells, a block of positions at a time.

@@ -242,14 +242,22 @@ struct WideCounters {
   WideCounters(int n_, bool want) : n(n_), counts(want ? static_cast<std::size_t>(n_) * n_ : 0, 0) {}
   // True when a group's trials a batch have filled the cells as far as is safe.
   bool full() const { return (batches + 1) * kLanes > kMaxTrials; }
+  // Where the lanes should shuffle the next group's rows: where rows are
+  // staged, straight into the next stage slot (no copy; add_group takes
+  // them there), else `items`.
+  std::uint16_t* rows_for_next_group(std::uint16_t* items) {
+    if (counts.empty() || n < kWideStagedItems) return items;
+    const auto width = static_cast<std::size_t>(n);
+    if (staged.empty()) staged.resize(kWideStagedGroups * kLanes * width);
+    return staged.data() + staged_trials * width;
+  }
   // The lanes in `counted` (bit l: lane l) of a group whose items are rows
-  // of n ([lane][position]).
+  // of n ([lane][position]), from rows_for_next_group.
   void add_group(const std::uint16_t* items, std::uint32_t counted) {
     const auto width = static_cast<std::size_t>(n);
     constexpr std::uint32_t kAll = (1u << kLanes) - 1;
-    if (counted == kAll && n >= kWideStagedItems) {
-      if (staged.empty()) staged.resize(kWideStagedGroups * kLanes * width);
-      std::memcpy(staged.data() + staged_trials * width, items, kLanes * width * sizeof(std::uint16_t));
+    const bool in_slot = !staged.empty() && items == staged.data() + staged_trials * width;
+    if (counted == kAll && in_slot) {
       staged_trials += kLanes;
       if (staged_trials == kWideStagedGroups * kLanes) count_staged();
       return;

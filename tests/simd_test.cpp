@@ -115,6 +115,34 @@ TEST(SimdPlan, DecksShareARegisterWhileTheLastDrawsStayLow) {
   EXPECT_EQ(schedule({{17, 16}, {16, 15}}), 1u) << "range 16: j <= 15";
 }
 
+// A lane's swap writes the slot's item out where no later draw can reach
+// the slot (kernel.hpp's slot_fixing_batch): the plan says so, and which
+// slots stay open to the end.
+TEST(SimdPlan, ADrawFixesItsSlotWhereNoLaterDrawReachesIt) {
+  const auto plan = [](Algorithm a, int n) {
+    Job j;
+    j.algorithm = a;
+    j.n = n;
+    return simd::internal::make_plan(j);
+  };
+  for (Algorithm a : {Algorithm::fisher_yates, Algorithm::sattolo}) {
+    const simd::internal::Plan p = plan(a, 1024);
+    EXPECT_TRUE(p.fixes_slots) << algorithm_name(a);
+    EXPECT_EQ(p.open_slots, std::vector<std::uint32_t>{0}) << algorithm_name(a) << ": no draw fixes slot 0";
+  }
+  EXPECT_FALSE(plan(Algorithm::naive_swap, 1024).fixes_slots) << "its j reaches every slot on every draw";
+  // Draws as (range, position), in schedule order.
+  const auto fixes = [](std::initializer_list<std::pair<std::uint32_t, std::uint32_t>> draws) {
+    std::vector<simd::internal::DrawPlan> plan;
+    for (auto [range, position] : draws) plan.push_back({range, position, 0, simd::internal::Divisor(range)});
+    return simd::internal::draws_fix_their_slots(plan, 4);
+  };
+  EXPECT_TRUE(fixes({{4, 3}, {3, 2}, {2, 1}}));
+  EXPECT_TRUE(fixes({{4, 3}, {2, 1}})) << "slot 2 stays open";
+  EXPECT_FALSE(fixes({{3, 2}, {4, 1}})) << "a later range of 4 reaches slot 2";
+  EXPECT_FALSE(fixes({{3, 2}, {2, 2}})) << "slot 2 drawn again";
+}
+
 struct Case {
   Algorithm algorithm;
   int n;
@@ -280,19 +308,23 @@ TEST(SimdEquality, TheWidePathsCellsAreFlushedBeforeTheyWrap) {
 // From 256 items the wide path stages whole groups' rows and counts them a
 // block of positions at a time (WideCounters): a run of several stages, a
 // stage cut short by the end of a call, rows in blocks that do not divide
-// n, and lanes redone after a rejection (batched, lemire/10).
+// n, and lanes resumed after a rejection (batched, lemire/11). Fisher-Yates
+// and Sattolo fix their slots (slot_fixing_batch writes the slots); the
+// naive swap's rows are staged by WideCounters::add_group.
 TEST(SimdEquality, TheWidePathsStagedRowsMatchTheScalarReference) {
   REQUIRE_SIMD();
-  for (int n : {256, 300, 1024})
-    for (BoundedSpec s : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 11}}) {
-      const Job job{.seed = 5, .algorithm = Algorithm::fisher_yates, .spec = s, .n = n, .first = 3,
-                    .trials = 2'100, .tallies = {TallyKind::positions}};
-      const RunResult ref = run(job, on("scalar", 1));
-      for (const std::string& arch : simd::available_architectures())
-        for (int threads : {1, 2})
-          ASSERT_TRUE(run(job, on(arch, threads)).tally == ref.tally)
-              << "n=" << n << " " << method_name(s.method) << " on " << arch << ", threads " << threads;
-    }
+  for (Algorithm a : {Algorithm::fisher_yates, Algorithm::sattolo, Algorithm::naive_swap})
+    for (int n : {256, 300, 1024})
+      for (BoundedSpec s : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 11}}) {
+        const Job job{.seed = 5, .algorithm = a, .spec = s, .n = n, .first = 3,
+                      .trials = 2'100, .tallies = {TallyKind::positions}};
+        const RunResult ref = run(job, on("scalar", 1));
+        for (const std::string& arch : simd::available_architectures())
+          for (int threads : {1, 2})
+            ASSERT_TRUE(run(job, on(arch, threads)).tally == ref.tally)
+                << algorithm_name(a) << " n=" << n << " " << method_name(s.method) << " on " << arch << ", threads "
+                << threads << ": words " << run(job, on(arch, threads)).tally.words << " vs " << ref.tally.words;
+      }
 }
 
 TEST(SimdEquality, SampledPermutationsMatchTheScalarReference) {

@@ -352,6 +352,38 @@ struct Kernel {
     return extra_words;
   }
 
+  // wide_batch for a schedule that fixes its slots (Plan::fixes_slots), its
+  // permutations written to `out` as [position][lane]: a draw's item goes
+  // to its slot there, and `items` keep only the slots still open, so a
+  // swap makes one store at random and one beside the other lanes' (a
+  // draw's sixteen share a line). Zen 5: 1.1 cycles a lane's swap, where
+  // two stores at random took 2.0. Returns the words read beyond
+  // words_per_trial; no lane is left rejected (lane_digits).
+  template <Method M>
+  MELANGE_LANE_INLINE static std::uint64_t slot_fixing_batch(const Plan& p, std::uint64_t first,
+                                                             std::uint16_t* items, const std::uint16_t* identity,
+                                                             std::uint32_t* digits, std::uint16_t* out) {
+    const std::size_t n = static_cast<std::size_t>(p.job.n);
+    for (int l = 0; l < kLanes; ++l) std::memcpy(items + l * n, identity, n * sizeof *items);
+    u32 reject(0u);
+    const std::uint64_t extra_words = lane_digits<M>(p, first, reject, digits);
+    for (std::size_t draw = 0; draw < p.draws.size(); ++draw) {
+      const std::uint32_t* jd = digits + draw * kLanes;
+      const std::uint32_t i = p.draws[draw].i;
+      std::uint16_t* a = items;
+      std::uint16_t* slot = out + static_cast<std::size_t>(i) * kLanes;
+#pragma GCC unroll 8
+      for (int l = 0; l < kLanes; ++l, a += n) {
+        const std::uint32_t j = jd[l];
+        slot[l] = a[j];
+        a[j] = a[i];
+      }
+    }
+    for (const std::uint32_t pos : p.open_slots)
+      for (int l = 0; l < kLanes; ++l) out[pos * kLanes + l] = items[l * n + pos];
+    return extra_words;
+  }
+
   // Puts every lane's items back in identity order after wide_batch: its
   // swaps in reverse.
   static void undo_swaps(const Plan& p, std::uint16_t* items, const std::uint32_t* digits) {
@@ -534,9 +566,19 @@ struct Kernel {
     // others (the counters here are cheaper than the tally's); where the
     // kinds are counted by definition, the reference redoes and counts it.
     const bool redo_in_rows = !deal && !by_definition;
+    // Positions alone, staged, of a schedule that fixes its slots: each
+    // draw's item goes straight to the group's slot.
+    const bool fix_slots = want_positions && !want_ranks && c.stages() && p.fixes_slots;
     for (std::uint64_t t = begin; t != full; t += kLanes) {
+      if (fix_slots) {
+        tally.words += slot_fixing_batch<M>(p, t, items.data(), identity.data(), digits.data(), c.next_slot());
+        clean += kLanes;
+        c.add_slot();
+        if (++c.batches; c.full()) c.flush(tally);
+        continue;
+      }
       u32 reject(0u);
-      std::uint16_t* rows = want_positions ? c.rows_for_next_group(items.data()) : items.data();
+      std::uint16_t* rows = items.data();
       tally.words += wide_batch<M>(p, t, reject, rows, deal ? nullptr : identity.data(), digits.data());
       const bool some_rejected = p.may_reject && L::any(reject);
       alignas(64) std::uint32_t kept[kLanes];

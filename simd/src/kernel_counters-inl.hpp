@@ -222,10 +222,14 @@ struct IndexCounters {
 //
 // From kWideStagedItems items the matrix outgrows the first-level cache
 // (128 KB at 256), and a group's sixteen increments a row still met most of
-// the matrix's lines once each, from farther out: there whole groups' rows
-// are staged, kWideStagedGroups of them, and counted kWideBlockRows
-// positions at a time, so that a block of rows (32 KB at n = 1024) takes
-// every staged trial's increments while it is near (n = 1024: +10%).
+// the matrix's lines once each, from farther out: there whole groups are
+// staged, kWideStagedGroups of them, a slot each ([position][lane]: a
+// position's items for all the lanes side by side), and counted
+// kWideBlockRows positions at a time, so that a block of rows (32 KB at
+// n = 1024) takes every staged trial's increments while it is near
+// (n = 1024: +10%). A schedule that fixes its slots writes its items
+// straight into the slot (kernel.hpp's slot_fixing_batch); other rows are
+// staged by add_group.
 //
 // Per architecture, as everything compiled with its flags must be: a
 // function shared by name between the kernels' objects is kept once by the
@@ -236,31 +240,36 @@ struct WideCounters {
   static constexpr std::uint64_t kMaxTrials = 0xFFFF;
   int n;
   std::vector<std::uint16_t> counts;
-  std::vector<std::uint16_t> staged;  // [trial][position]
-  std::size_t staged_trials = 0;
+  std::vector<std::uint16_t> staged;  // [group][position][lane]
+  std::size_t staged_groups = 0;
   std::uint64_t batches = 0;
   WideCounters(int n_, bool want) : n(n_), counts(want ? static_cast<std::size_t>(n_) * n_ : 0, 0) {}
   // True when a group's trials a batch have filled the cells as far as is safe.
   bool full() const { return (batches + 1) * kLanes > kMaxTrials; }
-  // Where the lanes should shuffle the next group's rows: where rows are
-  // staged, straight into the next stage slot (no copy; add_group takes
-  // them there), else `items`.
-  std::uint16_t* rows_for_next_group(std::uint16_t* items) {
-    if (counts.empty() || n < kWideStagedItems) return items;
-    const auto width = static_cast<std::size_t>(n);
-    if (staged.empty()) staged.resize(kWideStagedGroups * kLanes * width);
-    return staged.data() + staged_trials * width;
+  // True where the groups are staged (the positions counted, from
+  // kWideStagedItems items).
+  bool stages() const { return !counts.empty() && n >= kWideStagedItems; }
+  // The next group's slot, [position][lane], for a caller that writes the
+  // group there itself and then calls add_slot.
+  std::uint16_t* next_slot() {
+    const std::size_t slot = static_cast<std::size_t>(n) * kLanes;
+    if (staged.empty()) staged.resize(kWideStagedGroups * slot);
+    return staged.data() + staged_groups * slot;
+  }
+  // Every lane of the group written to next_slot().
+  void add_slot() {
+    if (++staged_groups == kWideStagedGroups) count_staged();
   }
   // The lanes in `counted` (bit l: lane l) of a group whose items are rows
-  // of n ([lane][position]), from rows_for_next_group.
+  // of n ([lane][position]).
   void add_group(const std::uint16_t* items, std::uint32_t counted) {
     const auto width = static_cast<std::size_t>(n);
     constexpr std::uint32_t kAll = (1u << kLanes) - 1;
-    const bool in_slot = !staged.empty() && items == staged.data() + staged_trials * width;
-    if (counted == kAll && in_slot) {
-      staged_trials += kLanes;
-      if (staged_trials == kWideStagedGroups * kLanes) count_staged();
-      return;
+    if (counted == kAll && stages()) {
+      std::uint16_t* slot = next_slot();
+      for (std::size_t pos = 0; pos < width; ++pos, slot += kLanes)
+        for (std::size_t l = 0; l < kLanes; ++l) slot[l] = items[l * width + pos];
+      return add_slot();
     }
     std::uint16_t* row = counts.data();
     if (counted == kAll) {
@@ -273,18 +282,22 @@ struct WideCounters {
       for (std::size_t l = 0; l < kLanes; ++l)
         if (counted >> l & 1) ++row[items[l * width + pos]];
   }
-  // The staged rows into the cells, a block of positions at a time.
+  // The staged groups into the cells, a block of positions at a time: the
+  // lanes of a position side by side, each increment in that position's row.
   void count_staged() {
     const auto width = static_cast<std::size_t>(n);
+    const std::size_t slot = width * kLanes;
     for (std::size_t first = 0; first < width; first += kWideBlockRows) {
       const std::size_t rows = std::min(kWideBlockRows, width - first);
-      for (std::size_t t = 0; t < staged_trials; ++t) {
-        const std::uint16_t* items = staged.data() + t * width + first;
+      for (std::size_t g = 0; g < staged_groups; ++g) {
+        const std::uint16_t* items = staged.data() + g * slot + first * kLanes;
         std::uint16_t* row = counts.data() + first * width;
-        for (std::size_t pos = 0; pos < rows; ++pos, row += width) ++row[items[pos]];
+        for (std::size_t pos = 0; pos < rows; ++pos, row += width, items += kLanes)
+#pragma GCC unroll 16
+          for (std::size_t l = 0; l < kLanes; ++l) ++row[items[l]];
       }
     }
-    staged_trials = 0;
+    staged_groups = 0;
   }
   // Transposed in tiles of kTile x kTile cells: a row at a time, the tally's
   // writes n x 8 bytes apart each met a new page (9% of n = 1024's time).

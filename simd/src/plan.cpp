@@ -62,6 +62,20 @@ std::size_t last_draws_below(const std::vector<DrawPlan>& draws, std::uint32_t b
   return below;
 }
 
+bool draws_fix_their_slots(const std::vector<DrawPlan>& draws, int n) {
+  // From the last draw back: the largest range after draw k, and the slots
+  // the draws after it fix.
+  std::vector<bool> fixed_later(static_cast<std::size_t>(n), false);
+  std::uint32_t widest_later = 0;
+  for (std::size_t k = draws.size(); k-- > 0;) {
+    const DrawPlan& d = draws[k];
+    if (d.i >= static_cast<std::uint32_t>(n) || fixed_later[d.i] || widest_later > d.i) return false;
+    fixed_later[d.i] = true;
+    widest_later = std::max(widest_later, d.s);
+  }
+  return true;
+}
+
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes) {
   // The packed path keeps a 32-bit rank histogram per lane and a lane-wide
   // position matrix; the wide path a 16-bit position matrix (WideCounters),
@@ -124,6 +138,13 @@ Plan make_plan(const Job& job) {
   p.sorts_keys = cards_in_lanes(job);
   p.last_draws_below_16 = last_draws_below(p.draws, 16);
   p.last_draws_below_32 = last_draws_below(p.draws, 32);
+  if (!p.sorts_keys && draws_fix_their_slots(p.draws, job.n)) {
+    p.fixes_slots = true;
+    std::vector<bool> drawn(static_cast<std::size_t>(job.n), false);
+    for (const DrawPlan& d : p.draws) drawn[d.i] = true;
+    for (int pos = 0; pos < job.n; ++pos)
+      if (!drawn[static_cast<std::size_t>(pos)]) p.open_slots.push_back(static_cast<std::uint32_t>(pos));
+  }
   if (job.spec.method == Method::batched) {
     // The same batches as the scalar source cuts, with their thresholds
     // (planned_batches); a batch's first draw follows the ones before it.

@@ -60,6 +60,13 @@ struct Plan {
   // reverse: of the last draws, how many swap only positions below 16, and
   // below 32, their ranges included (last_draws_below).
   std::size_t last_draws_below_16 = 0, last_draws_below_32 = 0;
+  // True where each draw's slot i is final once drawn: no later draw swaps
+  // it (fisher-yates, sattolo; not naive-swap), so a lane's swap can write
+  // the slot's item out and keep only the slots still open
+  // (kernel.hpp's slot_fixing_batch). open_slots: the slots no draw fixes
+  // (fisher-yates' and sattolo's 0), final once every draw is made.
+  bool fixes_slots = false;
+  std::vector<std::uint32_t> open_slots;
   // The card shuffles in the lanes (cards_in_lanes): each lane's keys are
   // sorted by a network (card_rows in kernel.hpp), not swapped along the draws.
   bool sorts_keys = false;
@@ -87,6 +94,9 @@ bool rows_as_bytes(const Job& job);
 // How many of the last draws swap only positions below `bound`, their
 // ranges included.
 std::size_t last_draws_below(const std::vector<DrawPlan>& draws, std::uint32_t bound);
+// True when no draw swaps a slot an earlier draw fixed (Plan::fixes_slots):
+// each later draw's i differs and its range stays at or below the slot.
+bool draws_fix_their_slots(const std::vector<DrawPlan>& draws, int n);
 // Host bytes a worker's lane-private counters take beside its tally.
 std::uint64_t scratch_bytes(const Job& job, std::uint64_t table_bytes);
 // Trials a run_range call should hold (0: the engine's default).

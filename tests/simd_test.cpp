@@ -139,7 +139,7 @@ TEST(SimdPlan, ADrawFixesItsSlotWhereNoLaterDrawReachesIt) {
   };
   EXPECT_TRUE(fixes({{4, 3}, {3, 2}, {2, 1}}));
   EXPECT_TRUE(fixes({{4, 3}, {2, 1}})) << "slot 2 stays open";
-  EXPECT_FALSE(fixes({{3, 2}, {4, 1}})) << "a later range of 4 reaches slot 2";
+  EXPECT_FALSE(fixes({{3, 2}, {3, 1}})) << "a later range of 3 reaches slot 2";
   EXPECT_FALSE(fixes({{3, 2}, {2, 2}})) << "slot 2 drawn again";
 }
 

@@ -56,6 +56,19 @@ void run_trials(const TrialJob& tj, const std::vector<PlannedBatch>& plan, std::
 
 }  // namespace
 
+void TallyCounter::flush() {
+  const std::uint64_t waiting = std::min<std::uint64_t>(held_, kDelay);
+  for (std::uint64_t i = 0; i < waiting; ++i) ++*pending_[(held_ - 1 - i) % kDelay];
+  held_ = 0;
+  tally.words += words_;
+  tally.draws += draws_;
+  words_ = draws_ = 0;
+}
+
+void count_items(const TrialJob& job, const std::uint16_t* items, TallyCounter& counter) {
+  count_outcome(job, items, counter);
+}
+
 ReferenceTrials::ReferenceTrials(const Job& job) : job_(job), trial_job_(trial_job(job)), plan_(batch_plan(job)) {}
 
 void ReferenceTrials::tally(std::uint64_t begin, std::uint64_t end, Tally& tally) const {

@@ -10,7 +10,7 @@
 
 #include "plan.hpp"
 
-namespace melange::simd::internal::deck {
+namespace melange::simd::internal::deck_avx512vbmi {
 
 inline constexpr int kLanes = 16;
 inline constexpr int kItems = 64;  // a register's bytes
@@ -204,4 +204,4 @@ inline void widen(const __m512i (&from)[Interleave<R>::kRegisters], __m512i (&to
   for (int l = 0; l < kLanes; ++l) _mm512_storeu_si512(out + kItems * l, ones[l]);
 }
 
-}  // namespace melange::simd::internal::deck
+}  // namespace melange::simd::internal::deck_avx512vbmi

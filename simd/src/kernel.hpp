@@ -547,7 +547,7 @@ struct Kernel {
     if constexpr (kDecks)
       if (decks_fit(p, tally)) return tally_decks<M>(p, begin, full, tally);
     // A deal's outcome, and a record's statistics with it, are counted by
-    // the trial body's own count_outcome; the lanes' counters take the rest.
+    // the trial body's own count (count_items); the lanes' counters take the rest.
     const bool deal = is_deal(p.job);
     const bool by_definition = deal || !lane_kinds_only(p.job.tallies);
     const TrialJob tj = trial_job(p.job);
@@ -595,7 +595,7 @@ struct Kernel {
         clean += !redone;
         counted |= 1u << l;
         const std::uint16_t* a = rows + l * static_cast<std::size_t>(p.job.n);
-        if (by_definition) count_outcome(tj, a, counter);
+        if (by_definition) count_items(tj, a, counter);
         if (want_ranks) tally[TallyKind::ranks].add(lehmer_rank(a, p.job.n));
       }
       if (want_positions) c.add_group(rows, counted);

@@ -27,12 +27,12 @@ struct Lanes<avx512vbmi> : Lanes<xsimd::avx512bw> {
   // The counters the decks' positions go into.
   using DeckCounters = internal::DeckCounters;
   // Both take a group of trials as the lanes hold it.
-  static_assert(DeckCounters::kTrials == u32::size && deck::kLanes == u32::size);
+  static_assert(DeckCounters::kTrials == u32::size && deck_avx512vbmi::kLanes == u32::size);
 
   // The inverses of the sixteen lanes' permutations, built in registers
   // (deck_swaps_avx512vbmi.hpp): out[lane * 64 + item] = the item's position.
   static void inverse_decks(const Plan& p, const std::uint32_t* digits, std::uint8_t* out) {
-    deck::inverse_decks(p, digits, out);
+    deck_avx512vbmi::inverse_decks(p, digits, out);
   }
 };
 

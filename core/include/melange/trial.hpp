@@ -229,15 +229,12 @@ class TallyCounter {
     if (held_ > kDelay) ++*slot;
     slot = cell;
   }
-  // Brings the Tally up to date: the counts still in flight, the words and draws.
-  void flush() {
-    const std::uint64_t waiting = std::min<std::uint64_t>(held_, kDelay);
-    for (std::uint64_t i = 0; i < waiting; ++i) ++*pending_[(held_ - 1 - i) % kDelay];
-    held_ = 0;
-    tally.words += words_;
-    tally.draws += draws_;
-    words_ = draws_ = 0;
-  }
+  // Brings the Tally up to date: the counts still in flight, the words and
+  // draws. Out of line (trial.cpp), as count_items below is: the SIMD
+  // kernels are compiled with their architectures' flags, and an inline
+  // copy they emitted could be the one the linker keeps for every caller
+  // (scripts/check_arch_isolation.py).
+  void flush();
   void usage(std::uint64_t words, std::uint64_t draws) {
     words_ += words;
     draws_ += draws;
@@ -251,6 +248,12 @@ class TallyCounter {
   std::uint64_t held_ = 0;  // counts added since the last flush
   std::uint64_t words_ = 0, draws_ = 0;  // since the last flush
 };
+
+// count_outcome of n 16-bit items into a TallyCounter, compiled once in
+// trial.cpp: for code built with other flags (the SIMD kernels), whose own
+// copies of the inline definitions the linker could keep for every caller
+// (scripts/check_arch_isolation.py).
+void count_items(const TrialJob& job, const std::uint16_t* items, TallyCounter& counter);
 
 // Every kind of a whole permutation is a function of its rank: from a
 // tally whose rank histogram is counted, the job's other kinds are made

@@ -5,8 +5,8 @@
 // scalar draws from that word on (resume_lane), or, where the draws are not
 // stored first (packed permutations, card shuffles, tables), has its whole
 // trial re-run on the scalar reference path; so the words consumed are
-// always the contract's. Included only by the per-architecture .cpp files. Its pieces:
-// kernel_philox-inl.hpp (the cipher across lanes), kernel_counters-inl.hpp
+// always the contract's. Included only by the per-architecture .cpp files.
+// Its pieces: kernel_philox-inl.hpp (the cipher across lanes), kernel_counters-inl.hpp
 // (lane-private tallies), kernel_rows-inl.hpp (packed permutations as rows);
 // this file holds the draws and one path each for packed, wide, table and
 // sampling jobs.
@@ -191,7 +191,8 @@ struct Kernel {
     first_rejected.store_aligned(word);
     std::uint64_t extra = 0;
     for (int l = 0; l < kLanes; ++l)
-      if (word[l] != ~0u) extra += resume_lane<M>(p, first + static_cast<std::uint64_t>(l), word[l], l, digits) - p.words_per_trial;
+      if (word[l] != ~0u)
+        extra += resume_lane<M>(p, first + static_cast<std::uint64_t>(l), word[l], l, digits) - p.words_per_trial;
     reject = u32(0u);
     return extra;
   }
@@ -578,7 +579,7 @@ struct Kernel {
         continue;
       }
       u32 reject(0u);
-      std::uint16_t* rows = items.data();
+      std::uint16_t* rows = items.data();  // [lane][position]
       tally.words += wide_batch<M>(p, t, reject, rows, deal ? nullptr : identity.data(), digits.data());
       const bool some_rejected = p.may_reject && L::any(reject);
       alignas(64) std::uint32_t kept[kLanes];

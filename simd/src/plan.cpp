@@ -138,7 +138,7 @@ Plan make_plan(const Job& job) {
   p.sorts_keys = cards_in_lanes(job);
   p.last_draws_below_16 = last_draws_below(p.draws, 16);
   p.last_draws_below_32 = last_draws_below(p.draws, 32);
-  if (!p.sorts_keys && draws_fix_their_slots(p.draws, job.n)) {
+  if (draw_kind(job.algorithm) == DrawKind::schedule && draws_fix_their_slots(p.draws, job.n)) {
     p.fixes_slots = true;
     std::vector<bool> drawn(static_cast<std::size_t>(job.n), false);
     for (const DrawPlan& d : p.draws) drawn[d.i] = true;

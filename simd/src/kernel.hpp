@@ -579,13 +579,12 @@ struct Kernel {
         continue;
       }
       u32 reject(0u);
-      std::uint16_t* rows = items.data();  // [lane][position]
-      tally.words += wide_batch<M>(p, t, reject, rows, deal ? nullptr : identity.data(), digits.data());
+      tally.words += wide_batch<M>(p, t, reject, items.data(), deal ? nullptr : identity.data(), digits.data());
       const bool some_rejected = p.may_reject && L::any(reject);
       alignas(64) std::uint32_t kept[kLanes];
       if (some_rejected) {
         if (redo_in_rows)
-          redo_into_rows(p, t, reject, rows, tally).store_aligned(kept);
+          redo_into_rows(p, t, reject, items.data(), tally).store_aligned(kept);
         else
           redo_rejected(p, t, reject, tally).store_aligned(kept);
       }
@@ -595,12 +594,12 @@ struct Kernel {
         if (redone && !redo_in_rows) continue;  // the reference counted it
         clean += !redone;
         counted |= 1u << l;
-        const std::uint16_t* a = rows + l * static_cast<std::size_t>(p.job.n);
+        const std::uint16_t* a = items.data() + l * static_cast<std::size_t>(p.job.n);
         if (by_definition) count_items(tj, a, counter);
         if (want_ranks) tally[TallyKind::ranks].add(lehmer_rank(a, p.job.n));
       }
-      if (want_positions) c.add_group(rows, counted);
-      if (deal) undo_swaps(p, rows, digits.data());
+      if (want_positions) c.add_group(items.data(), counted);
+      if (deal) undo_swaps(p, items.data(), digits.data());
       ++c.batches;
       if (c.full()) c.flush(tally);
     }

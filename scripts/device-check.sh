@@ -12,13 +12,24 @@
 #
 # MELANGE_CHECK_SECONDS (default 240) is the check's own watchdog; `timeout`
 # stands behind it 20 s later, and kills 10 s after that.
+# MELANGE_DEVICE_PREBUILT=1 runs the check already built in $build (built for
+# sm_90 on a machine with the build's packages, and carried to one that has
+# the GPU but not the headers): nothing is compiled. After the check, ncu
+# profiles the benchmarks' audit kernels where it is installed
+# (MELANGE_DEVICE_PROFILE=0: not), into MELANGE_PROFILE_FILE (default stdout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${MELANGE_DEVICE_BUILD:-build-device}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 start=$(date +%s)
-if command -v cmake >/dev/null; then
+if [ "${MELANGE_DEVICE_PREBUILT:-0}" = 1 ]; then
+  [ -x "$build/tests/melange_device_check" ] || {
+    echo "device-check: MELANGE_DEVICE_PREBUILT=1, but $build/tests/melange_device_check is not there: build it first" >&2
+    exit 2
+  }
+  echo "== the check built before, in $build"
+elif command -v cmake >/dev/null; then
   python=()
   [ -x /usr/bin/python3 ] && python=(-DPython3_EXECUTABLE=/usr/bin/python3)
   echo "== building melange_device_check for sm_${CUDA_ARCH:-90} in $build"
@@ -57,4 +68,16 @@ if [ -n "$sampler" ]; then
     if (n) printf "SM clock during the run (MHz): min %d, median %d, max %d (%d samples)\n", v[0], v[int(n/2)], v[n-1], n }'
 fi
 rm -f "$clocks"
+# Where the benchmarks' audit kernels spend their time, when the profiler is
+# there (MELANGE_DEVICE_PROFILE=0 leaves it out): one launch of each, the
+# clocks left as they are, the report into $MELANGE_PROFILE_FILE or stdout.
+if [ "${MELANGE_DEVICE_PROFILE:-1}" = 1 ] && command -v ncu >/dev/null; then
+  echo "== profile of the audit kernels (ncu)"
+  profile=${MELANGE_PROFILE_FILE:-/dev/stdout}
+  timeout -k 10 "${MELANGE_PROFILE_SECONDS:-120}" ncu --clock-control none --kernel-name regex:audit_kernel \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis \
+    --section MemoryWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+    "$check" --profile >"$profile" 2>&1 || echo "profile: ncu stopped with status $? (see $profile)"
+  [ "$profile" = /dev/stdout ] || grep -E "audit_kernel|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible" "$profile" || true
+fi
 exit "$status"

@@ -52,20 +52,8 @@ void write_audit_files(Outputs& outputs, const DeclaredAuditFiles& d, const Audi
 }
 
 // Reads a model written by `melange exact --json`; any fault is the caller's.
-std::unique_ptr<ExactDistribution> read_model(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw UsageError("--model '" + path + "' is not a file; give 'exact' or a file written by "
-                     "'melange exact --json'");
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read --model file '" + path + "'");
-  Json j;
-  try {
-    j = Json::parse(in);
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError("--model file '" + path + "' is not JSON; write it with 'melange exact --json'");
-  }
-  return std::make_unique<ExactDistribution>(exact_from_json(j));
+std::unique_ptr<ExactDistribution> read_model(const std::string& path, std::uint64_t memory_cap) {
+  return std::make_unique<ExactDistribution>(read_exact_model(path, memory_cap));
 }
 
 }  // namespace melange::cli

@@ -36,6 +36,6 @@ DeclaredAuditFiles declare_audit_files(Outputs& outputs, const AuditFiles& files
 void write_audit_files(Outputs& outputs, const DeclaredAuditFiles& files, const AuditView& view);
 
 // Reads a model written by `melange exact --json`; any fault is the caller's.
-std::unique_ptr<ExactDistribution> read_model(const std::string& path);
+std::unique_ptr<ExactDistribution> read_model(const std::string& path, std::uint64_t memory_cap);
 
 }  // namespace melange::cli

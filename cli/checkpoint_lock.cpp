@@ -6,15 +6,37 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <system_error>
 #include <utility>
 
 #include "melange/error.hpp"
 
 namespace melange::cli {
+namespace {
+
+// The file a path names: its links followed, a link to a file not made yet
+// (the first save makes it) too, as far as the links go.
+std::string resolved(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p = path;
+  std::error_code ec;
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  const fs::path whole = fs::weakly_canonical(p, ec);
+  return ec ? p.string() : whole.string();
+}
+
+}  // namespace
 
 CheckpointLock::CheckpointLock(const std::string& checkpoint) {
-  const std::string path = checkpoint + ".lock";
+  // The lock belongs to the file, not to its spelling: a symlink to the
+  // checkpoint, or another path to it, takes the same lock, beside the
+  // file the saves replace.
+  const std::string path = resolved(checkpoint) + ".lock";
   // O_NONBLOCK: a FIFO planted at the lock's path does not hang the open.
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
   if (fd_ < 0)

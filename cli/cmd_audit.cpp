@@ -12,10 +12,13 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string_view>
+#include <unordered_set>
 
 #include "command.hpp"
 #include "exit_codes.hpp"
 #include "job_args.hpp"
+#include "list_args.hpp"
 #include "audit_files.hpp"
 #include "melange/audit.hpp"
 #include "melange/audit_plan.hpp"
@@ -176,8 +179,10 @@ class InputFile {
 // that the first record contradicts is refused, saying what the records
 // hold. Reads ahead a few lines (up to 64 KB), which the audit reads again.
 // --labels: "cards" (the 52 names 2c..As), a list ("Kh,2c,..."), or a
-// FILE of them (whitespace or commas between). Each label once.
-std::vector<std::string> parse_labels(const std::string& arg) {
+// FILE of them (whitespace or commas between), at most `max_bytes` of it.
+// Each label once, and none holding what a record line gives another
+// meaning ('#' starts a comment, ';' separates items).
+std::vector<std::string> parse_labels(const std::string& arg, std::uint64_t max_bytes) {
   std::vector<std::string> labels;
   if (arg == "cards") {
     for (int c = 0; c < 52; ++c) labels.push_back(card_name(c));
@@ -186,23 +191,19 @@ std::vector<std::string> parse_labels(const std::string& arg) {
   std::string text = arg;
   std::error_code ec;
   if (arg.find(',') == std::string::npos && std::filesystem::is_regular_file(arg, ec)) {
-    std::ifstream in(arg);
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    text = read_list_file(arg, "--labels", max_bytes);
   } else if (arg.find(',') == std::string::npos) {
     throw UsageError("--labels '" + arg + "' is neither 'cards', a comma-separated list nor a file");
   }
-  std::string word;
-  for (char c : text + ",") {
-    if (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      if (!word.empty()) labels.push_back(word);
-      word.clear();
-    } else {
-      word += c;
-    }
+  labels = split_list(text, "--labels", static_cast<std::size_t>(kMaxSampleItems), false);
+  std::unordered_set<std::string_view> seen;
+  for (const std::string& label : labels) {
+    if (label.find_first_of("#;") != std::string::npos)
+      throw UsageError("--labels has '" + label + "': a label cannot hold '#' or ';', which records read as a comment "
+                       "and a separator: rename it");
+    if (!seen.insert(label).second)
+      throw UsageError("--labels names '" + label + "' twice: each item needs its own");
   }
-  for (std::size_t i = 0; i < labels.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (labels[i] == labels[j]) throw UsageError("--labels names '" + labels[i] + "' twice: each item needs its own");
   if (labels.size() < 2) throw UsageError("--labels needs a name for each item, at least two");
   return labels;
 }
@@ -249,7 +250,15 @@ void infer_from_records(AuditArgs& a, InputFile& input, RecordFormat format) {
     a.job.n = items;
     said.push_back("n " + std::to_string(items) + " from the array's shape");
   } else if (format == RecordFormat::text) {
-    std::string head(input.peek(std::size_t{1} << 16, 3));
+    // The first lines, 64 KB as a rule; a record line longer than that
+    // (tens of thousands of items) is read whole, up to kLongestFirstLines.
+    constexpr std::size_t kLongestFirstLines = std::size_t{1} << 24;
+    std::size_t want = std::size_t{1} << 16;
+    std::string head(input.peek(want, 3));
+    while (!input.ended() && std::count(head.begin(), head.end(), '\n') < 2 && want < kLongestFirstLines) {
+      want *= 4;
+      head = input.peek(want, 2);
+    }
     if (input.ended() && !head.empty() && head.back() != '\n') head += '\n';  // the last line, unended
     const TextSniff sniff = sniff_text(head);
     if (!a.labels.empty()) {
@@ -365,6 +374,9 @@ Team::Fingerprint rank_fingerprint(const Job& job, const std::string& checkpoint
                       {"n", static_cast<std::uint64_t>(job.n)},
                       {"k", static_cast<std::uint64_t>(shape_of(job).k)},
                       {"weights (hash)", weights},
+                      {"riffles", static_cast<std::uint64_t>(job.riffles)},
+                      {"shelves", static_cast<std::uint64_t>(job.shelves)},
+                      {"passes", static_cast<std::uint64_t>(job.passes)},
                       {"method", static_cast<std::uint64_t>(job.spec.method)},
                       {"bits", static_cast<std::uint64_t>(job.spec.bits)},
                       {"first", job.first},
@@ -584,13 +596,18 @@ int run_audit(AuditArgs a, Team& team) {
   if (!(a.alpha > 0 && a.alpha < 1))
     throw UsageError("--alpha must lie strictly between 0 and 1, such as 0.05");
   const std::unique_ptr<InputFile> input_file = from_input ? std::make_unique<InputFile>(a.input) : nullptr;
-  if (!a.labels_arg.empty()) a.labels = parse_labels(a.labels_arg);
+  // A list of labels is a few bytes an item: a file larger than that, or
+  // than the memory cap, is refused before it is read.
+  constexpr std::uint64_t kBytesALabel = 64;
+  if (!a.labels_arg.empty())
+    a.labels = parse_labels(a.labels_arg, std::min<std::uint64_t>(parse_bytes(a.memory_cap, "--memory-cap"),
+                                                                  std::uint64_t{kMaxSampleItems} * kBytesALabel));
   if (from_input) infer_from_records(a, *input_file, input_format(a));
   if (!a.labels.empty() && static_cast<int>(a.labels.size()) != a.job.n)
     throw UsageError("--labels names " + std::to_string(a.labels.size()) + " items; the records have n " +
                      std::to_string(a.job.n));
   AuditRequest request = audit_request(a, from_input, team);
-  if (request.law == ReferenceLaw::given) request.given = read_model(a.model);
+  if (request.law == ReferenceLaw::given) request.given = read_model(a.model, request.memory_cap);
   const AuditPlan plan = plan_audit(request);
   const Job& job = plan.job;
   const std::uint64_t cap = request.memory_cap;

@@ -162,7 +162,9 @@ std::vector<std::string> bench_backends(const BenchArgs& a) {
     backend_arg(probe);  // an unknown name is a usage error
     for (const BackendInfo& info : backend_inventory())
       if (info.name == b && !info.available)
-        throw UsageError("backend " + b + " is not available here (" + info.reason + "): leave it out of --backend");
+        // Not the request's fault but the machine's: status 1, as audit
+        // gives for the same backend.
+        throw Error("backend " + b + " is not available here (" + info.reason + "): leave it out of --backend");
     backends.push_back(b);
   }
   return backends;

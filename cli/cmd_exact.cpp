@@ -46,8 +46,10 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
     throw UsageError("--algo partial deals --k of the --n items: give 1 <= k <= n, such as --n 52 --k 5");
   const Shape cards{a.n, a.n, nullptr, a.riffles, a.shelves, passes_of(a, algo)};
   validate_card_parameters(algo, cards);
-  if (const std::optional<TallyKind> statistic = closed_form_statistic(algo)) {
-    // Any n: the law of the statistic the closed form depends on.
+  const std::optional<TallyKind> statistic = closed_form_statistic(algo);
+  if (statistic && closed_form_holds(algo, cards, spec)) {
+    // Any n: the law of the statistic the closed form depends on, exact
+    // where every draw is uniform (else the walk below gives the law).
     if (!svg.empty())
       throw UsageError("--svg draws a law by permutation; " + a.algo + "'s is by " +
                        std::string(row_of(*statistic).title) + ": use --json");
@@ -62,7 +64,7 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
     outputs.commit();
     return 0;
   }
-  const Shape shape{a.n, can_deal(algo) ? a.k : a.n};
+  const Shape shape = statistic ? cards : Shape{a.n, can_deal(algo) ? a.k : a.n};
   // Five cards of 52: the deals are too many to walk one by one, but the
   // poker categories have their own exact walk (deal.hpp).
   if (can_deal(algo) && a.n == 52 && a.k == 5) {

@@ -66,14 +66,15 @@ std::vector<Rational> weight_rationals(const Job& job) {
 
 // The law named by `model` for the merged job, as `audit` builds it; a
 // model file that is gone is refused by name.
-std::shared_ptr<const ExactDistribution> merged_law(const std::string& model, const Job& job) {
+std::shared_ptr<const ExactDistribution> merged_law(const std::string& model, const Job& job,
+                                                    std::uint64_t memory_cap) {
   if (model.empty()) return nullptr;
   AuditRequest request;
   request.job = job;
   request.law = model == "exact"           ? ReferenceLaw::exact
                 : model == "plackett-luce" ? ReferenceLaw::plackett_luce
                                            : ReferenceLaw::given;
-  if (request.law == ReferenceLaw::given) request.given = read_model(model);
+  if (request.law == ReferenceLaw::given) request.given = read_model(model, memory_cap);
   if (request.law == ReferenceLaw::exact) check_exact_law(job.algorithm);
   AuditPlan plan;
   plan.job = job;
@@ -95,7 +96,7 @@ int run_merge(const MergeArgs& a) {
   const RunResult& run = merged.run;
 
   const std::string model = merged_model(a, plan);
-  const std::shared_ptr<const ExactDistribution> law = merged_law(model, plan.job);
+  const std::shared_ptr<const ExactDistribution> law = merged_law(model, plan.job, plan.memory_cap);
   AuditOptions audit;
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;

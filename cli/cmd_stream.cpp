@@ -1,4 +1,5 @@
 // `melange words` and `melange bounded`: the stream contract made visible.
+#include <cerrno>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -35,6 +36,18 @@ void add_stream_options(CLI::App* cmd, StreamArgs& a) {
   cmd->add_option("--json", a.json, "also write the result as JSON to FILE ('-': JSON on stdout only)");
 }
 
+// Hands a chunk on, and stops at the first write that fails (a full disk,
+// a reader gone) rather than making the rest of a long stream for nobody.
+void write_chunk(std::ostream& to, std::string& out) {
+  errno = 0;
+  to << out;
+  const int why = errno;
+  out.clear();
+  if (to) return;
+  if (&to == &std::cout) check_stdout(why);  // says why
+  throw Error("writing the output failed");
+}
+
 // Prints a '#' header line, then the values kPerLine to a line, in pieces.
 template <class Format>
 void print_rows(std::ostream& to, std::uint64_t count, const std::string& header, Format&& item) {
@@ -42,12 +55,9 @@ void print_rows(std::ostream& to, std::uint64_t count, const std::string& header
   for (std::uint64_t i = 0; i < count; ++i) {
     out += item(i);
     out += (i + 1) % kPerLine == 0 || i + 1 == count ? '\n' : ' ';
-    if (out.size() > (1u << 20)) {
-      to << out;
-      out.clear();
-    }
+    if (out.size() > (1u << 20)) write_chunk(to, out);
   }
-  to << out;
+  write_chunk(to, out);
 }
 
 // JSON array elements, one per line, as dump(2) writes them.
@@ -58,12 +68,9 @@ void json_elements(std::ostream& to, std::uint64_t count, const std::string& ind
     out += indent;
     out += item(i);
     if (i + 1 < count) out += ",\n";
-    if (out.size() > (1u << 20)) {
-      to << out;
-      out.clear();
-    }
+    if (out.size() > (1u << 20)) write_chunk(to, out);
   }
-  to << out;
+  write_chunk(to, out);
 }
 
 // Values are made again for each output rather than held: a pure function of

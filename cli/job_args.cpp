@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "melange/error.hpp"
+#include "list_args.hpp"
 #include "suggest.hpp"
 #include "parse.hpp"
 
@@ -87,32 +88,18 @@ BoundedSpec parse_spec_args(const JobArgs& a) {
 
 std::vector<std::string> weight_texts(const JobArgs& a) {
   if (a.weights.empty()) return {};
+  // One weight an item, each a short decimal: a larger file is no list of
+  // weights, and is refused before it is read.
+  const std::size_t most = static_cast<std::size_t>(max_items(Algorithm::weighted));
+  constexpr std::uint64_t kBytesAWeight = 64;
   std::string list = a.weights;
   std::error_code ec;
   if (std::filesystem::is_regular_file(a.weights, ec)) {
-    std::ifstream in(a.weights);
-    if (!in) throw UsageError("cannot read --weights file '" + a.weights + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    list = text.str();
+    list = read_list_file(a.weights, "--weights", most * kBytesAWeight);
   } else if (a.weights.find_first_of(",0123456789") == std::string::npos) {
     throw UsageError("--weights '" + a.weights + "' is neither a list such as 1,2.5,4 nor a file");
   }
-  std::vector<std::string> out;
-  std::string token;
-  auto end_token = [&] {
-    if (!token.empty()) out.push_back(token);
-    token.clear();
-  };
-  for (char c : list) {
-    if (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      if (c == ',' && token.empty()) throw UsageError("--weights has an empty entry: write them as 1,2.5,4");
-      end_token();
-    } else {
-      token += c;
-    }
-  }
-  end_token();
+  std::vector<std::string> out = split_list(list, "--weights", most, true);
   if (out.empty()) throw UsageError("--weights is empty: give one weight per item, such as 1,2,3,4");
   return out;
 }

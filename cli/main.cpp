@@ -107,15 +107,15 @@ bool first_rank_by_launcher() {
   return true;
 }
 
-// Whether the command line reads standard input: only `audit -` (or
-// `audit --input -`).
-bool reads_stdin(const CLI::App& app, const std::string& command) {
+// Whether the command line could mean records on standard input: `audit`
+// with no input named and no built-in job of its own (--algo, --trials).
+// `audit -` reads them; any other command line leaves them be.
+bool may_mean_stdin(const CLI::App& app, const std::string& command) {
   if (command != "audit") return false;
-  for (const char* name : {"--input", "file"}) {
-    const CLI::Option* input = app.get_subcommand("audit")->get_option(name);
-    if (input->count() > 0 && input->as<std::string>() == "-") return true;
-  }
-  return false;
+  const CLI::App* audit = app.get_subcommand("audit");
+  for (const char* name : {"--input", "file", "--algo", "--trials"})
+    if (audit->get_option(name)->count() > 0) return false;
+  return true;
 }
 
 // The commands that split their work over MPI ranks; the others run in one
@@ -207,7 +207,7 @@ int main(int argc, char** argv) {
     if (team.many() && !runs_on_ranks(command))
       throw melange::UsageError("'melange " + command + "' runs in one process (only audit splits its trials over "
                                 "MPI ranks): run it without mpirun");
-    if (!reads_stdin(app, command)) melange::cli::refuse_unread_stdin();
+    if (may_mean_stdin(app, command)) melange::cli::refuse_piped_stdin();
     status = action ? action() : 0;
     melange::cli::check_stdout();
   } catch (const melange::cli::TeamStop& stop) {

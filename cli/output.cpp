@@ -307,11 +307,11 @@ void Outputs::commit() {
   }
 }
 
-void check_stdout() {
+void check_stdout(int write_errno) {
   errno = 0;
   std::cout.flush();
   if (std::cout) return;
-  int why = errno;
+  int why = errno ? errno : write_errno;
   // An earlier write failed and its errno is gone: a reader that went away
   // still shows on the descriptor.
   struct pollfd p {STDOUT_FILENO, POLLOUT, 0};

@@ -113,7 +113,9 @@ class Outputs {
 
 // Flushes standard output; throws Error when something written to it was lost
 // (a full disk, a closed descriptor).
-void check_stdout();
+// `write_errno`: the errno of a write the caller saw fail, said when the
+// flush has none of its own.
+void check_stdout(int write_errno = 0);
 
 std::string hex32(std::uint32_t w);
 

@@ -202,6 +202,13 @@ gives: Stream(seed=s).permutations(n, a) then .permutations(n, b) equal
 melange.permutations(n, a + b, seed=s). spawn(k) hands out k Streams over
 disjoint ranges of trials, for workers; a Stream pickles.
 
+Threads: a Stream shared by threads serves one call at a time, as
+numpy.random.Generator does, so the calls get disjoint ranges that together
+are every trial from first on, each call's records a range of its own; which
+call gets which range follows the order the threads reach it. For draws in
+parallel (and ranges that do not depend on timing) give each thread a Stream
+of its own from spawn.
+
 Parameters
 ----------
 seed : int, optional

@@ -534,6 +534,8 @@ py::dict exact_law(const std::string& algo, int n, std::optional<int> k, const s
   std::vector<double> p = d->probabilities();
   const Shape s = shape_of(job);
   for (std::size_t r = 0; r < d->probability.size(); ++r) {
+    // 9! rationals take seconds: Ctrl-C is heard on the way.
+    if (r % 4096 == 0 && PyErr_CheckSignals() != 0) throw PythonErrorSet{};
     numerators.append(py::int_(py::str(numerator(d->probability[r]).str())));
     denominators.append(py::int_(py::str(denominator(d->probability[r]).str())));
     labels.append(outcome_label(r, s.n, s.k));
@@ -756,10 +758,23 @@ py::array permuted(const py::object& x, const py::object& axis_arg, const py::ob
 // seed, the next trial index `first`, and `end`, the first index it may not
 // use. Each call takes the next trials and moves `first` past them, so that
 // calls in a row give the records of one range, as one call would.
+//
+// One call at a time, as NumPy's Generator draws under its lock: a call
+// serves with the GIL released, so two threads sharing a Stream would read
+// the same `first` and serve one range twice. Each call holds the Stream's
+// lock from reading `first` to moving it.
 struct Stream {
   std::uint64_t seed = kDefaultSeed;
   std::uint64_t first = 0;
   std::uint64_t end = std::numeric_limits<std::uint64_t>::max();  // exclusive; the root's last index is 2^64 - 2
+  // Each Stream has a lock of its own, a copy too.
+  struct Lock {
+    std::mutex mutex;
+    Lock() = default;
+    Lock(const Lock&) {}
+    Lock& operator=(const Lock&) { return *this; }
+  };
+  mutable Lock lock{};
   // The backends and decision tables of its calls, kept from call to call
   // (engine.hpp): a Stream drawn from a few thousand trials at a time pays
   // for a table once. Each Stream made (by spawn, jumped or unpickling too)
@@ -775,6 +790,7 @@ struct Stream {
                        std::to_string(end) + " (its range ends there; spawn gave it that range)");
     return n;
   }
+  // Call under a StreamCall.
   py::array serve_next(Job job, const py::object& count, const py::object& out, const RunOptions& options) {
     const std::uint64_t n = take(count, out);
     job.seed = seed;
@@ -787,6 +803,20 @@ struct Stream {
   }
 };
 
+// Holds a Stream's lock for one call. It is taken with the GIL released: a
+// thread that waited for it holding the GIL would keep the holder, which
+// gives the GIL up while it samples, from ever taking the GIL back.
+class StreamCall {
+ public:
+  explicit StreamCall(const Stream& s) : held_(s.lock.mutex, std::defer_lock) {
+    py::gil_scoped_release released;
+    held_.lock();
+  }
+
+ private:
+  std::unique_lock<std::mutex> held_;
+};
+
 // A Stream's draws: each takes the next trials and moves first past them.
 void add_stream_draws(py::class_<Stream>& stream) {
   stream
@@ -796,6 +826,7 @@ void add_stream_draws(py::class_<Stream>& stream) {
              const std::string& method, const py::object& bits, const py::object& threads, const std::string& backend,
              const py::object& out, const py::object& riffles, const py::object& shelves, const py::object& passes) {
             return guarded("count", [&] {
+              const StreamCall call(s);
               return s.serve_next(job_of(algo, int_of(n, "n"), 0, {}, py::none(), 0, method, int_of(bits, "bits"),
                                          card_args_of(riffles, shelves, passes)),
                                   count, out, options_of(optional_int_of(threads, "threads"), backend));
@@ -811,6 +842,7 @@ void add_stream_draws(py::class_<Stream>& stream) {
           [](Stream& s, const py::object& n, const py::object& k, const py::object& count, const std::string& method,
              const py::object& bits, const py::object& threads, const std::string& backend, const py::object& out) {
             return guarded("count", [&] {
+              const StreamCall call(s);
               return s.serve_next(job_of("partial", int_of(n, "n"), int_of(k, "k"), {}, py::none(), 0, method,
                                          int_of(bits, "bits")),
                                   count, out, options_of(optional_int_of(threads, "threads"), backend));
@@ -824,6 +856,7 @@ void add_stream_draws(py::class_<Stream>& stream) {
           [](Stream& s, const std::vector<double>& weights, const py::object& count, const std::string& algo,
              const py::object& threads, const std::string& backend, const py::object& out) {
             return guarded("count", [&] {
+              const StreamCall call(s);
               return s.serve_next(job_of(algo, static_cast<int>(weights.size()), 0, weights, py::none(), 0, "batched", 32),
                                   count, out, options_of(optional_int_of(threads, "threads"), backend));
             });
@@ -836,6 +869,7 @@ void add_stream_draws(py::class_<Stream>& stream) {
           [](Stream& s, const py::object& low, const py::object& high, const py::object& size, bool endpoint,
              const py::object& dtype, const std::string& method, const py::object& bits, const py::object& out) {
             return guarded("size", [&] {
+              const StreamCall call(s);
               s.take(py::int_(1), py::none());
               py::object values = numpy_integers(low, high, size, endpoint, dtype, s.seed, s.first, method, bits, out);
               ++s.first;
@@ -851,6 +885,7 @@ void add_stream_draws(py::class_<Stream>& stream) {
           [](Stream& s, const py::object& x, const py::object& axis, const std::string& method,
              const py::object& threads, const std::string& backend, const py::object& out) {
             return guarded("count", [&] {
+              const StreamCall call(s);
               const py::array a = py::module_::import("numpy").attr("asarray")(x);
               const std::uint64_t length = a.ndim() ? static_cast<std::uint64_t>(a.shape(a.ndim() - 1)) : 1;
               s.take(py::int_(length ? static_cast<std::uint64_t>(a.size()) / length : 0), py::none());
@@ -882,6 +917,7 @@ void add_stream(py::module_& m) {
       .def(
           "spawn",
           [](Stream& s, const py::object& k_arg, const py::object& span_arg) {
+            const StreamCall call(s);
             const std::uint64_t k = whole_of(k_arg, "k", 1, std::uint64_t{1} << 20);
             const std::uint64_t span = span_arg.is_none() ? kDefaultSpan : whole_of(span_arg, "span", 1, ~std::uint64_t{0});
             if (span > (s.end - s.first) / k)
@@ -901,6 +937,7 @@ void add_stream(py::module_& m) {
       .def(
           "jumped",
           [](const Stream& s, const py::object& t_arg) {
+            const StreamCall call(s);
             const std::uint64_t t = u64_of(t_arg, "trials");
             if (t > s.end - s.first)
               throw py::value_error("jumped(" + std::to_string(t) + ") is past this Stream's end, " + std::to_string(s.end));
@@ -1024,7 +1061,8 @@ void add_audits(py::module_& m) {
         return guarded("n", [&] {
           const Shape s{int_of(n, "n"), int_of(n, "n"), nullptr, 0, int_of(shelves, "shelves"), int_of(passes, "passes")};
           validate_closed_form(Algorithm::shelf, s);
-          const ShelfLaw law = shelf_law(s.n, s.shelves, s.passes);
+          const ShelfLaw law = interruptible(
+              [&](const std::function<bool()>& stop) { return shelf_law(s.n, s.shelves, s.passes, stop); });
           py::dict out = closed_form_dict(law.n, "valleys", law.valleys, law.total_variation, law.separation);
           out["shelves"] = s.shelves;
           out["passes"] = s.passes;

@@ -116,6 +116,11 @@ TEST(ExitCodes, EachOneDocumented) {
     EXPECT_EQ(gpu.err.substr(gpu.err.size() - std::string(": use --backend simd\n").size()), ": use --backend simd\n")
         << gpu.err;
     EXPECT_EQ(count_lines(gpu.err), 1) << gpu.err;
+    // bench says the same of the machine, with the same status.
+    const auto bench = run_cli("bench --backend cuda --seconds 0.1");
+    EXPECT_EQ(bench.status, 1) << bench.err;
+    EXPECT_NE(bench.err.find("CUDA device"), std::string::npos) << bench.err;
+    EXPECT_EQ(count_lines(bench.err), 1) << bench.err;
   }
   const auto help = run_cli("audit --help");
   EXPECT_EQ(help.status, 0);

@@ -1,6 +1,9 @@
 // The exact tail of Pearson's statistic near the 5-per-bin guard, against
 // every table of small multinomials enumerated one by one.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <functional>
@@ -143,6 +146,30 @@ TEST(PearsonTail, ATableOfTooManyRecordsHasNone) {
   EXPECT_FALSE(multinomial_pearson_tail(c, p, Tail::upper).has_value());
   EXPECT_TRUE(multinomial_pearson_tail({m / 4 - 3, 3}, p, Tail::upper).has_value())
       << "a quarter of the records: within both limits";
+}
+
+// Unequal cells keep a row of weights a cell: 2,000 cells of a 200,000-
+// record table would be 3.2 GB of rows (within the step budget), and a
+// failing stream of a few MB once took that. Run in a child, whose peak
+// resident size the parent reads: under a quarter of a GB, and no tail.
+TEST(PearsonTail, UnequalCellsKeepTheirWeightRowsUnderTheirBound) {
+  const std::size_t cells = 2000;
+  const std::uint64_t m = 200'000;
+  std::vector<std::uint64_t> c(cells, m / cells);
+  c[0] += 7, c[1] -= 7;
+  std::vector<double> p(cells);
+  for (std::size_t i = 0; i < cells; ++i) p[i] = (1.0 + static_cast<double>(i % 7)) / 4.0;
+  const double sum = std::accumulate(p.begin(), p.end(), 0.0);
+  for (double& q : p) q /= sum;
+  ASSERT_LE(cells * (m + 1), kExactTailBudget) << "the step budget alone would allow it";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(multinomial_pearson_tail(c, p, Tail::upper).has_value() ? 1 : 0);
+  int status = 0;
+  struct rusage usage {};
+  ASSERT_EQ(::wait4(child, &status, 0, &usage), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a tail came back, or the child failed: " << status;
+  EXPECT_LT(usage.ru_maxrss, 256 * 1024) << "peak resident KiB";
 }
 
 // One test graded alone (Holm over one is the test itself).

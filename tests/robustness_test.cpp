@@ -218,6 +218,14 @@ TEST(Robustness, FailedWritesToStandardOutput) {
     EXPECT_EQ(count_lines(r.err), 1) << args << "\n" << r.err;
   }
   EXPECT_EQ(snapshot(dir), before) << "a run that failed leaves no file";
+  // A long stream stops at its first failed write and says why, rather
+  // than making 9 GB of text for a full disk (the CPU limit is far above
+  // what stopping takes, and far below what the whole stream would).
+  for (const std::string args : {"words --count 1e9", "bounded --range 6 --count 1e9"}) {
+    const ChildRun r = run_in(dir, "ulimit -t 20; " + kCli + " " + args + " > /dev/full");
+    EXPECT_EQ(r.status, 1) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << args << "\n" << r.err;
+  }
   fs::remove_all(dir);
 }
 

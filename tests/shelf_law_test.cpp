@@ -10,6 +10,7 @@
 #include <numeric>
 #include <vector>
 
+#include "melange/bounded.hpp"
 #include "melange/error.hpp"
 #include "melange/exact.hpp"
 #include "melange/job.hpp"
@@ -57,6 +58,96 @@ std::map<std::uint64_t, std::uint64_t> decks_of_every_draw_sequence(int n, int s
     int d = 0;
     while (d < draws && ++choice[d] == 2 * shelves) choice[d++] = 0;
     if (d == draws) return count;
+  }
+}
+
+// Words of `bits` bits that a method maps to each value of a range s, by
+// running the method's formula on every word: the draw's weights, with no
+// use of the library's DrawLaw. Under rejection only accepted words count.
+std::vector<std::uint64_t> words_to_each_value(std::uint64_t s, Method m, int bits) {
+  const std::uint64_t span = std::uint64_t{1} << bits;
+  std::vector<std::uint64_t> count(s, 0);
+  for (std::uint64_t x = 0; x < span; ++x) {
+    if (m == Method::modulo) ++count[x % s];
+    if (m == Method::multiply) ++count[(x * s) >> bits];
+    if (m == Method::rejection && x >= (span - s) % s) ++count[x % s];
+  }
+  return count;
+}
+
+// The machine above with each (shelf, side) sequence weighted by the words
+// that give it: the law of the definition under a biased method.
+std::map<std::uint64_t, Rational> machine_law(int n, int shelves, int passes, Method m, int bits) {
+  const std::vector<std::uint64_t> shelf = words_to_each_value(static_cast<std::uint64_t>(shelves), m, bits);
+  const std::vector<std::uint64_t> side = words_to_each_value(2, m, bits);
+  const std::uint64_t shelf_total = std::accumulate(shelf.begin(), shelf.end(), std::uint64_t{0});
+  const std::uint64_t side_total = std::accumulate(side.begin(), side.end(), std::uint64_t{0});
+  const int draws = n * passes;
+  std::vector<int> choice(static_cast<std::size_t>(draws), 0);
+  std::map<std::uint64_t, Rational> law;
+  for (;;) {
+    std::vector<int> deck(static_cast<std::size_t>(n));
+    std::iota(deck.begin(), deck.end(), 0);
+    Rational weight = 1;
+    for (int pass = 0; pass < passes; ++pass) {
+      std::vector<std::deque<int>> piles(static_cast<std::size_t>(shelves));
+      for (int i = n - 1, d = pass * n; i >= 0; --i, ++d) {
+        const int on = choice[d] / 2, under = choice[d] % 2;
+        weight *= Rational(shelf[static_cast<std::size_t>(on)]) / shelf_total;
+        weight *= Rational(side[static_cast<std::size_t>(under)]) / side_total;
+        std::deque<int>& pile = piles[static_cast<std::size_t>(on)];
+        if (under == 0)
+          pile.push_front(deck[i]);
+        else
+          pile.push_back(deck[i]);
+      }
+      deck.clear();
+      for (const auto& pile : piles) deck.insert(deck.end(), pile.begin(), pile.end());
+    }
+    law[lehmer_rank(deck.data(), n)] += weight;
+    int d = 0;
+    while (d < draws && ++choice[d] == 2 * shelves) choice[d++] = 0;
+    if (d == draws) return law;
+  }
+}
+
+// Under a biased method the closed form is not the law: the walk of the
+// definition is, and closed_form_holds says which is which.
+TEST(ShelfAlgorithm, UnderBiasedMethodsItsLawIsTheWalkNotTheClosedForm) {
+  int uneven = 0;
+  for (Method m : {Method::modulo, Method::multiply, Method::rejection})
+    for (int bits : {2, 3})
+      for (int n : {3, 4})
+        for (int shelves : {2, 3})
+          for (int passes : {1, 2}) {
+            if (shelves > (1 << bits) || n * passes * std::log2(2.0 * shelves) > 16) continue;
+            const Shape shape{n, n, nullptr, 0, shelves, passes};
+            const BoundedSpec spec{m, bits};
+            const ExactDistribution walked = exact_distribution(Algorithm::shelf, shape, spec);
+            const auto machine = machine_law(n, shelves, passes, m, bits);
+            const ShelfLaw closed = shelf_law(n, shelves, passes);
+            bool closed_is_the_law = true;
+            for (std::uint64_t rank = 0; rank < walked.probability.size(); ++rank) {
+              const auto it = machine.find(rank);
+              ASSERT_EQ(walked.probability[rank], it == machine.end() ? Rational(0) : it->second)
+                  << method_name(m) << "/" << bits << " n " << n << " shelves " << shelves << " passes " << passes
+                  << " rank " << rank;
+              const int v = valleys_of(lehmer_unrank(rank, n));
+              closed_is_the_law &= walked.probability[rank] == closed.each[static_cast<std::size_t>(v)];
+            }
+            EXPECT_EQ(closed_form_holds(Algorithm::shelf, shape, spec), closed_is_the_law)
+                << method_name(m) << "/" << bits << " n " << n << " shelves " << shelves << " passes " << passes;
+            uneven += !closed_is_the_law;
+          }
+  EXPECT_GE(uneven, 8) << "biased cases seen";
+  // The riffle's ranges are powers of two: every method draws them evenly,
+  // and its walk is its closed form's law under each.
+  for (Method m : {Method::modulo, Method::multiply, Method::rejection}) {
+    const Shape shape{4, 4, nullptr, 2, 0, 0};
+    EXPECT_TRUE(closed_form_holds(Algorithm::riffle, shape, BoundedSpec{m, 3})) << method_name(m);
+    EXPECT_EQ(exact_distribution(Algorithm::riffle, shape, BoundedSpec{m, 3}).probability,
+              exact_distribution(Algorithm::riffle, shape).probability)
+        << method_name(m);
   }
 }
 

@@ -222,19 +222,26 @@ struct Accumulator {
   }
 };
 
-// Every path below the walker's start, each through the trial body.
-// Every path below the walker's start, each through the trial body; a leaf
-// is the outcome's rank (a deal's rank when k < n).
+// Paths between two calls of walk()'s heartbeat: a subtree can take many
+// seconds, and a caller's stop (which the heartbeat may throw) waits no
+// longer than a beat.
+constexpr std::uint64_t kPathsABeat = std::uint64_t{1} << 16;
+
+// Every path below the walker's start, each through the trial body, into
+// `acc`; a leaf is the outcome's rank (a deal's rank when k < n).
 template <class Walker>
-void walk(Algorithm a, Shape s, Walker& walker, Accumulator& acc) {
+void walk(Algorithm a, Shape s, Walker& walker, Accumulator& acc, const std::function<void()>& heartbeat) {
   std::vector<std::uint16_t> items(static_cast<std::size_t>(s.n));
   auto leaf = [&acc](const std::uint16_t* done, Shape shape, const Walker& w) {
     acc.leaf(w.path(), shape.whole() ? lehmer_rank(done, shape.n)
                                      : deal_rank(dealt_items(done, shape), shape.n, shape.k));
   };
+  std::uint64_t paths = 0;
   with_algorithm(a, [&](auto algo) {
-    do trial_body<decltype(algo)::value>(items.data(), s, walker, leaf);
-    while (walker.next_path());
+    do {
+      trial_body<decltype(algo)::value>(items.data(), s, walker, leaf);
+      if (++paths % kPathsABeat == 0 && heartbeat) heartbeat();
+    } while (walker.next_path());
   });
 }
 
@@ -250,15 +257,20 @@ void check_exact_law(Algorithm a) {
 namespace {
 
 // The card shuffles walk every draw sequence: refused past kMaxExactCardPaths.
-void check_card_walk(Algorithm a, Shape s) {
+void check_card_walk(Algorithm a, Shape s, BoundedSpec spec) {
   validate_card_parameters(a, s);
   const ClosedFormRow* row = closed_form(a);
   if (!row) return;
-  if (row->log2_draw_sequences(s) > std::log2(static_cast<double>(kMaxExactCardPaths)))
-    throw UsageError(Param::n, "the exact walk of " + std::string(algorithm_name(a)) + " covers up to " +
-                                   std::to_string(kMaxExactCardPaths) + " draw sequences, and {n} = " +
-                                   std::to_string(s.n) + " has more: ask for the closed form (the law of " +
-                                   row->statistic_words + "), which is exact at any {n}");
+  if (row->log2_draw_sequences(s) <= std::log2(static_cast<double>(kMaxExactCardPaths))) return;
+  const std::string walk = "the exact walk of " + std::string(algorithm_name(a)) + " covers up to " +
+                           std::to_string(kMaxExactCardPaths) + " draw sequences, and {n} = " + std::to_string(s.n) +
+                           " has more";
+  if (closed_form_holds(a, s, spec))
+    throw UsageError(Param::n, walk + ": ask for the closed form (the law of " + row->statistic_words +
+                                   "), which is exact at any {n}");
+  throw UsageError(Param::n, walk + "; its closed form assumes uniform draws, which " +
+                                 std::string(method_name(spec.method)) + " with " + std::to_string(spec.bits) +
+                                 "-bit words does not give here: take fewer cards, or an unbiased method");
 }
 
 }  // namespace
@@ -362,7 +374,7 @@ ExactDistribution exact_distribution(
     throw UsageError(Param::k, "the exact walk of partial is limited to " + std::to_string(kMaxExactDeals) +
                                    " ordered deals (n!/(n-k)!), got " + std::to_string(n) + " items, k = " +
                                    std::to_string(shape.k) + "; sample it instead");
-  check_card_walk(a, shape);
+  check_card_walk(a, shape, spec);
   if (draw_kind(a) == DrawKind::keys)
     throw UsageError("the weighted orders read raw words, not bounded draws: their exact law is Plackett-Luce's "
                      "(plackett_luce_distribution), given the weights");
@@ -407,7 +419,9 @@ ExactDistribution exact_distribution(
   Accumulator total(bins, path_words);
   if (tasks == 0) {
     PathWalker w(spec, -1);
-    walk(a, shape, w, total);
+    walk(a, shape, w, total, [&] {
+      if (progress) progress(0, 1);
+    });
   } else {
     const int workers = std::min<int>(threads, static_cast<int>(tasks));
     std::vector<Accumulator> parts(workers, Accumulator(bins, path_words));
@@ -415,11 +429,18 @@ ExactDistribution exact_distribution(
     std::uint32_t finished = 0;
     std::mutex progress_mutex;
     std::exception_ptr failure;  // the first fault, or progress() asking to stop
+    // Within a task, progress() hears again what it heard last: a caller
+    // that stops there (it throws) stops the walk within a beat.
+    const std::function<void()> heartbeat = [&] {
+      if (!progress) return;
+      std::lock_guard lock(progress_mutex);
+      progress(finished, tasks);
+    };
     auto work = [&](int id) {
       try {
         for (std::uint32_t v; (v = next.fetch_add(1)) < tasks;) {
           PathWalker w(spec, v);
-          walk(a, shape, w, parts[id]);
+          walk(a, shape, w, parts[id], heartbeat);
           if (progress) {
             std::lock_guard lock(progress_mutex);
             progress(++finished, tasks);

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "melange/bounded.hpp"
 #include "melange/error.hpp"
 #include "melange/limits.hpp"
 
@@ -144,7 +145,11 @@ std::vector<double> valley_probabilities(int n) {
   return p;
 }
 
-ShelfLaw shelf_law(int n, int shelves, int passes) {
+double shelf_law_work(int n, int shelves, int passes) {
+  return std::pow(static_cast<double>(n), 3) * passes * std::log2(2.0 * shelves);
+}
+
+ShelfLaw shelf_law(int n, int shelves, int passes, const std::function<bool()>& stop) {
   check_items("shelf_law", n);
   if (shelves < 1 || passes < 1) throw Error("shelf_law: a machine needs a shelf and a pass");
   const cpp_int m = pow(cpp_int(2 * shelves), static_cast<unsigned>(passes)) / 2;  // the one pass they make
@@ -171,6 +176,7 @@ ShelfLaw shelf_law(int n, int shelves, int passes) {
   law.passes = passes;
   law.one_pass_shelves = Rational(m);
   for (std::size_t v = 0; v < count.size(); ++v) {
+    if (stop && stop()) throw Cancelled();
     if (v > 0) {
       for (int s = top; s >= 0; --s) f[s] = (s >= 1 ? 2 * f[s - 1] : cpp_int(0)) + (s >= 2 ? f[s - 2] : cpp_int(0));
       for (int twice = 0; twice < 2; ++twice)
@@ -203,12 +209,14 @@ const ClosedFormRow kClosedForms[] = {
     {Algorithm::riffle, TallyKind::rises, "the rising sequences",
      [](Shape s) { return to_doubles(riffles_law(s.n, s.riffles).rises); },
      [](Shape s) { return static_cast<double>(s.riffles) * s.n; },  // a digit of `riffles` bits a card
-     &Job::riffles, kMaxRiffles, [](const Job& j) { return counted(j.riffles, "riffle", "riffles"); }},
+     &Job::riffles, kMaxRiffles, [](const Job& j) { return counted(j.riffles, "riffle", "riffles"); },
+     [](Shape s) { return std::vector<std::uint64_t>{std::uint64_t{1} << s.riffles}; }},
     {Algorithm::shelf, TallyKind::valleys, "the valleys",
      [](Shape s) { return to_doubles(shelf_law(s.n, s.shelves, s.passes).valleys); },
      [](Shape s) { return s.n * s.passes * std::log2(2.0 * s.shelves); },  // a shelf and a side a card a pass
      &Job::passes, kMaxPasses,
-     [](const Job& j) { return counted(j.passes, "pass", "passes") + " of " + std::to_string(j.shelves) + " shelves"; }},
+     [](const Job& j) { return counted(j.passes, "pass", "passes") + " of " + std::to_string(j.shelves) + " shelves"; },
+     [](Shape s) { return std::vector<std::uint64_t>{static_cast<std::uint64_t>(s.shelves), 2}; }},
 };
 
 }  // namespace
@@ -224,11 +232,25 @@ std::optional<TallyKind> closed_form_statistic(Algorithm a) {
   return std::nullopt;
 }
 
+bool closed_form_holds(Algorithm a, Shape s, BoundedSpec spec) {
+  const ClosedFormRow* row = closed_form(a);
+  if (!row) return false;
+  for (std::uint64_t range : row->ranges(s))
+    if (!draw_law(range, spec).exactly_uniform()) return false;
+  return true;
+}
+
 void validate_closed_form(Algorithm a, Shape s) {
   if (s.n < 1 || s.n > kMaxPositionItems)
     throw UsageError(Param::n, std::string(algorithm_name(a)) + "'s closed form is for {n} from 1 to " +
                                    std::to_string(kMaxPositionItems) + ", got " + std::to_string(s.n));
   validate_card_parameters(a, s);
+  if (a == Algorithm::shelf && shelf_law_work(s.n, s.shelves, s.passes) > kMaxShelfLawWork)
+    throw UsageError(Param::n, "the shelf law of {n} = " + std::to_string(s.n) + " cards, " + std::to_string(s.shelves) +
+                                   " shelves and " + std::to_string(s.passes) +
+                                   " passes takes too long to make exactly (its numbers have " +
+                                   std::to_string(static_cast<long long>(s.n * s.passes * std::log2(2.0 * s.shelves))) +
+                                   " bits): take fewer cards, shelves or passes");
 }
 
 StatisticLaw closed_form_law(Algorithm a, Shape s) {

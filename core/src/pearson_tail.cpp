@@ -255,7 +255,9 @@ std::optional<double> multinomial_pearson_tail(const std::vector<std::uint64_t>&
     return std::nullopt;
   const std::uint64_t m = std::accumulate(observed.begin(), observed.end(), std::uint64_t{0});
   // The weight rows alone: cells x records; the layers: a few words a record.
-  if (m == 0 || m > kExactTailRecords || (probabilities.empty() ? 1 : observed.size()) * (m + 1) > budget)
+  const std::uint64_t rows = probabilities.empty() ? 1 : observed.size();
+  if (m == 0 || m > kExactTailRecords || rows * (m + 1) > budget ||
+      rows * (m + 1) > kExactTailRowBytes / sizeof(std::int64_t))
     return std::nullopt;
   const Lattice l = lattice_of(observed, probabilities);
   // The observed value on the lattice, widened by the rounding of every

@@ -151,7 +151,10 @@ class Records {
       stats_.first_invalid = message;
       first_hint_ = hint_;
     }
-    if (stats_.invalid >= kInvalidRecordsToGiveUp && 2 * stats_.invalid > number_) too_many_invalid();
+    // Most of a long run wrong: the input or the flags are, and reading on
+    // would only say so later; unless any share may be skipped ("all").
+    if (o_.max_invalid_share < 0.5 && stats_.invalid >= kInvalidRecordsToGiveUp && 2 * stats_.invalid > number_)
+      too_many_invalid();
     return true;
   }
   [[noreturn]] void too_many_invalid() const {

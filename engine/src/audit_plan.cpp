@@ -206,6 +206,9 @@ AuditPlan plan_audit(const AuditRequest& r) {
 
 std::optional<TallyKind> tests_statistic_alone(const AuditRequest& r) {
   if (r.law != ReferenceLaw::exact) return std::nullopt;
+  // A closed form that is not the job's law (a biased method's uneven
+  // draws) gives way to the exact walk of the definition.
+  if (!closed_form_holds(r.job.algorithm, shape_of(r.job), r.job.spec)) return std::nullopt;
   return closed_form_statistic(r.job.algorithm);
 }
 

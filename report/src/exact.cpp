@@ -1,5 +1,8 @@
 #include "melange/report/exact.hpp"
 
+#include <filesystem>
+#include <fstream>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -12,6 +15,7 @@
 #include "melange/stats.hpp"
 #include "melange/report/format.hpp"
 #include "melange/report/json.hpp"
+#include "guarded_input.hpp"
 
 namespace melange::report {
 
@@ -350,12 +354,30 @@ void write_shelf_exact(std::ostream* json, std::ostream* text, const ShelfLaw& l
   if (text) *text << o.str();
 }
 
-ExactDistribution read_exact_model(std::istream& in) {
+ExactDistribution read_exact_model(const std::string& path, std::uint64_t memory_cap) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw UsageError(Param::model, "{model} '" + path + "' is not a file; give 'exact' or a file written by "
+                                   "'melange exact --json'");
+  // A parsed number or short string takes at most this many bytes of
+  // memory a byte of its text (a 16-byte value and its container's share
+  // for "0," at worst).
+  constexpr std::uint64_t kParsedBytesAByte = 16;
+  const std::uint64_t bytes = std::filesystem::file_size(path, ec);
+  if (ec || bytes > memory_cap / kParsedBytesAByte)
+    throw UsageError(Param::memory_cap, "{model} file '" + path + "' is " + std::to_string(bytes) +
+                                            " bytes; read, it could take up to " + std::to_string(kParsedBytesAByte) +
+                                            " times that, more than {memory_cap} allows: raise {memory_cap}");
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw UsageError(Param::model, "cannot read {model} file '" + path + "'");
+  GuardedJsonInput guard(file, path);
+  std::istream in(&guard);
+  in.exceptions(std::ios::badbit);
   Json j;
   try {
     j = Json::parse(in);
   } catch (const nlohmann::json::exception&) {
-    throw UsageError("model file is not JSON; write it with 'melange exact --json'");
+    throw UsageError(Param::model, "{model} file '" + path + "' is not JSON; write it with 'melange exact --json'");
   }
   return exact_from_json(j);
 }

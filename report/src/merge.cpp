@@ -13,6 +13,7 @@
 #include "melange/stream.hpp"
 #include "melange/report/format.hpp"
 #include "melange/report/json.hpp"
+#include "guarded_input.hpp"
 
 namespace melange::report {
 namespace {
@@ -37,12 +38,49 @@ std::uint64_t whole_at(const Json& j, const char* key, std::uint64_t max, const 
   return whole(j.at(key), std::string("\"") + key + "\"", max, path);
 }
 
-// An audit's JSON, without its count arrays (their values are never kept):
-// the document is the job, the range and a few small fields.
-Json read_small_json(std::istream& in, const std::string& path, Seen& seen) {
+// Is a top-level field one that reading a piece asks for: the job, the
+// run's totals, the labelled counts, the test notes? Every other field
+// (the count arrays, the tests' figures, the plain words, or anything a
+// file adds) is passed over, never held.
+bool read_at_top(const std::string& key) {
+  static const char* const kFields[] = {"format", "format_version", "command", "input", "stream_version", "seed",
+                                        "algorithm", "method", "bits", "n", "k", "weights", "riffles", "shelves",
+                                        "passes", "first", "trials", "words_consumed", "draws", "backend", "model",
+                                        "reference", "threads", "stats"};
+  for (const char* f : kFields)
+    if (key == f) return true;
+  for (const TallyKindRow& row : kTallyKindRows)
+    if ((row.json == JsonCounts::labelled && row.json_key == key) || (!row.json_bins_key.empty() && row.json_bins_key == key))
+      return true;
+  return false;
+}
+
+// An audit's JSON, without its count arrays (their values are never kept)
+// and without any field reading it does not ask for: the document is the
+// job, the range and a few small fields. Read through GuardedJsonInput, so
+// that no string or nesting grows past its bound, and an object's fields
+// below the top are kept only where they are read (stats' notes, a
+// labelled row's count), so that no object of many keys is built.
+Json read_small_json(std::istream& file, const std::string& path, Seen& seen) {
+  GuardedJsonInput guard(file, path);
+  std::istream in(&guard);
+  in.exceptions(std::ios::badbit);  // the guard's refusal reaches the caller
   std::string top_key;
-  const Json::parser_callback_t skip_counts = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    if (depth == 1 && event == Json::parse_event_t::key) top_key = parsed.get<std::string>();
+  std::uint64_t values = 0;
+  const Json::parser_callback_t keep = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    // The fields kept are a job (its weights, one an item), a few counts and
+    // notes: past this many values the file is no audit of melange's.
+    constexpr std::uint64_t kMostValues = std::uint64_t{1} << 20;
+    if (event == Json::parse_event_t::value && ++values > kMostValues)
+      throw UsageError(in_quotes(path) + " holds more than " + std::to_string(kMostValues) +
+                       " values beside its counts, which no audit of melange's does: give the file melange wrote");
+    if (event == Json::parse_event_t::key) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (depth == 1) top_key = key;
+      if (depth == 1) return read_at_top(key) || count_array(key).has_value();
+      if (depth == 2) return top_key == "stats" && key == "notes";
+      return depth == 3 && key == "count";
+    }
     if (depth == 1 && event == Json::parse_event_t::array_start && count_array(top_key)) {
       seen[static_cast<std::size_t>(*count_array(top_key))] = true;
       return false;
@@ -50,7 +88,7 @@ Json read_small_json(std::istream& in, const std::string& path, Seen& seen) {
     return true;
   };
   try {
-    return Json::parse(in, skip_counts);
+    return Json::parse(in, keep);
   } catch (const nlohmann::json::exception&) {
     throw UsageError(in_quotes(path) +
                      " is neither JSON nor a checkpoint: give 'audit --json' results or checkpoint files");
@@ -69,6 +107,10 @@ TallySet tallied_kinds(const Json& j, const Seen& seen) {
 
 MergePiece piece_from_json(const std::string& path, const Json& j, const Seen& seen) {
   const auto refuse = [&](const std::string& why) { return UsageError(in_quotes(path) + " " + why); };
+  if (j.is_object() && j.contains("format") && j["format"] != "melange-audit")
+    throw refuse("is a " + j["format"].dump() + " document: merge takes 'audit --json' results and checkpoint files");
+  if (j.is_object() && j.contains("format_version") && j["format_version"] != 1)
+    throw refuse("is format version " + j["format_version"].dump() + " of melange-audit, and this melange reads version 1");
   if (!j.is_object() || j.value("command", "") != "audit")
     throw refuse("is not the JSON of 'melange audit': merge takes 'audit --json' results and checkpoint files");
   if (j.contains("input"))
@@ -278,7 +320,10 @@ Tally read_piece_tally(const MergePiece& piece, std::uint64_t memory_cap) {
                        " counts its job has: it was cut short");
     t = Tally::for_job(piece.job);
     CountReader reader(t, piece.path);
-    Json::sax_parse(in, &reader);
+    GuardedJsonInput guard(in, piece.path);
+    std::istream guarded(&guard);
+    guarded.exceptions(std::ios::badbit);
+    Json::sax_parse(guarded, &reader);
     for (const TallyKindRow& row : kTallyKindRows)
       if (row.json == JsonCounts::labelled && piece.job.tallies.has(row.kind))
         t[row.kind].counts() = piece.labelled[static_cast<std::size_t>(row.kind)];

@@ -370,6 +370,33 @@ def test_a_stream_gives_in_calls_what_one_call_gives():
     assert repr(melange.Stream()) == f"melange.Stream(seed={melange.DEFAULT_SEED}, first=0)"
 
 
+def test_a_stream_shared_by_threads_serves_disjoint_complete_ranges():
+    # 8 threads x 20 calls on one Stream: each call must get a range of its
+    # own, and the calls together every trial from 0 on, as in a row.
+    s = melange.Stream(seed=31)
+    count, calls, threads = 20_000, 20, 8
+    got, failures = [], []
+
+    def worker():
+        try:
+            for _ in range(calls):
+                got.append(s.permutations(8, count).tobytes())
+        except Exception as e:  # noqa: BLE001 - reported below
+            failures.append(e)
+
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    assert not failures
+    assert s.first == calls * threads * count
+    whole = melange.permutations(8, calls * threads * count, seed=31)
+    expected = {whole[i * count:(i + 1) * count].tobytes(): i for i in range(calls * threads)}
+    served = sorted(expected.get(block, -1) for block in got)
+    assert served == list(range(calls * threads)), f"ranges served: {len(set(served))} distinct of {calls * threads}"
+
+
 def test_spawned_streams_in_a_process_pool_give_one_process_result():
     import multiprocessing
     root = melange.Stream(seed=2026)

@@ -185,8 +185,13 @@ def test_the_result_is_written_when_the_last_save_fails(tmp_path):
     assert "verdict:" in p.stdout
 
 
-def test_two_runs_on_one_checkpoint_path_cannot_both_save(tmp_path):
+@pytest.mark.parametrize("second", ["job.ckpt", "link.ckpt", "sub/../job.ckpt"])
+def test_two_runs_on_one_checkpoint_path_cannot_both_save(tmp_path, second):
+    # The lock is the file's, however the second run spells it: a symlink
+    # to the checkpoint (made before the first save) takes the same lock.
     ckpt = tmp_path / "job.ckpt"
+    (tmp_path / "link.ckpt").symlink_to("job.ckpt")
+    (tmp_path / "sub").mkdir()
     first = start([CLI, "audit", "--n", "5", "--trials", "1e12", "--quiet", "--checkpoint", ckpt])
     try:
         for _ in range(200):  # until the first run holds its lock
@@ -195,7 +200,8 @@ def test_two_runs_on_one_checkpoint_path_cannot_both_save(tmp_path):
             time.sleep(0.02)
         time.sleep(0.2)
         assert not ckpt.exists()  # nothing saved yet: the old check could not see the first run
-        p = run(CLI, "audit", "--n", "5", "--trials", "1e12", "--quiet", "--checkpoint", ckpt, check=False, timeout=30)
+        p = run(CLI, "audit", "--n", "5", "--trials", "1e12", "--quiet", "--checkpoint", tmp_path / second, check=False,
+                timeout=30)
         assert p.returncode == 2 and "another melange run is saving" in p.stderr, p.stderr
     finally:
         first.send_signal(signal.SIGINT)

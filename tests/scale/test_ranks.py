@@ -145,6 +145,28 @@ def test_ranks_given_different_jobs_all_refuse_before_any_work(tmp_path, change,
 
 
 @needs_mpi
+@pytest.mark.parametrize("job,change,field", [
+    ({"--algo": "riffle", "--riffles": "3"}, {"--riffles": "4"}, "has riffles 4 where rank 0 has 3"),
+    ({"--algo": "shelf", "--shelves": "3"}, {"--shelves": "4"}, "has shelves 4 where rank 0 has 3"),
+    ({"--algo": "shelf", "--shelves": "3", "--passes": "2"}, {"--passes": "1"}, "has passes 1 where rank 0 has 2"),
+    ({"--algo": "weighted", "--weights": "1,2,3,4,5"}, {"--weights": "1,2,3,4,6"}, "weights (hash)"),
+])
+def test_ranks_given_other_card_or_weight_parameters_refuse(tmp_path, job, change, field):
+    # The algorithm's parameters are part of the job: ranks that differ in
+    # them would run a mixed job and merge it.
+    base = {**JOB, **job}
+
+    def line(j):
+        return ["audit", "--quiet", "--threads", "1", "--no-rank", "--position",
+                *[a for k, v in j.items() for a in (k, v)]]
+    p = run(MPIEXEC, "--allow-run-as-root", "--oversubscribe", "--wdir", tmp_path,
+            "-np", "1", CLI, *line(base), ":", "-np", "1", CLI, *line({**base, **change}), check=False, timeout=60)
+    assert p.returncode == 2, p.stderr
+    lines = [line for line in p.stderr.splitlines() if line.startswith("melange: ")]
+    assert len(lines) == 1 and "different jobs" in lines[0] and field in lines[0], p.stderr
+
+
+@needs_mpi
 def test_a_save_that_fails_on_rank_zero_ends_every_rank(tmp_path):
     # Rank 0's checkpoint cannot grow past the file-size limit: the save
     # fails at the first checkpoint, and the other rank must learn it.

@@ -250,6 +250,10 @@ struct DrawLaw {
 
   std::uint64_t weight(std::uint64_t v) const;
   bool uniform() const { return total == s; }
+  // Every value equally likely: the unbiased methods, and the biased ones
+  // where s divides 2^bits (x mod s and x s / 2^bits then meet each value
+  // from 2^bits / s words).
+  bool exactly_uniform() const { return total % s == 0; }
 };
 
 DrawLaw draw_law(std::uint64_t s, BoundedSpec spec);

@@ -63,7 +63,9 @@ inline constexpr std::uint64_t kMaxExactDeals = std::uint64_t{1} << 21;
 
 // Throws UsageError when n is above max_exact_items(a) or the method is invalid.
 // `progress(done, total)` is called, from one thread at a time, as the
-// subtrees below the first draw's outcomes are finished.
+// subtrees below the first draw's outcomes are finished, and again with
+// the same counts every 65,536 paths within one; an exception it throws
+// ends the walk and reaches the caller.
 ExactDistribution exact_distribution(
     Algorithm a, int n, BoundedSpec spec = {}, int threads = 1,
     const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});

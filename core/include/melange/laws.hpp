@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -72,7 +73,13 @@ struct ShelfLaw {
   Rational separation;               // 1 - n! min P
   Rational mean_valleys;             // E V
 };
-ShelfLaw shelf_law(int n, int shelves, int passes);
+// `stop`, polled between valleys, ends the work early (Cancelled).
+ShelfLaw shelf_law(int n, int shelves, int passes, const std::function<bool()>& stop = {});
+// The exact law's cost grows as n^3 log2(2 shelves)^passes (about n^2 steps
+// on numbers of n log2 of that bits): past kMaxShelfLawWork, about half a
+// minute on one core, validate_closed_form refuses the machine.
+inline constexpr double kMaxShelfLawWork = 3e10;
+double shelf_law_work(int n, int shelves, int passes);
 
 // The guessing test (ShelfGuessTally) against that law, exactly: the mean
 // correct guesses of its rule, and the most any guesser who sees each card
@@ -112,6 +119,8 @@ struct ClosedFormRow {
   int Job::*step;
   int most_steps;
   std::string (*words)(const Job&);      // "7 riffles", "2 passes of 10 shelves"
+  // The ranges its draws take: the law assumes each draw exactly uniform.
+  std::vector<std::uint64_t> (*ranges)(Shape);
 };
 // The algorithm's row; null where its exact law is the walk's (every
 // algorithm but the card shuffles).
@@ -119,6 +128,10 @@ const ClosedFormRow* closed_form(Algorithm a);
 // The statistic an algorithm's closed form depends on; nullopt where its
 // exact law is the walk's (every other algorithm).
 std::optional<TallyKind> closed_form_statistic(Algorithm a);
+// True when the closed form is the job's law: every range the algorithm
+// draws is exactly uniform under `spec`. Elsewhere (the shelf machine's 3
+// shelves under modulo) only the exact walk gives the law.
+bool closed_form_holds(Algorithm a, Shape s, BoundedSpec spec);
 // Throws UsageError ({n}, {riffles}, {shelves}, {passes}) unless `s` is a
 // shape the algorithm's closed form covers: 1 <= n <= 1024 and its
 // parameters in range.

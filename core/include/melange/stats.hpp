@@ -93,6 +93,11 @@ inline constexpr std::uint64_t kExactTailBudget = 500'000'000;  // about half a 
 // more records get no exact tail (a near-guard bin in a table that large
 // holds a tiny share of it, and the margin rule decides).
 inline constexpr std::uint64_t kExactTailRecords = std::uint64_t{1} << 20;
+// Unequal cells keep a row of lattice weights a cell (8 bytes for each
+// count of records): tables whose rows pass this many bytes get no exact
+// tail, so that the programme's memory stays a bounded share of any
+// --memory-cap's analysis reserve (rows, 100 bytes a record, two layers).
+inline constexpr std::uint64_t kExactTailRowBytes = std::uint64_t{64} << 20;
 inline constexpr double kNearGuardMargin = 10;
 
 // P(X2 >= observed X2) (Tail::upper) or P(X2 <= observed X2) (lower) for

@@ -42,8 +42,10 @@ void write_poker_exact(std::ostream* json, std::ostream* text, const PokerLaw& l
 void write_riffle_exact(std::ostream* json, std::ostream* text, const RiffleLaw& law, BoundedSpec spec);
 // shelf's law of valleys (laws.hpp) likewise.
 void write_shelf_exact(std::ostream* json, std::ostream* text, const ShelfLaw& law, BoundedSpec spec);
-// A law read back from such a document; checked to be a distribution of the
-// shape it names. Throws UsageError, worded for the document, on any fault.
-ExactDistribution read_exact_model(std::istream& in);
+// A law read back from such a document, the file at `path`; checked to be
+// a distribution of the shape it names. A file whose parse could outgrow
+// `memory_cap` bytes is refused before it is read. Throws UsageError,
+// worded for the document ({model} names where it came from), on any fault.
+ExactDistribution read_exact_model(const std::string& path, std::uint64_t memory_cap);
 
 }  // namespace melange::report

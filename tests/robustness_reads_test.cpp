@@ -63,6 +63,23 @@ TEST(RobustnessReads, RecordsOnStandardInputAreNotIgnored) {
   fs::remove_all(dir);
 }
 
+// n is read from the first record however long its line: 8 items with
+// 12,000 spaces between each (a 96 KB line, past the first 64 KB read).
+TEST(RobustnessReads, AFirstRecordLongerThanTheFirstReadGivesN) {
+  const fs::path dir = furnished("longline");
+  const std::string gap(12000, ' ');
+  std::string records;
+  for (const char* r : {"0 1 2 3 4 5 6 7", "7 6 5 4 3 2 1 0", "1 0 3 2 5 4 7 6"}) {
+    for (const char* c = r; *c; ++c) records += *c == ' ' ? gap : std::string(1, *c);
+    records += "\n";
+  }
+  write_file(dir / "long.txt", records);
+  const ChildRun r = run_in(dir, kCli + " audit long.txt --quiet");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("n 8 from the first record"), std::string::npos) << r.out.substr(0, 400);
+  fs::remove_all(dir);
+}
+
 TEST(RobustnessReads, TextItemsPastInt64AreOutOfRangeAsWritten) {
   const fs::path dir = furnished("bigitems");
   for (const std::string item : {"9223372036854775808", "18446744073709551616", "99999999999999999999999999",

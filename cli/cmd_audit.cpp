@@ -586,6 +586,9 @@ int run_audit(AuditArgs a, Team& team) {
     a.input = a.file;
   }
   const bool from_input = !a.input.empty();
+  if (a.stop_on_fail && !a.progressive && a.input != "-")
+    throw UsageError("--stop-on-fail stops at the first FAIL of the progressive lines: add --progressive (standard "
+                     "input has them already), or drop it");
   if (from_input && team.many())
     throw UsageError("audit --input reads one stream of records in one process: run it without mpirun");
   if (from_input && !a.job_flags_given.empty())
@@ -623,6 +626,8 @@ int run_audit(AuditArgs a, Team& team) {
   if (team.root()) {
     files = declare_audit_files(outputs, AuditFiles{a.job.json, a.svg, a.csv, a.report_dir}, job);
     outputs.declare("--checkpoint", checkpoint);
+    if (from_input && a.input != "-") outputs.refuse_reading("--input", a.input);
+    if (request.law == ReferenceLaw::given) outputs.refuse_reading("--model", a.model);
     if (!checkpoint.empty()) lock = CheckpointLock(checkpoint);
     if (!a.resume.empty()) resume = read_resume(a.resume, job, cap);
   }

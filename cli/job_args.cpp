@@ -1,6 +1,7 @@
 #include "job_args.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,8 +21,20 @@ void add_card_options(CLI::App* cmd, JobArgs& a) {
                       " (Gilbert-Shannon-Reeds; k riffles are one 2^k-shuffle)");
   cmd->add_option("--shelves", a.shelves,
                   "shelf: the machine's shelves, 2.." + std::to_string(kMaxShelves) + " (casino machines have about 10)");
+  // Left out, --passes is one pass; given, it is at least one (0 would
+  // otherwise read as "left out").
+  const CLI::Validator at_least_one(
+      [](std::string& v) {
+        char* end = nullptr;
+        const long long passes = std::strtoll(v.c_str(), &end, 10);
+        return end != v.c_str() && *end == '\0' && passes == 0
+                   ? std::string("a shelf machine makes at least one pass: give 1 to ") + std::to_string(kMaxPasses)
+                   : std::string();
+      },
+      "", "at least one pass");
   cmd->add_option("--passes", a.passes,
-                  "shelf: passes of the deck through the machine, 1.." + std::to_string(kMaxPasses) + " (default 1)");
+                  "shelf: passes of the deck through the machine, 1.." + std::to_string(kMaxPasses) + " (default 1)")
+      ->check(at_least_one);
 }
 
 std::string card_flags(const Job& job) {

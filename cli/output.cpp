@@ -245,6 +245,14 @@ Outputs::Target& Outputs::find(const std::string& path) {
   throw Error("internal: output " + in_quotes(path) + " was not declared");
 }
 
+void Outputs::refuse_reading(const std::string& flag, const std::string& path) const {
+  std::error_code ec;
+  for (const Target& t : targets_)
+    if (t.kind != Kind::standard_output && std::filesystem::equivalent(t.real, path, ec))
+      throw UsageError(t.flag + " '" + t.path + "' is the file " + flag + " reads: it would be replaced by the "
+                       "output; write the output to another file");
+}
+
 std::ostream& Outputs::open(const std::string& path) {
   Target& t = find(path);
   if (t.kind == Kind::standard_output) return std::cout;

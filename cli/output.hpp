@@ -82,6 +82,10 @@ class Outputs {
   // DIR/index.html, declared. The folder is made when the page is opened.
   std::string declare_report(const std::string& flag, const std::string& dir);
 
+  // `path` is read by this run (option `flag`): an output declared on the
+  // same file would replace what is being read, and throws UsageError.
+  void refuse_reading(const std::string& flag, const std::string& path) const;
+
   // The stream to write a declared output to.
   std::ostream& open(const std::string& path);
   void write(const std::string& path, const std::string& content) { open(path) << content; }

@@ -90,6 +90,7 @@ inline fs::path furnished(const std::string& name) {
   const fs::path dir = scratch_dir("robust-" + name);
   std::ofstream(dir / "keep.json") << "{\"mine\": true}\n";
   std::ofstream(dir / "afile") << "not a folder\n";
+  std::ofstream(dir / "records.txt") << "0 1 2 3\n3 2 1 0\n1 0 3 2\n";
   fs::create_directory(dir / "sub");
   return dir;
 }

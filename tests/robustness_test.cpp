@@ -106,6 +106,11 @@ const BadCase kBadCases[] = {
     {"audit --n 4 --trials 1e3 --checkpoint-every 5", "add --checkpoint FILE"},
     {"audit --n 4 --trials 1e3 --checkpoint sub", "not a regular file"},
     {"sample --n 300 --count 1e9 --format u16 --output /dev/null --json j.json", "--json lists the records"},
+    {"audit records.txt --json records.txt", "is the file --input reads"},
+    {"audit records.txt --svg ./sub/../records.txt", "is the file --input reads"},
+    {"audit records.txt --stop-on-fail", "add --progressive"},
+    {"audit records.txt --labels a,b,c#,d", "cannot hold '#'"},
+    {"audit --algo shelf --shelves 3 --passes 0 --n 5 --trials 1e3", "at least one pass"},
 };
 
 class BadInput : public ::testing::TestWithParam<BadCase> {};

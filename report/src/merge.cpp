@@ -42,11 +42,19 @@ std::uint64_t whole_at(const Json& j, const char* key, std::uint64_t max, const 
 // run's totals, the labelled counts, the test notes? Every other field
 // (the count arrays, the tests' figures, the plain words, or anything a
 // file adds) is passed over, never held.
+// The fields read_job_fields reads.
+bool job_field(const std::string& key) {
+  static const char* const kJobFields[] = {"seed",    "algorithm", "method", "bits",  "n",     "k",
+                                           "weights", "riffles",   "shelves", "passes", "first", "trials"};
+  for (const char* f : kJobFields)
+    if (key == f) return true;
+  return false;
+}
+
 bool read_at_top(const std::string& key) {
-  static const char* const kFields[] = {"format", "format_version", "command", "input", "stream_version", "seed",
-                                        "algorithm", "method", "bits", "n", "k", "weights", "riffles", "shelves",
-                                        "passes", "first", "trials", "words_consumed", "draws", "backend", "model",
-                                        "reference", "threads", "stats"};
+  static const char* const kFields[] = {"format", "format_version", "command", "input", "stream_version",
+                                        "words_consumed", "draws", "backend", "model", "reference", "threads", "stats"};
+  if (job_field(key)) return true;
   for (const char* f : kFields)
     if (key == f) return true;
   for (const TallyKindRow& row : kTallyKindRows)
@@ -271,6 +279,74 @@ class CountReader final : public nlohmann::json_sax<Json> {
   int row_ = 0;
 };
 
+// The job at the head of an audit's JSON, read no further than its first
+// count array (melange writes the job first, and the rank histogram first
+// among the counts), with that array's kind: enough to know the least a
+// piece's tally holds before the whole file is read.
+class PieceHead final : public nlohmann::json_sax<Json> {
+ public:
+  Json fields = Json::object();
+  std::optional<TallyKind> first_counts;
+
+  bool null() override { return value(nullptr); }
+  bool boolean(bool v) override { return value(v); }
+  bool number_integer(number_integer_t v) override { return value(v); }
+  bool number_unsigned(number_unsigned_t v) override { return value(v); }
+  bool number_float(number_float_t v, const string_t&) override { return value(v); }
+  bool string(string_t& v) override { return value(v); }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return ++depth_ <= 2; }
+  bool end_object() override { return --depth_, true; }
+  bool key(string_t& k) override {
+    if (depth_ == 1) key_ = k;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    ++depth_;
+    if (depth_ == 2 && count_array(key_)) {
+      first_counts = count_array(key_);
+      return false;  // the head ends here
+    }
+    if (depth_ == 2 && key_ == "weights") fields["weights"] = Json::array();
+    return depth_ <= 2;
+  }
+  bool end_array() override { return --depth_, true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  template <class V>
+  bool value(V&& v) {
+    if (depth_ == 1 && job_field(key_)) fields[key_] = std::forward<V>(v);
+    else if (depth_ == 2 && key_ == "weights" && fields["weights"].size() < kMaxSampleItems) fields["weights"].push_back(v);
+    return true;
+  }
+  int depth_ = 0;
+  std::string key_;
+};
+
+// The least tally a JSON piece holds, from its head: its job with the one
+// kind of its first count array. nullopt where the head does not say (a
+// checkpoint, a file melange did not write in its order).
+std::optional<Job> least_tally_of(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file || file.peek() == 'm') return std::nullopt;
+  GuardedJsonInput guard(file, path);
+  std::istream in(&guard);
+  in.exceptions(std::ios::badbit);
+  PieceHead head;
+  Json::sax_parse(in, &head);
+  if (!head.first_counts) return std::nullopt;
+  try {
+    Job job = read_job_fields(head.fields, in_quotes(path));
+    validate_draws(job);
+    job.tallies = TallySet{};
+    job.tallies.set(*head.first_counts, true);
+    return job;
+  } catch (const std::exception&) {
+    return std::nullopt;  // the full read says what is wrong
+  }
+}
+
 MergePiece read_piece_job(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
@@ -389,8 +465,30 @@ std::string law_words(const std::string& model) {
 
 }  // namespace
 
+namespace {
+
+// The merged tally, and each later piece's as it is read: two tallies at
+// most, whatever the number of pieces; checked before either is made.
+void check_tallies_fit(const Job& job, bool two, std::uint64_t memory_cap) {
+  const std::uint64_t one = tally_bytes(job);
+  if ((two && one > memory_cap / 2) || one > memory_cap)
+    throw UsageError(Param::memory_cap,
+                     "merging pieces of n = " + std::to_string(job.n) + " holds " + (two ? "two tallies" : "a tally") +
+                         " of " + (one >= (~std::uint64_t{0} >> 2) ? std::string("more than 2^62") : grouped(one)) +
+                         " bytes, above the " + grouped(memory_cap) +
+                         " bytes {memory_cap} leaves for tallies: raise {memory_cap}");
+}
+
+}  // namespace
+
 MergePlan plan_merge(const std::vector<std::string>& paths, std::uint64_t memory_cap) {
   if (paths.empty()) throw UsageError("nothing to merge: give the results to merge");
+  // From the pieces' heads first: a merge too large for the cap is refused
+  // before gigabytes of counts are read to learn their job.
+  std::error_code ec;
+  for (const std::string& path : paths)
+    if (std::filesystem::is_regular_file(path, ec))
+      if (const std::optional<Job> least = least_tally_of(path)) check_tallies_fit(*least, paths.size() > 1, memory_cap);
   MergePlan plan;
   plan.pieces = read_plan(paths);
   plan.memory_cap = memory_cap;
@@ -406,17 +504,7 @@ MergePlan plan_merge(const std::vector<std::string>& paths, std::uint64_t memory
     named = &p;
   }
   if (named) plan.model = named->model;
-  // The merged tally, and each later piece's as it is read: two tallies at
-  // most, whatever the number of pieces; checked before either is made.
-  const std::uint64_t one = tally_bytes(plan.job);
-  const bool two = plan.pieces.size() > 1;
-  if ((two && one > memory_cap / 2) || one > memory_cap)
-    throw UsageError(Param::memory_cap,
-                     "merging pieces of n = " + std::to_string(plan.job.n) + " holds " +
-                         (two ? "two tallies" : "a tally") + " of " +
-                         (one >= (~std::uint64_t{0} >> 2) ? std::string("more than 2^62") : grouped(one)) +
-                         " bytes, above the " + grouped(memory_cap) +
-                         " bytes {memory_cap} leaves for tallies: raise {memory_cap}");
+  check_tallies_fit(plan.job, plan.pieces.size() > 1, memory_cap);
   return plan;
 }
 

@@ -110,3 +110,15 @@ def test_a_weights_file_is_bounded_before_it_is_parsed(tmp_path):
     weights.write_text("1," * 70_000)
     p = run(CLI, "audit", "--algo", "weighted", "--n", "4", "--weights", weights, "--trials", "1e3", check=False)
     one_line_refusal(p.returncode, p.stderr, "more than")
+
+
+def test_a_merge_too_large_for_the_cap_is_refused_from_the_pieces_heads(tmp_path):
+    # A piece's head names its job (n = 12) and its first counts (a rank
+    # histogram of 12! bins, 3.8 GB): refused before the rest of the file is
+    # read; here the rest is not even JSON, and the refusal is still the cap's.
+    text = piece(tmp_path, 0, 1000, "src.json").read_text()
+    head = text[:text.index("\"histogram\": [") + len("\"histogram\": [")]
+    crafted = tmp_path / "big.json"
+    crafted.write_text(head.replace("\"n\": 5,", "\"n\": 12,") + "6,\n@@@ the rest of a very large file")
+    p = run(CLI, "merge", crafted, piece(tmp_path, 1000, 1000, "b.json"), "--memory-cap", "1G", check=False)
+    one_line_refusal(p.returncode, p.stderr, "n = 12", "raise --memory-cap")

@@ -222,6 +222,17 @@ def test_checkpoints_that_cannot_be_saved_atomically_are_refused(tmp_path, args,
     assert sorted(x.name for x in tmp_path.iterdir()) == ["fifo"]
 
 
+def test_the_lock_file_goes_with_the_run(tmp_path):
+    # A run that ends, and one stopped by a usage error found after the lock
+    # was taken (a checkpoint of another job to resume), leave no FILE.lock.
+    run(CLI, "audit", "--n", "5", "--trials", "1e5", "--quiet", "--checkpoint", tmp_path / "a.ckpt")
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["a.ckpt"]
+    p = run(CLI, "audit", "--n", "6", "--trials", "1e5", "--quiet", "--resume", tmp_path / "a.ckpt",
+            "--checkpoint", tmp_path / "b.ckpt", check=False)
+    assert p.returncode == 2, p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["a.ckpt"]
+
+
 def interrupt_once_running(p, ckpt, after=1.0):
     """SIGINT to the run `p` once it holds its checkpoint's lock (its checks are done, its segments start)
     and `after` seconds more: a signal during start-up would end it before it saves anything."""

@@ -163,8 +163,11 @@ std::optional<std::uint64_t> count_of(const py::object& value, const char* keywo
       throw wrong();
     return static_cast<std::uint64_t>(d);
   }
-  // An int, or anything that is one (NumPy's integers): not a bool.
-  if (py::isinstance<py::bool_>(value) || !PyIndex_Check(value.ptr())) throw wrong();
+  // An int, or anything that is one (NumPy's integers): not a bool, Python's
+  // or NumPy's.
+  if (py::isinstance<py::bool_>(value) || py::isinstance(value, py::module_::import("numpy").attr("bool_")) ||
+      !PyIndex_Check(value.ptr()))
+    throw wrong();
   const auto whole = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
   if (!whole) throw py::error_already_set();
   if (whole.attr("__lt__")(0).cast<bool>() || whole.attr("bit_length")().cast<int>() > 64) throw wrong();
@@ -947,7 +950,14 @@ void add_stream(py::module_& m) {
       .def(py::pickle([](const Stream& s) { return py::make_tuple(s.seed, s.first, s.end); },
                       [](const py::tuple& t) {
                         if (t.size() != 3) throw py::value_error("a Stream's state is (seed, first, end)");
-                        return Stream{t[0].cast<std::uint64_t>(), t[1].cast<std::uint64_t>(), t[2].cast<std::uint64_t>()};
+                        // Each checked as the constructor checks it: a state
+                        // edited by hand gets a TypeError or ValueError that
+                        // names the field, never a cast error.
+                        Stream s{u64_of(t[0], "seed"), u64_of(t[1], "first"), u64_of(t[2], "end")};
+                        if (s.first > s.end)
+                          throw py::value_error("a Stream's state has first " + std::to_string(s.first) +
+                                                " past its end " + std::to_string(s.end));
+                        return s;
                       }))
       .def("__repr__", [](const Stream& s) {
         return "melange.Stream(seed=" + std::to_string(s.seed) + ", first=" + std::to_string(s.first) +

@@ -120,3 +120,16 @@ def test_ctrl_c_stops_a_long_call(name):
         pytest.fail(f"{name}: still running 60 s after SIGINT")
     assert out.strip() == "interrupted", out
     assert child.returncode == 0
+
+
+def test_a_hand_edited_stream_state_and_bool_counts_are_named_errors():
+    # What unpickling does: a bare Stream, then its state.
+    for state, error in [((3, "0", 10), TypeError), ((3, -1, 10), ValueError), ((3, 20, 10), ValueError),
+                         ((3, 0, 2**64), ValueError)]:
+        s = melange.Stream.__new__(melange.Stream)
+        with pytest.raises(error) as e:
+            s.__setstate__(state)
+        assert "Unable to cast" not in str(e.value), e.value
+    for count in (True, np.True_):
+        with pytest.raises(ValueError, match="count must be a whole number"):
+            melange.permutations(4, count)

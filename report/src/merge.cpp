@@ -182,7 +182,24 @@ MergePiece piece_from_json(const std::string& path, const Json& j, const Seen& s
 // there must be a whole count that fits 64 bits (a JSON float, a negative
 // number, a string or a null is refused, as is a wrong number of values);
 // everything else in the document is passed over.
-class CountReader final : public nlohmann::json_sax<Json> {
+// The depth and top-level key of a SAX walk over an audit's JSON: a count
+// array starts at depth 2, under its kind's key.
+class AuditSax : public nlohmann::json_sax<Json> {
+ public:
+  bool key(string_t& k) override {
+    if (depth_ == 1) key_ = k;
+    return true;
+  }
+
+ protected:
+  // The kind whose count array a start_array at this depth begins.
+  std::optional<TallyKind> counts_begin() const { return depth_ == 2 ? count_array(key_) : std::nullopt; }
+
+  int depth_ = 0;
+  std::string key_;
+};
+
+class CountReader final : public AuditSax {
  public:
   CountReader(Tally& tally, const std::string& path) : tally_(tally), path_(path) {}
 
@@ -206,14 +223,10 @@ class CountReader final : public nlohmann::json_sax<Json> {
     --depth_;
     return true;
   }
-  bool key(string_t& k) override {
-    if (depth_ == 1) key_ = k;
-    return true;
-  }
   bool start_array(std::size_t) override {
     ++depth_;
-    if (depth_ == 2 && count_array(key_)) {
-      kind_ = count_array(key_);
+    if (counts_begin()) {
+      kind_ = counts_begin();
       index_ = 0;
       row_ = 0;
     } else if (depth_ == 3 && rows()) {
@@ -272,8 +285,6 @@ class CountReader final : public nlohmann::json_sax<Json> {
 
   Tally& tally_;
   const std::string& path_;
-  int depth_ = 0;
-  std::string key_;
   std::optional<TallyKind> kind_;  // the count array being read
   std::size_t index_ = 0;
   int row_ = 0;
@@ -283,7 +294,7 @@ class CountReader final : public nlohmann::json_sax<Json> {
 // count array (melange writes the job first, and the rank histogram first
 // among the counts), with that array's kind: enough to know the least a
 // piece's tally holds before the whole file is read.
-class PieceHead final : public nlohmann::json_sax<Json> {
+class PieceHead final : public AuditSax {
  public:
   Json fields = Json::object();
   std::optional<TallyKind> first_counts;
@@ -297,14 +308,10 @@ class PieceHead final : public nlohmann::json_sax<Json> {
   bool binary(binary_t&) override { return true; }
   bool start_object(std::size_t) override { return ++depth_ <= 2; }
   bool end_object() override { return --depth_, true; }
-  bool key(string_t& k) override {
-    if (depth_ == 1) key_ = k;
-    return true;
-  }
   bool start_array(std::size_t) override {
     ++depth_;
-    if (depth_ == 2 && count_array(key_)) {
-      first_counts = count_array(key_);
+    if (counts_begin()) {
+      first_counts = counts_begin();
       return false;  // the head ends here
     }
     if (depth_ == 2 && key_ == "weights") fields["weights"] = Json::array();
@@ -320,8 +327,6 @@ class PieceHead final : public nlohmann::json_sax<Json> {
     else if (depth_ == 2 && key_ == "weights" && fields["weights"].size() < kMaxSampleItems) fields["weights"].push_back(v);
     return true;
   }
-  int depth_ = 0;
-  std::string key_;
 };
 
 // The least tally a JSON piece holds, from its head: its job with the one

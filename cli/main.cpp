@@ -126,6 +126,7 @@ bool runs_on_ranks(const std::string& command) { return command == "audit"; }
 
 int main(int argc, char** argv) {
   melange::cli::signals::install();
+  melange::cli::use_stdout_buffer();
   // Every command prints to standard output; with it closed, a file opened
   // later could take its descriptor and receive the text.
   if (::fcntl(STDOUT_FILENO, F_GETFD) == -1) {

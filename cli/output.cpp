@@ -315,11 +315,72 @@ void Outputs::commit() {
   }
 }
 
+namespace {
+
+// Standard output's buffer: write(2) in pieces of 64 KB, keeping the errno
+// of the first write that failed, which a later flush no longer has.
+class StdoutBuffer final : public std::streambuf {
+ public:
+  StdoutBuffer() { setp(buffer_, buffer_ + sizeof buffer_); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (n < epptr() - pptr()) {
+      std::memcpy(pptr(), s, static_cast<std::size_t>(n));
+      pbump(static_cast<int>(n));
+      return n;
+    }
+    return drain() && write_all(s, n) ? n : 0;
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    const bool ok = write_all(pbase(), pptr() - pbase());
+    setp(buffer_, buffer_ + sizeof buffer_);
+    return ok;
+  }
+  bool write_all(const char* s, std::streamsize n) {
+    while (n > 0) {
+      const ssize_t w = ::write(STDOUT_FILENO, s, static_cast<std::size_t>(n));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        if (error_ == 0) error_ = w < 0 ? errno : EIO;
+        return false;
+      }
+      s += w;
+      n -= w;
+    }
+    return true;
+  }
+  char buffer_[1 << 16];
+  int error_ = 0;
+};
+
+}  // namespace
+
+void use_stdout_buffer() {
+  // Never destroyed: std::cout is flushed after main returns, when a buffer
+  // with a static's lifetime could already be gone.
+  if (!dynamic_cast<StdoutBuffer*>(std::cout.rdbuf())) std::cout.rdbuf(new StdoutBuffer);
+}
+
 void check_stdout(int write_errno) {
   errno = 0;
   std::cout.flush();
   if (std::cout) return;
   int why = errno ? errno : write_errno;
+  if (const auto* buffer = dynamic_cast<const StdoutBuffer*>(std::cout.rdbuf()); why == 0 && buffer)
+    why = buffer->error();
   // An earlier write failed and its errno is gone: a reader that went away
   // still shows on the descriptor.
   struct pollfd p {STDOUT_FILENO, POLLOUT, 0};

@@ -117,6 +117,10 @@ class Outputs {
 
 // Flushes standard output; throws Error when something written to it was lost
 // (a full disk, a closed descriptor).
+// Puts std::cout on a buffer of melange's own that keeps the errno of the
+// first failed write, for check_stdout to say why. Once, first in main.
+void use_stdout_buffer();
+
 // `write_errno`: the errno of a write the caller saw fail, said when the
 // flush has none of its own.
 void check_stdout(int write_errno = 0);

@@ -12,7 +12,7 @@ packages=(
   python3-venv python3-pip python3-setuptools python3-mypy
   clang libclang-rt-dev
   libopenmpi-dev openmpi-bin
-  man-db zsh fish
+  man-db zsh fish locales
 )
 
 missing=()

@@ -221,6 +221,8 @@ TEST(Robustness, FailedWritesToStandardOutput) {
     const ChildRun r = run_in(dir, kCli + " " + args);
     EXPECT_EQ(r.status, 1) << args << "\n" << r.err;
     EXPECT_EQ(count_lines(r.err), 1) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.find("no reason"), std::string::npos) << args << ": the first failed write's errno is kept\n"
+                                                          << r.err;
   }
   EXPECT_EQ(snapshot(dir), before) << "a run that failed leaves no file";
   // A long stream stops at its first failed write and says why, rather

@@ -10,6 +10,7 @@
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
 #include "melange/internal/grouped_digits.hpp"
+#include "melange/number_text.hpp"
 #include "melange/rank.hpp"
 
 namespace melange {
@@ -204,9 +205,7 @@ std::optional<TestResult> histogram_test(const std::string& name, const std::vec
 }
 
 std::string fixed_text(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", x);
-  return text;
+  return number_text(x, std::chars_format::fixed, 3);
 }
 
 // A one-sided z test of a histogram's mean bin against its law's mean.

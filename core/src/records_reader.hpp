@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "melange/error.hpp"
+#include "melange/number_text.hpp"
 #include "melange/records.hpp"
 
 namespace melange::internal {
@@ -158,10 +159,9 @@ class Records {
     return true;
   }
   [[noreturn]] void too_many_invalid() const {
-    char share[32];
-    std::snprintf(share, sizeof share, "%.3g%%", 100.0 * static_cast<double>(stats_.invalid) / static_cast<double>(number_));
-    char cap[32];
-    std::snprintf(cap, sizeof cap, "%g%%", 100.0 * o_.max_invalid_share);
+    const std::string share = number_text(100.0 * static_cast<double>(stats_.invalid) / static_cast<double>(number_),
+                                          std::chars_format::general, 3) + "%";
+    const std::string cap = number_text(100.0 * o_.max_invalid_share, std::chars_format::general, 6) + "%";
     throw UsageError(Param::skip_invalid,
                      std::to_string(stats_.invalid) + " of the " + std::to_string(number_) + " records read (" + share +
                          ") are wrong, more than the " + cap + " {skip_invalid} skips: the input or the flags that "

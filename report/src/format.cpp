@@ -4,21 +4,18 @@
 #include <cstdio>
 
 #include "melange/internal/grouped_digits.hpp"
+#include "melange/number_text.hpp"
 
 namespace melange::report {
 
 std::string fixed(double v, int decimals) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
+  return number_text(v, std::chars_format::fixed, decimals);
 }
 
 std::string general(double v, int digits) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
+  return number_text(v, std::chars_format::general, digits);
 }
 
 std::string grouped(std::uint64_t v) { return internal::grouped_digits(v); }

@@ -1,16 +1,14 @@
 #include "melange/report/job_text.hpp"
 
-#include <cstdio>
+#include "melange/number_text.hpp"
 
 namespace melange::report {
 
 std::string weights_text(const std::vector<double>& weights) {
   std::string text;
   for (double w : weights) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.10g", w);
     if (!text.empty()) text += ',';
-    text += buf;
+    text += number_text(w, std::chars_format::general, 10);
   }
   return text;
 }

@@ -5,6 +5,7 @@
 
 #include "melange/deal.hpp"
 #include "melange/rank.hpp"
+#include "melange/number_text.hpp"
 #include "melange/report/format.hpp"
 
 namespace melange::report {
@@ -65,10 +66,9 @@ std::string meaning(const AuditReport& report, std::size_t tests, const std::str
 
 std::string percent(double effect) {
   if (!std::isfinite(effect)) return "-";
-  char text[32];
   const double pct = 100 * effect;
-  std::snprintf(text, sizeof text, pct >= 10 ? "%.0f%%" : "%.2g%%", pct);
-  return text;
+  return (pct >= 10 ? number_text(pct, std::chars_format::fixed, 0) : number_text(pct, std::chars_format::general, 2)) +
+         "%";
 }
 
 PlainWords plain_words(const Job& job, const AuditReport& report, const InputInfo* input) {

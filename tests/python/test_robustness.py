@@ -2,6 +2,7 @@
 interpreter, every wrong argument is a ValueError that says what to give, and
 a long call stops on Ctrl-C (KeyboardInterrupt) instead of running on."""
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -133,3 +134,27 @@ def test_a_hand_edited_stream_state_and_bool_counts_are_named_errors():
     for count in (True, np.True_):
         with pytest.raises(ValueError, match="count must be a whole number"):
             melange.permutations(4, count)
+
+
+def test_documents_read_the_same_in_a_decimal_comma_locale(tmp_path):
+    # A caller's locale.setlocale (German: decimal commas) must not reach
+    # melange's words and documents: they are made the same as in "C".
+    localedef = shutil.which("localedef")
+    if not localedef or not os.path.isdir("/usr/share/i18n/locales"):
+        pytest.skip("no localedef and locale sources (Debian's locales package) to make a German locale")
+    subprocess.run([localedef, "-i", "de_DE", "-f", "UTF-8", str(tmp_path / "de_DE.UTF-8")], capture_output=True)
+    script = textwrap.dedent("""
+        import locale, sys, melange
+        if sys.argv[1] == "de":
+            locale.setlocale(locale.LC_ALL, "de_DE.UTF-8")
+            assert locale.format_string("%.1f", 0.5) == "0,5", "the German locale is not in force"
+        r = melange.audit(n=4, trials=10**6, seed=3)
+        print(r.to_json())
+    """)
+    env = {**os.environ, "LOCPATH": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", script, lang], capture_output=True, text=True, env=env)
+            for lang in ("C", "de")]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    assert "%" in runs[0].stdout and "." in runs[0].stdout
+    assert runs[1].stdout == runs[0].stdout

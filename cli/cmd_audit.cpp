@@ -177,7 +177,8 @@ class InputFile {
 // first record (text, or a .npy array's shape), 1-based text when the first
 // record is a permutation of 1..n, a header line passed over. A given --n
 // that the first record contradicts is refused, saying what the records
-// hold. Reads ahead a few lines (up to 64 KB), which the audit reads again.
+// hold. Reads ahead a few lines (64 KB, more for a longer first line),
+// which the audit reads again.
 // --labels: "cards" (the 52 names 2c..As), a list ("Kh,2c,..."), or a
 // FILE of them (whitespace or commas between), at most `max_bytes` of it.
 // Each label once, and none holding what a record line gives another

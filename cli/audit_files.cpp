@@ -3,6 +3,9 @@
 #include "melange/error.hpp"
 #include "melange/report/exact.hpp"
 #include "melange/report/json.hpp"
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -17,7 +20,40 @@ std::string csv_part_path(const std::string& csv, const std::string& part) {
   return csv.substr(0, dot) + "-" + part + csv.substr(dot);
 }
 
+// Resident bytes of this process now: the second field of /proc/self/statm
+// in pages. Where the kernel does not say, a figure measured on Linux (a
+// melange that has loaded its libraries and read its arguments).
+std::uint64_t resident_bytes() {
+  constexpr std::uint64_t kMeasured = std::uint64_t{8} << 20;
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t size = 0, resident = 0;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (!(statm >> size >> resident) || page <= 0 || resident == 0) return kMeasured;
+  return resident * static_cast<std::uint64_t>(page);
+}
+
+std::string mib_text(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
 }  // namespace
+
+std::uint64_t program_reserve(std::uint64_t cap) {
+  // Beside what is resident now, the run's own transients (thread stacks,
+  // the analysis's arrays, the output buffers): a quarter of a small cap,
+  // 64 MiB of a large one, and never under 4 MiB.
+  const std::uint64_t program = resident_bytes();
+  const std::uint64_t outputs = std::max(std::uint64_t{4} << 20, std::min(std::uint64_t{64} << 20, cap / 4));
+  const std::uint64_t least = program + outputs + (std::uint64_t{1} << 20);
+  if (cap < least)
+    throw UsageError(Param::memory_cap, "{memory_cap} " + mib_text(cap) + " is less than melange itself takes (" +
+                                            mib_text(program) + " resident before any tally, and room for its "
+                                            "outputs): give at least " +
+                                            std::to_string((least + (std::uint64_t{1} << 20) - 1) >> 20) + "M");
+  return program + outputs;
+}
 
 DeclaredAuditFiles declare_audit_files(Outputs& outputs, const AuditFiles& files, const Job& job) {
   DeclaredAuditFiles d;

@@ -25,10 +25,13 @@ struct DeclaredAuditFiles {
 
 // Declares every file the job's tallies call for; throws UsageError for a
 // bad one, or for --csv when the job has no table.
-// Bytes kept back from a --memory-cap for what is not a tally: the output
-// buffers (charts and pages are a few MB at most, tables stream) and the
-// program itself; a quarter of a small cap. Audit and merge plan with it.
-inline std::uint64_t output_reserve(std::uint64_t cap) { return std::min(std::uint64_t{64} << 20, cap / 4); }
+// Bytes kept back from a --memory-cap for what is not a tally, so that the
+// cap bounds the whole process: the program as it stands (its code,
+// libraries and heap, resident now, read from the kernel) and the output
+// buffers (charts and pages are a few MB at most, tables stream; a quarter
+// of a small cap). Audit and merge plan with it; a cap the program alone
+// fills is refused, naming the least that would do.
+std::uint64_t program_reserve(std::uint64_t cap);
 
 DeclaredAuditFiles declare_audit_files(Outputs& outputs, const AuditFiles& files, const Job& job);
 

@@ -412,7 +412,7 @@ AuditRequest audit_request(const AuditArgs& a, bool from_input, const Team& team
           : a.model == "plackett-luce" ? ReferenceLaw::plackett_luce
                                       : ReferenceLaw::given;
   r.memory_cap = parse_bytes(a.memory_cap, "--memory-cap");
-  r.reserve = output_reserve(r.memory_cap);
+  r.reserve = program_reserve(r.memory_cap);
   const bool checkpointed = !a.checkpoint.empty() || !a.resume.empty();
   r.held_tallies = from_input ? 0 : team.many() ? 2 : checkpointed ? 1 : 0;
   r.run.threads = from_input ? 1 : thread_count(a.job);
@@ -692,8 +692,8 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
                   "test against 'exact' (the algorithm's exact distribution), 'plackett-luce' (the weighted "
                   "orders' law, given --weights) or a FILE written by 'melange exact --json', instead of uniform");
   cmd->add_option("--memory-cap", a->memory_cap,
-                  "bytes the whole run may hold (2G, 512M: K, M, G, T are powers of 1024): every thread's "
-                  "tallies, the model and the outputs (fewer threads run when theirs would not fit)")
+                  "bytes the whole run may hold (2G, 512M: K, M, G, T are powers of 1024): the program itself, "
+                  "every thread's tallies, the model and the outputs (fewer threads run when theirs would not fit)")
       ->type_name("BYTES")
       ->capture_default_str();
   cmd->add_option("--weak", a->weak, "p below this (or above 1 - it) is WEAK")->capture_default_str();

@@ -86,7 +86,7 @@ int run_merge(const MergeArgs& a) {
     throw UsageError("thresholds need 0 < --fail <= --weak < 0.5");
   if (!(a.alpha > 0 && a.alpha < 1)) throw UsageError("--alpha must lie strictly between 0 and 1, such as 0.05");
   const std::uint64_t cap = parse_bytes(a.memory_cap, "--memory-cap");
-  const std::uint64_t reserve = output_reserve(cap);
+  const std::uint64_t reserve = program_reserve(cap);
   const MergePlan plan = plan_merge(a.files, cap - reserve);
   merged_model(a, plan);  // a --model that disagrees is refused before the counts are read
   Outputs outputs;
@@ -141,8 +141,8 @@ void add_merge_command(CLI::App& app, Action& action) {
   cmd->add_option("--alpha", a->alpha, "level of the printed critical values")->capture_default_str();
   cmd->add_flag("--fail-on-bias", a->fail_on_bias, "exit with status 3 when a test FAILs after Holm");
   cmd->add_option("--memory-cap", a->memory_cap,
-                  "bytes the merge may hold (2G, 512M: K, M, G, T are powers of 1024): the merged tally and the "
-                  "piece being read (pieces are streamed)")
+                  "bytes the merge may hold (2G, 512M: K, M, G, T are powers of 1024): the program itself, the "
+                  "merged tally and the piece being read (pieces are streamed)")
       ->type_name("BYTES")
       ->capture_default_str();
   cmd->footer("The result equals one 'melange audit' over the union of the ranges, tested against uniform.\n"

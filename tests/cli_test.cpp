@@ -186,9 +186,15 @@ TEST(CliConventions, DidYouMeanQuietEverywhereAndSizes) {
   EXPECT_EQ(run_cli("exact --help").out.find("--seed"), std::string::npos);
   EXPECT_EQ(run_cli("audit --n 4 --trials 1e3 --memory-cap 2G --quiet").status, 0);
   EXPECT_EQ(run_cli("audit --n 4 --trials 1e3 --memory-cap 1.5GiB --quiet").status, 0);
-  const auto small = run_cli("audit --n 8 --trials 1e3 --memory-cap 300K");
+  // A cap under the program's own size is refused naming it: 5000K is
+  // 5,120,000 bytes (4.9 MiB), not 5,000,000 (4.8 MiB).
+  const auto small = run_cli("audit --n 8 --trials 1e3 --memory-cap 5000K");
   EXPECT_EQ(small.status, 2);
-  EXPECT_EQ(small.err, run_cli("audit --n 8 --trials 1e3 --memory-cap 307200").err) << "K is 1024 bytes";
+  EXPECT_NE(small.err.find("--memory-cap 4.9 MiB is less"), std::string::npos) << small.err;
+  EXPECT_NE(run_cli("audit --n 8 --trials 1e3 --memory-cap 5120000").err.find("--memory-cap 4.9 MiB is less"),
+            std::string::npos) << "K is 1024 bytes";
+  EXPECT_NE(run_cli("audit --n 8 --trials 1e3 --memory-cap 5000000").err.find("--memory-cap 4.8 MiB is less"),
+            std::string::npos);
   const auto bad = run_cli("audit --n 4 --trials 1e3 --memory-cap 2X");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("such as 2G, 512M"), std::string::npos) << bad.err;
@@ -199,15 +205,17 @@ TEST(CliConventions, DidYouMeanQuietEverywhereAndSizes) {
 }
 
 TEST(CliAudit, MemoryCapIsConfigurable) {
-  // 8! bins take 322,560 bytes (and lane-private counters more): a 500 kB cap
-  // holds no n = 8 histogram, and says what to do.
-  const auto over = run_cli("audit --n 8 --trials 1e3 --memory-cap 500000");
+  // 10! bins take 29 MB: a 24 MiB cap, the program's own few MiB and its
+  // outputs' room taken off, holds no n = 10 histogram, and says what to do
+  // with the figure the cap leaves the tallies, not a cap nobody gave.
+  const auto over = run_cli("audit --n 10 --trials 1e3 --memory-cap 24M");
   EXPECT_EQ(over.status, 2);
-  EXPECT_NE(over.err.find("memory cap"), std::string::npos) << over.err;
+  EXPECT_NE(over.err.find("the memory cap leaves them"), std::string::npos) << over.err;
+  EXPECT_EQ(over.err.find("24.0 MiB"), std::string::npos) << over.err;
   EXPECT_NE(over.err.find("--memory-cap"), std::string::npos) << over.err;
   EXPECT_NE(over.err.find("--position"), std::string::npos) << "suggests the position matrix";
-  EXPECT_EQ(run_cli("audit --n 7 --trials 1e3 --memory-cap 4000000").status, 0);
-  const auto left_out = run_cli("audit --n 8 --trials 1e3 --memory-cap 500000 --position");
+  EXPECT_EQ(run_cli("audit --n 7 --trials 1e3 --memory-cap 16M").status, 0);
+  const auto left_out = run_cli("audit --n 10 --trials 1e3 --memory-cap 24M --position");
   EXPECT_EQ(left_out.status, 0) << "with --position the rank histogram is left out";
   EXPECT_NE(left_out.out.find("rank histogram left out"), std::string::npos) << "and the output says so";
   EXPECT_NE(run_cli("audit --n 22 --trials 1e3 --position").out.find("rank histogram left out"), std::string::npos);

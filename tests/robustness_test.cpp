@@ -384,6 +384,31 @@ TEST(Robustness, RankHistogramOfElevenItemsUnderTheCap) {
   fs::remove_all(dir);
 }
 
+// --memory-cap bounds the whole process, the program's own resident bytes
+// included: a cap the program fills is refused with the least that would
+// do, and at that least and above it every job stays under its cap.
+TEST(Robustness, TheCapBoundsTheWholeProcess) {
+  const fs::path dir = furnished("whole");
+  const ChildRun tiny = run_in(dir, "exec " + kCli + " audit --n 9 --trials 1e5 --memory-cap 2M");
+  ASSERT_EQ(tiny.status, 2) << tiny.out;
+  const auto at = tiny.err.find("give at least ");
+  ASSERT_NE(at, std::string::npos) << tiny.err;
+  const long least_mib = std::stol(tiny.err.substr(at + 14));
+  ASSERT_GT(least_mib, 2) << tiny.err;
+  for (const char* job : {"--n 9 --trials 1e6 --threads 2", "--algo riffle --riffles 3 --n 9 --trials 1e6 --threads 2",
+                          "--n 8 --trials 1e6 --serial", "--n 10 --trials 2e5 --position --json a.json --svg a.svg"}) {
+    for (const long cap_mib : {least_mib, least_mib + 8, 48L}) {
+      const ChildRun r = run_in(dir, "exec " + kCli + " audit " + job + " --memory-cap " +
+                                         std::to_string(cap_mib) + "M --quiet");
+      // A tight cap may refuse a histogram that does not fit; 48 MiB runs them all.
+      if (cap_mib < 48 && r.status == 2) EXPECT_NE(r.err.find("raise --memory-cap"), std::string::npos) << r.err;
+      else EXPECT_EQ(r.status, 0) << job << " --memory-cap " << cap_mib << "M: " << r.err;
+      EXPECT_LE(r.peak_kb, cap_mib * 1024) << job << " --memory-cap " << cap_mib << "M";
+    }
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Robustness, OutputsThatGrowWithNFactorialStaySmall) {
   const fs::path dir = furnished("big");
   const ChildRun r = run_in(dir, "exec " + kCli + " audit --n 10 --trials 2e5 --threads 2 --svg a.svg --report rep --json a.json --csv a.csv");

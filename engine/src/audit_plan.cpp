@@ -8,6 +8,7 @@
 #include "melange/laws.hpp"
 #include "melange/rank.hpp"
 #include "record_pipeline.hpp"
+#include "tally_workers.hpp"
 
 namespace melange {
 namespace {
@@ -179,7 +180,9 @@ AuditPlan plan_audit(const AuditRequest& r) {
                                   : tests_statistic_alone(r)     ? static_cast<std::uint64_t>(job.n) * 256
                                   : (deal ? deal_count(job.n, job.k) : factorial(job.n)) * 256;
   if (law_bytes + r.reserve >= r.memory_cap)
-    throw UsageError(Param::memory_cap, "the model for n = " + std::to_string(job.n) + " does not fit {memory_cap}");
+    throw UsageError(Param::memory_cap, "the law for n = " + std::to_string(job.n) + " takes up to " +
+                                            internal::bytes_text(law_bytes) + ", more than {memory_cap} leaves it: "
+                                            "raise {memory_cap}");
   const std::uint64_t cap = r.memory_cap - r.reserve - law_bytes;
   // Beside the matrix, a histogram beyond the cap is left out.
   if (job.tallies.has(TallyKind::ranks) && job.tallies.has(TallyKind::positions)) {

@@ -274,8 +274,9 @@ Checkpoint read_checkpoint(std::istream& in, const std::string& name, std::uint6
   if (left >= 0 && static_cast<std::uint64_t>(left) > bytes) throw bad("it has bytes after its counts");
   if (bytes > memory_cap)
     throw UsageError(Param::memory_cap, "the checkpoint '" + name + "' holds " + internal::bytes_text(bytes) +
-                                            " of tallies, above the memory cap of " +
-                                            internal::bytes_text(memory_cap) + ": raise {memory_cap}");
+                                            " of tallies, more than the " +
+                                            internal::bytes_text(memory_cap) +
+                                            " the memory cap leaves them: raise {memory_cap}");
   Tally t = Tally::for_job(job);
   for (std::vector<std::uint64_t>* a : count_arrays(t)) {
     in.read(reinterpret_cast<char*>(a->data()), static_cast<std::streamsize>(a->size() * 8));

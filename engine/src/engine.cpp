@@ -22,8 +22,8 @@ WorkerPlan plan_for(const Job& job, const RunOptions& options, const Backend& ba
   const std::uint64_t per_worker = tally_bytes(job) + backend.scratch_bytes(job);
   if (per_worker > options.memory_cap)
     throw UsageError(Param::memory_cap, "the tallies of n = " + std::to_string(job.n) + " take " + bytes_text(per_worker) +
-                     ", above the memory cap of " + bytes_text(options.memory_cap) +
-                     "; raise {memory_cap}" +
+                     ", more than the " + bytes_text(options.memory_cap) +
+                     " the memory cap leaves them; raise {memory_cap}" +
                      (job.tallies.has(TallyKind::ranks) ? ", or tally only the item x position matrix ({position_matrix})"
                                                         : ""));
   const int wanted = std::min(options.threads, backend.max_workers());
@@ -33,7 +33,7 @@ WorkerPlan plan_for(const Job& job, const RunOptions& options, const Backend& ba
   plan.bytes = per_worker * plan.workers;
   if (plan.workers < wanted)
     plan.note = std::to_string(plan.workers) + " of " + std::to_string(wanted) +
-                " threads: each holds " + bytes_text(per_worker) + " of tallies and the memory cap is " +
+                " threads: each holds " + bytes_text(per_worker) + " of tallies and the memory cap leaves them " +
                 bytes_text(options.memory_cap);
   return plan;
 }

@@ -23,6 +23,7 @@
 #include "melange/audit.hpp"
 #include "melange/audit_plan.hpp"
 #include "melange/checkpoint.hpp"
+#include "melange/job_fields.hpp"
 #include "melange/deal.hpp"
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
@@ -55,7 +56,7 @@ struct AuditArgs {
   double weak = kDefaultWeak, fail = kDefaultFail, alpha = kDefaultAlpha;
   std::string svg, csv, report_dir;
   bool fail_on_bias = false, quiet = false;
-  // Runs that outlive a sitting (DESIGN.md section 8).
+  // Runs that outlive a sitting (contract §6).
   std::string checkpoint, resume;
   double checkpoint_every = 60;
   bool checkpoint_every_given = false;
@@ -368,23 +369,9 @@ void check_checkpoint_args(const AuditArgs& a, const std::string& checkpoint) {
 // What MPI ranks must share: every field of the job that defines its bits
 // and tallies, and what decides when the ranks meet to save.
 Team::Fingerprint rank_fingerprint(const Job& job, const std::string& checkpoint, double every_seconds) {
-  std::uint64_t weights = 0xcbf29ce484222325u;  // FNV-1a of the weights' bits
-  for (double w : job.weights) weights = (weights ^ std::bit_cast<std::uint64_t>(w)) * 0x100000001b3u;
-  Team::Fingerprint f{{"seed", job.seed},
-                      {"algorithm", static_cast<std::uint64_t>(job.algorithm)},
-                      {"n", static_cast<std::uint64_t>(job.n)},
-                      {"k", static_cast<std::uint64_t>(shape_of(job).k)},
-                      {"weights (hash)", weights},
-                      {"riffles", static_cast<std::uint64_t>(job.riffles)},
-                      {"shelves", static_cast<std::uint64_t>(job.shelves)},
-                      {"passes", static_cast<std::uint64_t>(job.passes)},
-                      {"method", static_cast<std::uint64_t>(job.spec.method)},
-                      {"bits", static_cast<std::uint64_t>(job.spec.bits)},
-                      {"first", job.first},
-                      {"trials", job.trials},
-                      {"checkpoint", !checkpoint.empty()},
-                      {"checkpoint-every (bits)", std::bit_cast<std::uint64_t>(every_seconds)}};
-  for (const TallyKindRow& row : kTallyKindRows) f.emplace_back(std::string(row.title), job.tallies.has(row.kind));
+  Team::Fingerprint f = job_fingerprint(job);
+  f.emplace_back("checkpoint", !checkpoint.empty());
+  f.emplace_back("checkpoint-every (bits)", std::bit_cast<std::uint64_t>(every_seconds));
   return f;
 }
 

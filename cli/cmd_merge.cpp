@@ -1,6 +1,6 @@
 // `melange merge`: the results of one job over disjoint trial ranges whose
-// union is contiguous become the result of one run over the union (DESIGN.md
-// section 8; report::merge_results does the merging). This is how a job
+// union is contiguous become the result of one run over the union (contract
+// §6; report::merge_results does the merging). This is how a job
 // array without MPI splits an audit.
 #include <algorithm>
 #include <charconv>

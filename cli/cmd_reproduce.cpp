@@ -424,7 +424,7 @@ class Reproduction {
 
   // The poker article's deals and the PHP page's "5 winners out of 10,000".
   void deal_claims() {
-    // Every hand of five cards, categorised: the ten counts of DESIGN.md.
+    // Every hand of five cards, categorised: the ten counts of contract §3.
     if (!seed_free_.poker_counts) {
       std::array<std::uint64_t, kPokerCategories> counts{};
       int hand[5];

@@ -1,6 +1,6 @@
 // `melange sample`: the permutations themselves, for Monte Carlo code,
 // streamed a piece at a time (memory does not grow with --count) as text,
-// raw u8 or u16 records, or a NumPy .npy array (DESIGN.md section 7).
+// raw u8 or u16 records, or a NumPy .npy array (contract §5).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -382,7 +382,7 @@ std::string completion_script(const CLI::App& app, const std::string& shell) {
 
 namespace {
 
-// Standard output, or FILE whole or not at all (DESIGN.md section 9).
+// Standard output, or FILE whole or not at all (contract §7).
 int print_or_write(const std::string& output, const std::string& text) {
   if (output.empty()) {
     std::cout << text;

@@ -1,4 +1,4 @@
-// Where results go (DESIGN.md section 9). A command declares every output
+// Where results go (contract §7). A command declares every output
 // before it does any work, so that a bad one is refused at once; it writes
 // them after the work, and commits them together at the end:
 //

@@ -1,5 +1,5 @@
-// How the ranks of an MPI job run one command and end it together (DESIGN.md
-// section 8). Every rank parses and checks the same command line; before any
+// How the ranks of an MPI job run one command and end it together (contract
+// §6). Every rank parses and checks the same command line; before any
 // work they agree that every rank's checks passed, and at the end rank 0's
 // exit status is every rank's. At most one line is printed for a failure:
 // by rank 0, or by the lowest rank that failed when rank 0 did not.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks that the library's folders depend downward only (DESIGN.md section 4):
+"""Checks that the library's folders depend downward only (docs/architecture.md):
 
     core <- simd, cuda <- engine <- report <- cli, python
 

@@ -1,4 +1,4 @@
-// Bounded integers (DESIGN.md section 2): exhaustive proofs over every source
+// Bounded integers (contract §2): exhaustive proofs over every source
 // word at narrow widths, edge cases at 32 bits, errors and stability.
 #include <gtest/gtest.h>
 
@@ -307,7 +307,7 @@ TEST(Batched, ThePlanCarriesEachBatchsThreshold) {
     EXPECT_EQ(b.threshold, (std::uint64_t{1} << 32) % b.product);
     EXPECT_LE(b.product, kBatchProduct);
   }
-  EXPECT_EQ(planned_batches(Algorithm::fisher_yates, Shape{52, 52}).size(), 11u);  // DESIGN.md section 2
+  EXPECT_EQ(planned_batches(Algorithm::fisher_yates, Shape{52, 52}).size(), 11u);  // contract §2
   EXPECT_TRUE(planned_batches(Algorithm::sort_binary_insertion, Shape{8, 8}).empty());
 }
 

@@ -338,8 +338,8 @@ TEST(CudaBackendChoice, OnlyJobsWithADeviceKernel) {
   Job job;
   for (Algorithm a : kAllAlgorithms) {
     job.algorithm = a;
-    // The weighted orders' floating point keys are CPU only (DESIGN.md
-    // section 3), and so are the card shuffles, whose cards keep a digit or a pile each.
+    // The weighted orders' floating point keys are CPU only (contract
+    // §3), and so are the card shuffles, whose cards keep a digit or a pile each.
     EXPECT_EQ(cuda::job_has_kernel(job), draw_kind(a) == DrawKind::schedule || draw_kind(a) == DrawKind::coins)
         << algorithm_name(a);
   }

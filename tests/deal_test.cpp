@@ -1,4 +1,4 @@
-// Deals and hands (DESIGN.md section 3): ranks against brute-force
+// Deals and hands (contract §3): ranks against brute-force
 // enumeration, and the poker categories against their counts over all
 // 2,598,960 hands.
 #include <gtest/gtest.h>

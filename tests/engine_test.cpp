@@ -417,7 +417,7 @@ TEST(Errors, QuotedTextKeepsItsBraces) {
   EXPECT_EQ(Error("a {n} b").render([](Param) { return std::string("X"); }), "a {n} b");
 }
 
-// `batched` cuts its batches from the schedule greedily (DESIGN.md 2):
+// `batched` cuts its batches from the schedule greedily (contract §2):
 // fisher-yates at n = 52 reads 11 words when nothing is rejected, about
 // 11.005 on average; any split, thread count or offset near 2^64 agrees.
 TEST(Batched, BatchesOfTheScheduleAndWordsPerTrial) {

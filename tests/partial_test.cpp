@@ -1,4 +1,4 @@
-// Partial shuffles and their deals (DESIGN.md section 3): the algorithm
+// Partial shuffles and their deals (contract §3): the algorithm
 // against Fisher-Yates, its exact law against brute force, the deal tallies
 // and their tests, sampled deals against the exact laws.
 #include <gtest/gtest.h>

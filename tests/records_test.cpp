@@ -1,4 +1,4 @@
-// Reading other programs' permutations (DESIGN.md section 6): every format
+// Reading other programs' permutations (contract §4): every format
 // gives the same records, every wrong record is named, and block boundaries
 // change nothing.
 #include <gtest/gtest.h>

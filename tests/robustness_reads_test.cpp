@@ -1,5 +1,5 @@
-// What melange reads, as a careless or hostile user hands it over (DESIGN.md
-// sections 6 and 9): records that overflow, carry control bytes or notes,
+// What melange reads, as a careless or hostile user hands it over (contract
+// §4 and §7): records that overflow, carry control bytes or notes,
 // .npy headers that lie, and standard input that a command would not read.
 // Each case runs `melange` as a subprocess in a scratch folder.
 #include <gtest/gtest.h>

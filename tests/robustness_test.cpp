@@ -1,4 +1,4 @@
-// The program as a hostile user meets it (DESIGN.md section 9): every bad
+// The program as a hostile user meets it (contract §7): every bad
 // request is refused before any work with one line and exit status 2, and
 // leaves its folder exactly as it was; outputs never replace what is not a
 // regular file; write errors and signals are errors; memory stays under the

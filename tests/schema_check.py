@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every kind of JSON document melange writes, checked against its schema
-in docs/schema/ (DESIGN.md section 10), and the 64-bit fields read back
+in docs/schema/ (contract §8), and the 64-bit fields read back
 exactly by a reader that keeps JSON numbers as doubles, as jq and Node do.
 
 Usage: schema_check.py MELANGE SCHEMA_DIR

@@ -1,4 +1,4 @@
-// Serving records into the caller's memory (DESIGN.md section 7): every
+// Serving records into the caller's memory (contract §5): every
 // algorithm, both item widths, any split of a range into calls, pieces with
 // bounded memory, and the bounded integers of one stream.
 #include <gtest/gtest.h>

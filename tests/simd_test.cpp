@@ -441,7 +441,7 @@ TEST(SimdBackend, EveryAlgorithmHasAKernelOrIsACoinAlgorithm) {
         EXPECT_EQ(plan.draws[k].i, scheduled_draw(a, shape_of(job), k).position);
       }
     } else if (draw_kind(a) == DrawKind::keys) {
-      // Floating point keys: the scalar code computes them (DESIGN.md section 3).
+      // Floating point keys: the scalar code computes them (contract §3).
       for (int i = 0; i < job.n; ++i) job.weights.push_back(1.0 + i);
       EXPECT_FALSE(simd_backend->supports(job)) << algorithm_name(a);
     } else if (draw_kind(a) == DrawKind::cards) {

@@ -1,4 +1,4 @@
-// The stream addressing of DESIGN.md section 1.
+// The stream addressing of contract §1.
 #include <gtest/gtest.h>
 
 #include "melange/stream.hpp"

@@ -1,4 +1,4 @@
-// The weighted orders (DESIGN.md section 3): keys from the trial's own
+// The weighted orders (contract §3): keys from the trial's own
 // words, the Plackett-Luce law as exact rationals, sampled orders against
 // it, and what the PHP page's demo formula does instead.
 #include <gtest/gtest.h>

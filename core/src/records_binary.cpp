@@ -1,4 +1,4 @@
-// Binary records (DESIGN.md section 6): u8, u16 and .npy arrays, read a
+// Binary records (contract §4): u8, u16 and .npy arrays, read a
 // block of whole records at a time; small permutations checked and ranked
 // by a table lookup.
 #include <cstring>

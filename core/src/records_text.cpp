@@ -1,4 +1,4 @@
-// Text records (DESIGN.md section 6): one a line, items separated by
+// Text records (contract §4): one a line, items separated by
 // spaces, commas, semicolons or tabs, or letters A.. .
 #include <charconv>
 #include <cstring>

@@ -19,6 +19,7 @@
 
 #include "melange/error.hpp"
 #include "melange/internal/decimal.hpp"
+#include "melange/job_fields.hpp"
 #include "melange/stream.hpp"
 #include "tally_workers.hpp"
 
@@ -39,24 +40,6 @@ auto count_arrays(T& t) {
   for (std::size_t i = 0; i < kTallyKinds; ++i) arrays[i] = &t.by_kind[i].counts();
   return arrays;
 }
-
-// A weight as a hex float: exact, whatever the double.
-std::string hex_double(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", v);
-  return buf;
-}
-
-std::string job_weights(const Job& job) {
-  std::string s;
-  for (double w : job.weights) {
-    if (!s.empty()) s += ' ';
-    s += hex_double(w);
-  }
-  return s;
-}
-
-std::string tallies_of(const Job& job) { return tally_names(job.tallies); }
 
 // The checksum of a checkpoint: FNV-1a over the header's bytes, then each
 // count mixed in by xor, a rotation and an odd multiplier. Every step is a
@@ -82,98 +65,39 @@ UsageError not_a_checkpoint(const std::string& name, const std::string& why) {
   return UsageError("'" + name + "' is not a checkpoint melange can resume: " + why);
 }
 
-// A whole number that fits T, alone on its line: a sign, a fraction or a
-// trailing word is no count.
-template <class T>
-bool read_whole(std::istringstream& value, T& into) {
-  std::string text;
-  value >> text;
-  const auto v = internal::parse_decimal(text, static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
-  if (!v || !value.eof()) return false;
-  into = static_cast<T>(*v);
-  return true;
-}
-
-// One header line after the magic, "key value": how it is written from a
-// checkpoint and read back into one (false: the value cannot be read). The
-// writer, the reader and the order of the lines all come from kHeaderFields.
-struct HeaderField {
-  const char* key;
+// One header line after the magic, "key value": the stream version, then
+// the job's fields (job_fields.hpp, in its order), then the prefix done.
+struct HeaderLine {
+  std::string_view key;
   std::string (*write)(const Checkpoint& c);
-  bool (*read)(std::istringstream& value, Checkpoint& c, const std::string& file);
-  // A field added after format 2 began: its line is written only when it is
-  // not "0", so that a job without it writes the file an older melange
-  // reads, and a file without the line reads as 0.
-  bool optional = false;
+  bool (*read)(std::string_view value, Checkpoint& c, const std::string& file);
 };
 
-bool read_stream_version(std::istringstream& value, Checkpoint&, const std::string& file) {
-  int v = 0;
-  if (!read_whole(value, v)) return false;
-  if (v != kStreamVersion)
-    throw not_a_checkpoint(file, "it was made with stream version " + std::to_string(v) +
-                                     ", and this melange draws version " + std::to_string(kStreamVersion));
-  return true;
+bool read_count(std::string_view value, std::uint64_t& into) {
+  const auto v = internal::parse_decimal(value, std::numeric_limits<std::uint64_t>::max());
+  if (v) into = *v;
+  return v.has_value();
 }
 
-bool read_weights(std::istringstream& value, Checkpoint& c, const std::string&) {
-  if (value.str() == "none") return true;
-  for (std::string w; value >> w;) {
-    char* end = nullptr;
-    c.job.weights.push_back(std::strtod(w.c_str(), &end));
-    if (*end != '\0') return false;
-  }
-  return true;
-}
+constexpr HeaderLine kVersionLine{"stream_version", [](const Checkpoint&) { return std::to_string(kStreamVersion); },
+                                  [](std::string_view value, Checkpoint&, const std::string& file) {
+                                    const auto v = internal::parse_decimal(value, 1u << 30);
+                                    if (!v) return false;
+                                    if (*v != static_cast<std::uint64_t>(kStreamVersion))
+                                      throw not_a_checkpoint(file, "it was made with stream version " +
+                                                                       std::to_string(*v) +
+                                                                       ", and this melange draws version " +
+                                                                       std::to_string(kStreamVersion));
+                                    return true;
+                                  }};
 
-bool read_tallies(std::istringstream& value, Checkpoint& c, const std::string& file) {
-  const std::optional<TallySet> kinds = parse_tally_names(value.str());
-  if (!kinds) throw not_a_checkpoint(file, "its 'tallies' line names a tally this melange does not know");
-  c.job.tallies = *kinds;
-  return true;
-}
-
-constexpr HeaderField kHeaderFields[] = {
-    {"stream_version", [](const Checkpoint&) { return std::to_string(kStreamVersion); }, read_stream_version},
-    {"seed", [](const Checkpoint& c) { return std::to_string(c.job.seed); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.seed); }},
-    {"algorithm", [](const Checkpoint& c) { return std::string(algorithm_name(c.job.algorithm)); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) {
-       const auto a = parse_algorithm(v.str());
-       if (a) c.job.algorithm = *a;
-       return a.has_value();
-     }},
-    {"n", [](const Checkpoint& c) { return std::to_string(c.job.n); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.n); }},
-    {"k", [](const Checkpoint& c) { return std::to_string(shape_of(c.job).k); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.k); }},
-    {"weights", [](const Checkpoint& c) { return c.job.weights.empty() ? std::string("none") : job_weights(c.job); },
-     read_weights},
-    {"riffles", [](const Checkpoint& c) { return std::to_string(c.job.riffles); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.riffles); }, true},
-    {"shelves", [](const Checkpoint& c) { return std::to_string(c.job.shelves); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.shelves); }, true},
-    {"passes", [](const Checkpoint& c) { return std::to_string(c.job.passes); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.passes); }, true},
-    {"method", [](const Checkpoint& c) { return std::string(method_name(c.job.spec.method)); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) {
-       const auto m = parse_method(v.str());
-       if (m) c.job.spec.method = *m;
-       return m.has_value();
-     }},
-    {"bits", [](const Checkpoint& c) { return std::to_string(c.job.spec.bits); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.spec.bits); }},
-    {"first", [](const Checkpoint& c) { return std::to_string(c.job.first); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.first); }},
-    {"trials", [](const Checkpoint& c) { return std::to_string(c.job.trials); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.job.trials); }},
-    {"tallies", [](const Checkpoint& c) { return tally_names(c.job.tallies); }, read_tallies},
+constexpr HeaderLine kDoneLines[] = {
     {"done", [](const Checkpoint& c) { return std::to_string(c.tally.trials); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.tally.trials); }},
+     [](std::string_view v, Checkpoint& c, const std::string&) { return read_count(v, c.tally.trials); }},
     {"words", [](const Checkpoint& c) { return std::to_string(c.tally.words); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.tally.words); }},
+     [](std::string_view v, Checkpoint& c, const std::string&) { return read_count(v, c.tally.words); }},
     {"draws", [](const Checkpoint& c) { return std::to_string(c.tally.draws); },
-     [](std::istringstream& v, Checkpoint& c, const std::string&) { return read_whole(v, c.tally.draws); }},
+     [](std::string_view v, Checkpoint& c, const std::string&) { return read_count(v, c.tally.draws); }},
 };
 
 // Bytes left in `in` from where it stands, or -1 where it cannot tell.
@@ -195,14 +119,13 @@ void write_checkpoint(std::ostream& out, const Job& job, const Tally& done) {
   c.tally.words = done.words;
   c.tally.draws = done.draws;
   std::string text = std::string(kMagic) + "\n";
-  for (const HeaderField& f : kHeaderFields) {
-    const std::string value = f.write(c);
-    if (f.optional && value == "0") continue;
-    text += f.key;
-    text += ' ';
-    text += value;
-    text += '\n';
-  }
+  const auto line = [&text](std::string_view key, const std::string& value) {
+    text.append(key).append(" ").append(value).append("\n");
+  };
+  line(kVersionLine.key, kVersionLine.write(c));
+  for (const JobField& f : job_fields())
+    if (!(f.optional_line && f.omitted(job))) line(f.key, f.text(job));
+  for (const HeaderLine& l : kDoneLines) line(l.key, l.write(c));
   out << text << "checksum " << hex64(checksum(text, done)) << "\n"
       << "counts\n";
   for (const std::vector<std::uint64_t>* a : count_arrays(done))
@@ -230,20 +153,24 @@ Header read_header(std::istream& in, const std::string& name) {
   Job& job = h.c.job;
   h.text = line + "\n";
   bool held = false;  // `line` is already read: an optional field's key was not there
-  for (const HeaderField& field : kHeaderFields) {
-    const std::string key = field.key;
+  // Reads the line for `key` into the checkpoint with `read`; an optional
+  // line may be missing, its field left at 0.
+  const auto take = [&](std::string_view key_view, bool optional, const auto& read) {
+    const std::string key(key_view);
     // A header line is short: a file that is not a checkpoint is not read
     // whole looking for a newline.
     if (!held && (!std::getline(in, line) || line.size() > (std::size_t{1} << 20)))
       throw bad("it ends before '" + key + "'");
     const std::string head = key + " ";
-    held = line.rfind(head, 0) != 0 && field.optional;
-    if (held) continue;
+    held = line.rfind(head, 0) != 0 && optional;
+    if (held) return;
     h.text += line + "\n";
     if (line.rfind(head, 0) != 0) throw bad("'" + key + "' is missing");
-    std::istringstream value(line.substr(head.size()));
-    if (!field.read(value, h.c, name)) throw bad("its '" + key + "' line cannot be read");
-  }
+    if (!read(std::string_view(line).substr(head.size()))) throw bad("its '" + key + "' line cannot be read");
+  };
+  take(kVersionLine.key, false, [&](std::string_view v) { return kVersionLine.read(v, h.c, name); });
+  for (const JobField& f : job_fields()) take(f.key, f.optional_line, [&](std::string_view v) { return f.read(v, job); });
+  for (const HeaderLine& l : kDoneLines) take(l.key, false, [&](std::string_view v) { return l.read(v, h.c, name); });
   if (!std::getline(in, line) || line.rfind("checksum ", 0) != 0) throw bad("'checksum' is missing");
   h.checksum = line.substr(9);
   if (job.k == job.n) job.k = 0;
@@ -296,28 +223,7 @@ Checkpoint read_checkpoint(std::istream& in, const std::string& name, std::uint6
 
 std::string job_difference(const Job& ours, const Job& theirs, const std::string& ours_name,
                            const std::string& theirs_name) {
-  const auto differ = [&](const std::string& field, const std::string& here, const std::string& there) {
-    return field + " " + here + " " + ours_name + ", " + there + " " + theirs_name;
-  };
-  if (ours.seed != theirs.seed) return differ("seed", std::to_string(ours.seed), std::to_string(theirs.seed));
-  if (ours.algorithm != theirs.algorithm)
-    return differ("algorithm", std::string(algorithm_name(ours.algorithm)), std::string(algorithm_name(theirs.algorithm)));
-  if (ours.n != theirs.n) return differ("n", std::to_string(ours.n), std::to_string(theirs.n));
-  if (shape_of(ours).k != shape_of(theirs).k)
-    return differ("k", std::to_string(shape_of(ours).k), std::to_string(shape_of(theirs).k));
-  if (ours.weights != theirs.weights) return differ("weights", job_weights(ours), job_weights(theirs));
-  if (ours.riffles != theirs.riffles)
-    return differ("riffles", std::to_string(ours.riffles), std::to_string(theirs.riffles));
-  if (ours.shelves != theirs.shelves)
-    return differ("shelves", std::to_string(ours.shelves), std::to_string(theirs.shelves));
-  if (ours.passes != theirs.passes) return differ("passes", std::to_string(ours.passes), std::to_string(theirs.passes));
-  if (ours.spec.method != theirs.spec.method)
-    return differ("method", std::string(method_name(ours.spec.method)), std::string(method_name(theirs.spec.method)));
-  if (ours.spec.bits != theirs.spec.bits) return differ("bits", std::to_string(ours.spec.bits), std::to_string(theirs.spec.bits));
-  if (ours.first != theirs.first) return differ("first", std::to_string(ours.first), std::to_string(theirs.first));
-  if (ours.trials != theirs.trials) return differ("trials", std::to_string(ours.trials), std::to_string(theirs.trials));
-  if (tallies_of(ours) != tallies_of(theirs)) return differ("tallies", tallies_of(ours), tallies_of(theirs));
-  return "";
+  return job_field_difference(ours, theirs, ours_name, theirs_name);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include "melange/error.hpp"
 #include "melange/internal/decimal.hpp"
+#include "melange/job_fields.hpp"
 #include "melange/stream.hpp"
 #include "melange/version.hpp"
 
@@ -45,23 +46,41 @@ void write_json(std::ostream& out, const Json& doc, const std::string& streamed_
   out << "\n";
 }
 
+namespace {
+
+// Writes the row's value in its JSON form, unless the row omits it.
+void add_field(Json& j, const JobField& f, const Job& job) {
+  if (f.omitted && f.omitted(job)) return;
+  switch (f.json) {
+    case JsonForm::whole_u64: j[std::string(f.key)] = json_u64(f.whole(job)); return;
+    case JsonForm::whole_int: j[std::string(f.key)] = static_cast<int>(f.whole(job)); return;
+    case JsonForm::name: j[std::string(f.key)] = f.text(job); return;
+    case JsonForm::numbers: j[std::string(f.key)] = job.weights; return;
+    case JsonForm::none: return;
+  }
+}
+
+// The fields that say which shuffle a law is of (no seed, range or weights).
+bool is_shuffle_field(const JobField& f) {
+  for (std::string_view key : {"algorithm", "method", "bits", "n", "k"})
+    if (f.key == key) return true;
+  return false;
+}
+
+}  // namespace
+
 void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n, int k) {
-  j["algorithm"] = algorithm_name(a);
-  j["method"] = method_name(spec.method);
-  j["bits"] = spec.bits;
-  j["n"] = n;
-  if (k != n) j["k"] = k;
+  Job job;
+  job.algorithm = a;
+  job.spec = spec;
+  job.n = n;
+  job.k = k;
+  for (const JobField* f : json_job_fields())
+    if (is_shuffle_field(*f)) add_field(j, *f, job);
 }
 
 void add_job_fields(Json& j, const Job& job) {
-  j["seed"] = json_u64(job.seed);
-  add_shuffle_fields(j, job.algorithm, job.spec, job.n, shape_of(job).k);
-  if (!job.weights.empty()) j["weights"] = job.weights;
-  if (job.riffles) j["riffles"] = job.riffles;
-  if (job.shelves) j["shelves"] = job.shelves;
-  if (job.passes) j["passes"] = job.passes;
-  j["trials"] = json_u64(job.trials);
-  j["first"] = json_u64(job.first);
+  for (const JobField* f : json_job_fields()) add_field(j, *f, job);
 }
 
 std::uint64_t json_whole(const Json& v, const std::string& what, std::uint64_t max, const std::string& document) {
@@ -75,26 +94,24 @@ std::uint64_t json_whole(const Json& v, const std::string& what, std::uint64_t m
 }
 
 Job read_job_fields(const Json& j, const std::string& document) {
-  const auto at = [&](const char* key, std::uint64_t max) {
-    return json_whole(j.at(key), std::string("\"") + key + "\"", max, document);
-  };
-  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
   Job job;
-  job.seed = at("seed", kMax);
-  const auto algorithm = parse_algorithm(j.at("algorithm").get<std::string>());
-  const auto method = parse_method(j.at("method").get<std::string>());
-  if (!algorithm || !method) throw UsageError(document + " names an algorithm or method this melange does not know");
-  job.algorithm = *algorithm;
-  job.spec = BoundedSpec{*method, static_cast<int>(at("bits", 64))};
-  job.n = static_cast<int>(at("n", INT_MAX));
-  job.k = j.contains("k") ? static_cast<int>(at("k", INT_MAX)) : 0;
+  for (const JobField* f : json_job_fields()) {
+    const std::string key(f->key);
+    if (f->omitted && !j.contains(key)) continue;  // left out where it says nothing
+    const Json& v = j.at(key);
+    switch (f->json) {
+      case JsonForm::whole_u64:
+      case JsonForm::whole_int: f->set_whole(job, json_whole(v, "\"" + key + "\"", f->max, document)); break;
+      case JsonForm::name:
+        if (!v.is_string() || !f->read(v.get<std::string>(), job))
+          throw UsageError(document + " has " + key + " " + v.dump().substr(0, 40) +
+                           ", which this melange does not know");
+        break;
+      case JsonForm::numbers: job.weights = v.get<std::vector<double>>(); break;
+      case JsonForm::none: break;
+    }
+  }
   if (job.k == job.n) job.k = 0;
-  if (j.contains("weights")) job.weights = j.at("weights").get<std::vector<double>>();
-  if (j.contains("riffles")) job.riffles = static_cast<int>(at("riffles", kMaxRiffles));
-  if (j.contains("shelves")) job.shelves = static_cast<int>(at("shelves", kMaxShelves));
-  if (j.contains("passes")) job.passes = static_cast<int>(at("passes", kMaxPasses));
-  job.first = at("first", kMax);
-  job.trials = at("trials", kMax);
   return job;
 }
 

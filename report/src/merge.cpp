@@ -10,6 +10,7 @@
 
 #include "melange/checkpoint.hpp"
 #include "melange/error.hpp"
+#include "melange/job_fields.hpp"
 #include "melange/stream.hpp"
 #include "melange/report/format.hpp"
 #include "melange/report/json.hpp"
@@ -44,10 +45,8 @@ std::uint64_t whole_at(const Json& j, const char* key, std::uint64_t max, const 
 // file adds) is passed over, never held.
 // The fields read_job_fields reads.
 bool job_field(const std::string& key) {
-  static const char* const kJobFields[] = {"seed",    "algorithm", "method", "bits",  "n",     "k",
-                                           "weights", "riffles",   "shelves", "passes", "first", "trials"};
-  for (const char* f : kJobFields)
-    if (key == f) return true;
+  for (const JobField* f : json_job_fields())
+    if (key == f->key) return true;
   return false;
 }
 

@@ -55,6 +55,8 @@ struct Kernel {
         if (d.threshold) reject = reject | L::less(L::mullo(y, s), u32(d.threshold));
       return L::mulhi(y, s);
     } else {
+      static_assert(M == Method::modulo || M == Method::rejection,
+                    "a bounded method with no lane arithmetic: give it its branch here");
       const u32 y = x >> shift;
       if constexpr (M == Method::rejection)
         if (d.threshold) reject = reject | L::less(y, u32(d.threshold));
@@ -117,24 +119,24 @@ struct Kernel {
     if constexpr (M == Method::batched) {
       batched_draws(p, first, reject,
                     [&](const DrawPlan& d, const u32& j) MELANGE_LANE_LAMBDA { swap(d.i, j); });
-      return perm;
+    } else {
+      auto swap_along = [&](std::size_t draws) MELANGE_LANE_LAMBDA {
+        Philox::for_each_word(p, first, draws, [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
+          const DrawPlan& d = p.draws[k];
+          swap(d.i, draw<M>(p, d, word, reject));
+        });
+      };
+      // The plan's draws are the algorithm's schedule. The usual counts, n - 1
+      // (fisher-yates, sattolo) and n (naive-swap), get loops of constant trip
+      // count, which the compiler unrolls; any other count runs as it is.
+      const std::size_t draws = p.draws.size();
+      if (draws == N - 1)
+        swap_along(N - 1);
+      else if (draws == N)
+        swap_along(N);
+      else
+        swap_along(draws);
     }
-    auto swap_along = [&](std::size_t draws) MELANGE_LANE_LAMBDA {
-      Philox::for_each_word(p, first, draws, [&](std::size_t k, const u32& word) MELANGE_LANE_LAMBDA {
-        const DrawPlan& d = p.draws[k];
-        swap(d.i, draw<M>(p, d, word, reject));
-      });
-    };
-    // The plan's draws are the algorithm's schedule. The usual counts, n - 1
-    // (fisher-yates, sattolo) and n (naive-swap), get loops of constant trip
-    // count, which the compiler unrolls; any other count runs as it is.
-    const std::size_t draws = p.draws.size();
-    if (draws == N - 1)
-      swap_along(N - 1);
-    else if (draws == N)
-      swap_along(N);
-    else
-      swap_along(draws);
     return perm;
   }
 

@@ -24,7 +24,7 @@ bool vectorizable(const Job& job) {
   // algorithms decide their draws as they go; they run in the lanes through
   // their decision tables where one fits, else on the scalar path.
   // The weighted orders' keys are floating point, computed by the scalar
-  // code (DESIGN.md section 3 lets them).
+  // code (contract §3 lets them).
   // The lanes count a whole permutation's ranks and positions; a deal's
   // kinds, and a record's own statistics, go through the trial body's own
   // count. Serial kinds pair each

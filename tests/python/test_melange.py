@@ -1,4 +1,4 @@
-"""The Python module against the CLI and its own contract (DESIGN.md section 7).
+"""The Python module against the CLI and its own contract (contract §5).
 
 Run by CTest (label python) with PYTHONPATH at the built module and
 MELANGE_CLI naming the melange program of the same build.
@@ -264,7 +264,7 @@ def test_exact_law():
 
 
 def test_to_json_is_a_melange_audit_document():
-    # The same schema as the CLI's documents (docs/schema/, DESIGN.md section 10).
+    # The same schema as the CLI's documents (docs/schema/, contract §8).
     jsonschema = pytest.importorskip("jsonschema")
     import pathlib
     schemas = pathlib.Path(__file__).resolve().parents[2] / "docs" / "schema"

@@ -1,4 +1,4 @@
-"""What the scale suites share (DESIGN.md section 8: MPI ranks, checkpoints
+"""What the scale suites share (contract §6: MPI ranks, checkpoints
 and merge).
 
 They are run by CTest (label scale) with MELANGE_CLI naming the melange program of

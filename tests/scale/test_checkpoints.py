@@ -1,5 +1,5 @@
 """Checkpoints: a run stopped at any moment and resumed equals an uninterrupted
-one (DESIGN.md section 8)."""
+one (contract §6)."""
 import fcntl
 import os
 import random

@@ -1,5 +1,5 @@
 """Input files melange did not write are bounded before they are parsed:
-merge pieces, models, labels and weights (DESIGN.md section 9). Each
+merge pieces, models, labels and weights (contract §7). Each
 hostile file is refused, or read, within a small peak resident size."""
 import json
 

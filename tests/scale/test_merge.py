@@ -1,5 +1,5 @@
 """melange merge: pieces of one job over disjoint ranges make the whole
-(DESIGN.md section 8)."""
+(contract §6)."""
 import json
 
 import pytest
@@ -113,7 +113,7 @@ def bump(counts, i, by):
     (lambda d: (bump(d["position"][0], 0, -1), bump(d["position"][0], 1, 1)), "position 0 of its matrix"),
     (lambda d: d["position"][0].append(0), "a row of"),
     (lambda d: d.__setitem__("n", 4294967300), "\"n\""),
-    # the same written as a string, as 64-bit fields may be (DESIGN.md section 10)
+    # the same written as a string, as 64-bit fields may be (contract §8)
     (lambda d: d.__setitem__("n", "4294967300"), "\"n\""),
     (lambda d: d.__setitem__("seed", "18446744073709551616"), "\"seed\""),
     (lambda d: d.__setitem__("trials", -5), "\"trials\""),
@@ -129,7 +129,7 @@ def test_merge_refuses_counts_that_cannot_be(tmp_path, edit, why):
 
 
 def test_merge_reads_64_bit_fields_as_strings_and_as_numbers(tmp_path):
-    # melange writes them as strings (DESIGN.md section 10); documents from
+    # melange writes them as strings (contract §8); documents from
     # before, and other writers, may give numbers.
     job = ["--n", "4"]
     a = piece(tmp_path, job, 0, 1000, "a.json")

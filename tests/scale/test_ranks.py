@@ -1,4 +1,4 @@
-"""MPI ranks give the result of one process (DESIGN.md section 8)."""
+"""MPI ranks give the result of one process (contract §6)."""
 import json
 import signal
 import subprocess

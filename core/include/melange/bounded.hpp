@@ -1,4 +1,4 @@
-// Bounded integers (DESIGN.md section 2): words from a stream become values in
+// Bounded integers (contract §2): words from a stream become values in
 // [0, s). `batched`, the default, draws several values from one word
 // (Brackett-Rozinsky and Lemire 2024); `lemire` draws one value a word; the
 // others show bias.
@@ -18,7 +18,7 @@ namespace melange {
 
 enum class Method : std::uint8_t { lemire, modulo, rejection, multiply, batched };
 
-// The default is `batched` from melange 0.2 on (DESIGN.md section 2): the
+// The default is `batched` from melange 0.2 on (contract §2): the
 // fewest words for the same exactly uniform draws. `lemire` keeps version-1
 // results of 0.1 reproducible, one word a draw.
 struct BoundedSpec {
@@ -79,7 +79,7 @@ MELANGE_HD inline std::uint32_t remainder(std::uint64_t x, std::uint64_t s) {
 
 // ---- batched: several draws from one word ---------------------------------
 
-// A batch's ranges multiply to at most this (kBatchProduct, DESIGN.md 2).
+// A batch's ranges multiply to at most this (kBatchProduct, contract §2).
 inline constexpr std::uint64_t kBatchProduct = std::uint64_t{1} << 24;
 // Ranges in one batch: 24 of at least 2, and room for ranges of 1.
 inline constexpr int kMaxBatch = 32;

@@ -1,4 +1,4 @@
-// Deals of k of n items (DESIGN.md section 3): an ordered deal's rank, a
+// Deals of k of n items (contract §3): an ordered deal's rank, a
 // hand's colex rank, and the poker categories of five cards of 52. Pure
 // functions, __host__ __device__ where a trial needs them.
 #pragma once
@@ -97,7 +97,7 @@ MELANGE_HD inline std::uint64_t hand_rank(const Items& hand, int k) {
 std::vector<int> deal_unrank(std::uint64_t rank, int n, int k);
 std::vector<int> hand_unrank(std::uint64_t rank, int n, int k);
 
-// A label for the outcome of `rank` (DESIGN.md section 3): a permutation's
+// A label for the outcome of `rank` (contract §3): a permutation's
 // letters (rank_label) when k = n; a deal's items in slot order otherwise:
 // letters for n <= 26 ("DCA"), cards for n = 52 ("As Kh 7d 7c 2s"), else
 // numbers ("17 3 9950").

@@ -14,7 +14,7 @@
 //   `batched`), whatever the index read beyond them.
 // - batch: a swap algorithm under `batched` whose whole schedule is one
 //   batch (fisher-yates up to n = 8, P = n!). The batch's digits are the
-//   mixed-radix digits of v = floor(x0 P / 2^32) (DESIGN.md section 2), so v
+//   mixed-radix digits of v = floor(x0 P / 2^32) (contract §2), so v
 //   is the index; a word whose x0 P mod 2^32 falls below 2^32 mod P is
 //   rejected and the next word read, as the method says.
 #pragma once

@@ -69,7 +69,7 @@ inline constexpr std::uint64_t kMaxExactDeals = std::uint64_t{1} << 21;
 ExactDistribution exact_distribution(
     Algorithm a, int n, BoundedSpec spec = {}, int threads = 1,
     const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
-// The Plackett-Luce law of the weighted order (DESIGN.md section 3): the
+// The Plackett-Luce law of the weighted order (contract §3): the
 // order sigma has probability prod_j w_sigma_j / (w_sigma_j + .. + w_sigma_n-1),
 // exactly, for n <= max_exact_items(Algorithm::weighted). It is `weighted`'s
 // exact law, and the law `weighted-int-power` claims to follow.

@@ -44,7 +44,7 @@ class TallyCounts {
 };
 
 // Counts per Lehmer rank: n! bins; for deals of k < n items, per deal rank
-// (DESIGN.md section 3): n!/(n-k)! bins.
+// (contract §3): n!/(n-k)! bins.
 using RankHistogram = TallyCounts;
 RankHistogram rank_histogram(int n, int k = 0);
 // The item x position matrix: n x n; for deals, item x slot: n x k.

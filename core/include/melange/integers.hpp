@@ -1,5 +1,5 @@
 // Bounded integers of one stream, for a caller that wants numbers rather
-// than shuffles (DESIGN.md section 7): the draws bounded(range), one after
+// than shuffles (contract §5): the draws bounded(range), one after
 // another, from stream `stream` of a seed.
 //
 // The sequence is infinite and fixed: under `batched` its batches are cut

@@ -1,5 +1,5 @@
 // A job: which shuffles to run and what to tally. Its result is a pure
-// function of the job (DESIGN.md section 1), whatever backend or thread count
+// function of the job (contract §1), whatever backend or thread count
 // runs it.
 #pragma once
 

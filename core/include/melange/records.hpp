@@ -1,4 +1,4 @@
-// Permutations and deals written by other programs (DESIGN.md section 6): text lines,
+// Permutations and deals written by other programs (contract §4): text lines,
 // fixed-size u8 or u16 records, or a NumPy .npy array, read in blocks of a
 // fixed size so that memory does not grow with the input, and checked record
 // by record.

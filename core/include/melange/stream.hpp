@@ -1,4 +1,4 @@
-// The stream contract (DESIGN.md section 1): trial t of a job with seed s reads
+// The stream contract (contract §1): trial t of a job with seed s reads
 // Philox4x32-10 blocks at counter (block lo, block hi, t lo, t hi) under key
 // (s lo, s hi), four words per block in the order x, y, z, w.
 #pragma once

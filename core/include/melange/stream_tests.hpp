@@ -1,4 +1,4 @@
-// Tests of records as a stream (DESIGN.md section 6): the records in the
+// Tests of records as a stream (contract §4): the records in the
 // order the shuffler made them, where every other test judges each record
 // alone. A shuffler with few seeds repeats itself; one reseeded from a
 // clock or a counter, or one that reshuffles the previous deck, makes

@@ -1,5 +1,5 @@
-// Tally kinds: what a job counts of each trial's outcome (DESIGN.md section
-// 3). Each kind is defined once, here: a definition that says how an outcome
+// Tally kinds: what a job counts of each trial's outcome (contract
+// §3). Each kind is defined once, here: a definition that says how an outcome
 // counts into it (a type below, run by every backend's trial), and a row of
 // kTallyKindRows that says its names, its bins for a shape, whether it fits,
 // and how documents give its counts. What holds, merges, zeroes, saves,
@@ -37,7 +37,7 @@ enum class TallyKind : std::uint8_t {
   guesses,    // a permutation's cards a guesser names before each is turned (GuessTally)
   valleys,    // a permutation's valleys: cards below both neighbours (ValleyTally)
   shelf_guesses,  // the cards a guesser who bets on a shelf shuffler's piles names (ShelfGuessTally)
-  // Serial kinds (built-in jobs audited as a stream, DESIGN.md section 6):
+  // Serial kinds (built-in jobs audited as a stream, contract §4):
   // trial t against trial t - 1, the one before it in index order
   // (wrapping below 0), relabeled by it (stream_tests.hpp); each is a kind
   // above counted on the relabeled record.
@@ -368,6 +368,8 @@ inline constexpr auto kAllTallyKinds = AllTallyDefinitions::kinds;
 inline constexpr std::size_t kTallyKinds = kAllTallyKinds.size();
 static_assert(internal::lists_every_value_in_order<kAllTallyKinds>(),
               "AllTallyDefinitions lists every TallyKind once, in enum order");
+static_assert(kTallyKinds <= 8 * sizeof(TallySet{}.bits()),
+              "a TallySet holds a bit a kind: widen its bits_ for more kinds, or the last would never count");
 
 constexpr bool only_kinds_of(TallySet set, TallySet allowed) { return (set.bits() & ~allowed.bits()) == 0; }
 constexpr bool device_kinds_only(TallySet set) {
@@ -410,7 +412,7 @@ struct TallyKindRow {
   void (*check)(Shape);
   // The law of a fair shuffle's outcome, a probability a bin; empty: uniform.
   std::vector<double> (*fair_law)(Shape);
-  // The law under an exact model (DESIGN.md section 6, --model); null: the
+  // The law under an exact model (contract §4, --model); null: the
   // fair law, whatever the model.
   std::vector<double> (*model_law)(const ExactDistribution&);
   // The bin's name (labelled kinds), else null.

@@ -1,4 +1,4 @@
-// The trial body (DESIGN.md section 5): source -> algorithm -> sink. Every
+// The trial body (docs/architecture.md): source -> algorithm -> sink. Every
 // place that runs trials runs this: the scalar reference loop below, the
 // vector kernels' fall-back batches, the CUDA threads, and the exact
 // enumerator (with a path walker for the source).

@@ -1,4 +1,4 @@
-// The weighted orders of DESIGN.md section 3: each item gets a key from its
+// The weighted orders of contract §3: each item gets a key from its
 // own stream word(s) and its weight, and the items are listed by key. Host
 // code only (floating point keys; exempt from the GPU identity rule). The
 // trial body reaches them through shuffle_as (algorithms.hpp); the exact law

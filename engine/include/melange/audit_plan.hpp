@@ -2,7 +2,7 @@
 // `audit`, Python's `audit` and `audit_records`): which tallies a job keeps,
 // the law it is tested against, the notes a report carries about what was
 // left out, the memory the workers may use; and the audit of a stream of
-// records read from outside (DESIGN.md section 6), looks included.
+// records read from outside (contract §4), looks included.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Runs that outlive a sitting (DESIGN.md section 8). A job runs in segments
+// Runs that outlive a sitting (contract §6). A job runs in segments
 // over its trial range, in order, so that what is done is always a prefix of
 // the range; a checkpoint holds the job, that prefix's length and its
 // tallies, and a run resumed from it ends with the tally an uninterrupted run

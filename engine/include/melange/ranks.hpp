@@ -1,4 +1,4 @@
-// The processes that run one job together (DESIGN.md section 8). A job on
+// The processes that run one job together (contract §6). A job on
 // one process has no Ranks at all (a null pointer); MPI ranks are the one
 // implementation, built when CMake finds MPI. Rank r runs its share of the
 // trial range; the tallies are summed at rank 0, which alone reports.

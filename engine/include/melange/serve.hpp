@@ -1,4 +1,4 @@
-// Serving records to Monte Carlo code (DESIGN.md section 7): the caller owns
+// Serving records to Monte Carlo code (contract §5): the caller owns
 // the memory and the library fills it.
 //
 // Record r of a job is the outcome of trial job.first + r: the permutation

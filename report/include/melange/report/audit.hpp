@@ -1,5 +1,5 @@
 // The audit document: what an audit found, as the text a person reads and
-// the JSON a program reads (DESIGN.md section 10), and the model both are
+// the JSON a program reads (contract §8), and the model both are
 // made of. Every front end composes these; none writes an audit of its own.
 // This header needs no JSON library: json.hpp has the document as a value.
 #pragma once

@@ -1,7 +1,7 @@
 // The bench document: rows of shuffles per second, each beside its peers
 // (std::shuffle, and Fisher-Yates by batched ranged integers) and, where a
 // trial is one Philox block, the machine's Philox limit, as the text table a person reads, the JSON and the CSV
-// (DESIGN.md section 10). `melange bench` measures; this writes.
+// (contract §8). `melange bench` measures; this writes.
 #pragma once
 
 #include <cstdint>

@@ -17,7 +17,7 @@ namespace melange::report {
 
 using Json = nlohmann::ordered_json;
 
-// The version of every document's layout (DESIGN.md section 10): a change
+// The version of every document's layout (contract §8): a change
 // that removes a field or changes its meaning is a new version.
 inline constexpr int kFormatVersion = 1;
 
@@ -51,8 +51,8 @@ void add_job_fields(Json& j, const Job& job);
 // does not know; nlohmann's exceptions for a field missing or of the wrong
 // type.
 Job read_job_fields(const Json& j, const std::string& document);
-// A whole number in [0, max]: a JSON integer, or a decimal string (DESIGN.md
-// section 10); `what` names it in the UsageError otherwise.
+// A whole number in [0, max]: a JSON integer, or a decimal string (contract
+// §8); `what` names it in the UsageError otherwise.
 std::uint64_t json_whole(const Json& v, const std::string& what, std::uint64_t max, const std::string& document);
 
 // The audit's document, with "histogram" null where the n! counts go.

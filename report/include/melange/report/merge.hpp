@@ -1,4 +1,4 @@
-// Merging results (DESIGN.md section 8): the results of one job over
+// Merging results (contract §6): the results of one job over
 // disjoint trial ranges whose union is contiguous, read from an audit's
 // JSON documents or checkpoints, become the result of one run over the
 // union. Tallies are sums, so the merged result is the one a single run
@@ -67,7 +67,7 @@ MergePlan plan_merge(const std::vector<std::string>& paths, std::uint64_t memory
 // The second step: each piece's counts, streamed, checked and summed.
 MergedResult merge(const MergePlan& plan);
 // Both steps. A caller that has outputs to check before the counts are read
-// (DESIGN.md section 9) takes them one at a time.
+// (contract §7) takes them one at a time.
 MergedResult merge_results(const std::vector<std::string>& paths, std::uint64_t memory_cap);
 
 }  // namespace melange::report

@@ -1,0 +1,206 @@
+#include "melange/job_fields.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include "melange/internal/decimal.hpp"
+
+namespace melange {
+namespace {
+
+constexpr std::uint64_t kU64 = std::numeric_limits<std::uint64_t>::max();
+
+// A weight as a hex float: exact, whatever the double.
+std::string hex_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
+std::string weights_text(const Job& job) {
+  if (job.weights.empty()) return "none";
+  std::string s;
+  for (double w : job.weights) {
+    if (!s.empty()) s += ' ';
+    s += hex_double(w);
+  }
+  return s;
+}
+
+bool read_weights(std::string_view text, Job& job) {
+  job.weights.clear();
+  if (text == "none") return true;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string word(text.substr(0, space));
+    char* end = nullptr;
+    job.weights.push_back(std::strtod(word.c_str(), &end));
+    if (word.empty() || *end != '\0') return false;
+    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+  }
+  return true;
+}
+
+// FNV-1a of the text: what ranks compare of a field that is not a number.
+std::uint64_t text_hash(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325u;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3u;
+  return h;
+}
+
+// The tallies kept, one fingerprint entry a kind, named by its title, so
+// that ranks that differ say which tally ("rank histogram").
+void tally_fingerprint(const Job& job, JobFingerprint& f) {
+  for (const TallyKindRow& row : kTallyKindRows) f.emplace_back(std::string(row.title), job.tallies.has(row.kind));
+}
+
+// A whole-number field: its text is its decimal digits.
+template <auto Get, auto Set, std::uint64_t Max>
+constexpr JobField whole_field(std::string_view key, JsonForm json, int json_order,
+                               bool (*omitted)(const Job&) = nullptr, bool optional_line = false) {
+  JobField f{key,
+             [](const Job& j) { return std::to_string(Get(j)); },
+             [](std::string_view text, Job& j) {
+               const auto v = internal::parse_decimal(text, Max);
+               if (v) Set(j, *v);
+               return v.has_value();
+             }};
+  f.whole = [](const Job& j) { return static_cast<std::uint64_t>(Get(j)); };
+  f.set_whole = [](Job& j, std::uint64_t v) { Set(j, v); };
+  f.max = Max;
+  f.json = json;
+  f.json_order = json_order;
+  f.omitted = omitted;
+  f.optional_line = optional_line;
+  return f;
+}
+
+constexpr std::uint64_t seed_of(const Job& j) { return j.seed; }
+constexpr void set_seed(Job& j, std::uint64_t v) { j.seed = v; }
+constexpr int n_of(const Job& j) { return j.n; }
+constexpr void set_n(Job& j, std::uint64_t v) { j.n = static_cast<int>(v); }
+// k as dealt: n for a whole permutation, whether the job says 0 or n.
+int k_of(const Job& j) { return shape_of(j).k; }
+constexpr void set_k(Job& j, std::uint64_t v) { j.k = static_cast<int>(v); }
+constexpr int riffles_of(const Job& j) { return j.riffles; }
+constexpr void set_riffles(Job& j, std::uint64_t v) { j.riffles = static_cast<int>(v); }
+constexpr int shelves_of(const Job& j) { return j.shelves; }
+constexpr void set_shelves(Job& j, std::uint64_t v) { j.shelves = static_cast<int>(v); }
+constexpr int passes_of(const Job& j) { return j.passes; }
+constexpr void set_passes(Job& j, std::uint64_t v) { j.passes = static_cast<int>(v); }
+constexpr int bits_of(const Job& j) { return j.spec.bits; }
+constexpr void set_bits(Job& j, std::uint64_t v) { j.spec.bits = static_cast<int>(v); }
+constexpr std::uint64_t first_of(const Job& j) { return j.first; }
+constexpr void set_first(Job& j, std::uint64_t v) { j.first = v; }
+constexpr std::uint64_t trials_of(const Job& j) { return j.trials; }
+constexpr void set_trials(Job& j, std::uint64_t v) { j.trials = v; }
+
+JobField algorithm_field() {
+  JobField f{"algorithm", [](const Job& j) { return std::string(algorithm_name(j.algorithm)); },
+             [](std::string_view text, Job& j) {
+               const auto a = parse_algorithm(text);
+               if (a) j.algorithm = *a;
+               return a.has_value();
+             }};
+  f.json_order = 2;
+  return f;
+}
+
+JobField method_field() {
+  JobField f{"method", [](const Job& j) { return std::string(method_name(j.spec.method)); },
+             [](std::string_view text, Job& j) {
+               const auto m = parse_method(text);
+               if (m) j.spec.method = *m;
+               return m.has_value();
+             }};
+  f.json_order = 3;
+  return f;
+}
+
+JobField weights_field() {
+  JobField f{"weights", weights_text, read_weights};
+  f.json = JsonForm::numbers;
+  f.json_order = 7;
+  f.omitted = [](const Job& j) { return j.weights.empty(); };  // a checkpoint writes "none"
+  f.fingerprint = [](const Job& j, JobFingerprint& fp) {
+    std::uint64_t h = 0xcbf29ce484222325u;  // FNV-1a of the weights' bits
+    for (double w : j.weights) h = (h ^ std::bit_cast<std::uint64_t>(w)) * 0x100000001b3u;
+    fp.emplace_back("weights (hash)", h);
+  };
+  return f;
+}
+
+JobField tallies_field() {
+  JobField f{"tallies", [](const Job& j) { return tally_names(j.tallies); },
+             [](std::string_view text, Job& j) {
+               const auto kinds = parse_tally_names(text);
+               if (kinds) j.tallies = *kinds;
+               return kinds.has_value();
+             }};
+  f.json = JsonForm::none;
+  f.fingerprint = tally_fingerprint;
+  return f;
+}
+
+bool is_zero_riffles(const Job& j) { return j.riffles == 0; }
+bool is_zero_shelves(const Job& j) { return j.shelves == 0; }
+bool is_zero_passes(const Job& j) { return j.passes == 0; }
+bool k_is_n(const Job& j) { return shape_of(j).k == j.n; }
+
+// Built on first use: the rows hold functions made at run time.
+const std::array<JobField, 13>& job_field_rows() {
+  static const std::array<JobField, 13> rows{{
+    whole_field<seed_of, set_seed, kU64>("seed", JsonForm::whole_u64, 1),
+    algorithm_field(),
+    whole_field<n_of, set_n, INT_MAX>("n", JsonForm::whole_int, 5),
+    whole_field<k_of, set_k, INT_MAX>("k", JsonForm::whole_int, 6, k_is_n),
+    weights_field(),
+    whole_field<riffles_of, set_riffles, kMaxRiffles>("riffles", JsonForm::whole_int, 8, is_zero_riffles, true),
+    whole_field<shelves_of, set_shelves, kMaxShelves>("shelves", JsonForm::whole_int, 9, is_zero_shelves, true),
+    whole_field<passes_of, set_passes, kMaxPasses>("passes", JsonForm::whole_int, 10, is_zero_passes, true),
+    method_field(),
+    whole_field<bits_of, set_bits, 64>("bits", JsonForm::whole_int, 4),
+    whole_field<first_of, set_first, kU64>("first", JsonForm::whole_u64, 12),
+    whole_field<trials_of, set_trials, kU64>("trials", JsonForm::whole_u64, 11),
+    tallies_field(),
+  }};
+  return rows;
+}
+
+}  // namespace
+
+std::span<const JobField> job_fields() { return job_field_rows(); }
+
+std::vector<const JobField*> json_job_fields() {
+  std::vector<const JobField*> rows;
+  for (const JobField& f : job_fields())
+    if (f.json != JsonForm::none) rows.push_back(&f);
+  std::sort(rows.begin(), rows.end(), [](const JobField* a, const JobField* b) { return a->json_order < b->json_order; });
+  return rows;
+}
+
+std::string job_field_difference(const Job& ours, const Job& theirs, const std::string& ours_name,
+                                 const std::string& theirs_name) {
+  for (const JobField& f : job_fields()) {
+    const std::string here = f.text(ours), there = f.text(theirs);
+    if (here != there) return std::string(f.key) + " " + here + " " + ours_name + ", " + there + " " + theirs_name;
+  }
+  return "";
+}
+
+JobFingerprint job_fingerprint(const Job& job) {
+  JobFingerprint f;
+  for (const JobField& row : job_fields()) {
+    if (row.fingerprint) row.fingerprint(job, f);
+    else if (row.whole) f.emplace_back(std::string(row.key), row.whole(job));
+    else f.emplace_back(std::string(row.key) + " (hash)", text_hash(row.text(job)));
+  }
+  return f;
+}
+
+}  // namespace melange

@@ -1,6 +1,7 @@
 #include "melange/algorithms.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "melange/error.hpp"
@@ -9,19 +10,9 @@
 namespace melange {
 
 std::string_view algorithm_name(Algorithm a) {
-  switch (a) {
-    case Algorithm::fisher_yates: return "fisher-yates";
-    case Algorithm::naive_swap: return "naive-swap";
-    case Algorithm::sattolo: return "sattolo";
-    case Algorithm::partial: return "partial";
-    case Algorithm::sort_binary_insertion: return "sort-binary-insertion";
-    case Algorithm::sort_v8_timsort: return "sort-v8-timsort";
-    case Algorithm::weighted: return "weighted";
-    case Algorithm::weighted_int_power: return "weighted-int-power";
-    case Algorithm::riffle: return "riffle";
-    case Algorithm::shelf: return "shelf";
-  }
-  return "?";
+  // A value outside the enum (read from a file, cast by a caller) has no row.
+  const auto i = static_cast<std::size_t>(a);
+  return i < std::size(kAlgorithmRows) ? kAlgorithmRows[i].name : "?";
 }
 
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
@@ -41,32 +32,41 @@ std::uint64_t max_draw_range(Algorithm a, Shape s) {
   return top;
 }
 
-int max_items(Algorithm a) {
-  return a == Algorithm::sort_v8_timsort ? kMaxTimsortItems : kMaxSampleItems;
+namespace {
+
+// Every card parameter some algorithm takes, once each.
+constexpr std::array<const CardParameter*, 3> kCardParameters{&kRiffles, &kShelves, &kPasses};
+
+// The algorithm whose row takes `p`, for a message that says where it belongs.
+Algorithm taker_of(Param p) {
+  for (const AlgorithmRow& row : kAlgorithmRows)
+    for (const CardParameter& c : row.cards)
+      if (c.param == p) return row.algorithm;
+  return Algorithm::fisher_yates;  // not reached: kCardParameters lists taken ones
 }
 
-namespace {
-// Throws unless `value` is in [low, high] where the algorithm takes the
-// parameter, and 0 where it does not.
-void check_parameter(Algorithm a, Algorithm takes_it, Param p, int value, int low, int high, std::string_view what) {
-  std::string token{"{"};
-  token.append(param_name(p)).append("}");
-  if (a != takes_it) {
-    if (value != 0)
-      throw UsageError(p, token + " is for the " + std::string(algorithm_name(takes_it)) + " algorithm; " +
-                              std::string(algorithm_name(a)) + " takes none");
-    return;
-  }
-  if (value < low || value > high)
-    throw UsageError(p, std::string(algorithm_name(a)) + " needs " + token + " from " + std::to_string(low) + " to " +
-                            std::to_string(high) + " (" + std::string(what) + "), got " + std::to_string(value));
-}
 }  // namespace
 
 void validate_card_parameters(Algorithm a, Shape s) {
-  check_parameter(a, Algorithm::riffle, Param::riffles, s.riffles, 1, kMaxRiffles, "k riffles are one 2^k-shuffle");
-  check_parameter(a, Algorithm::shelf, Param::shelves, s.shelves, 2, kMaxShelves, "the machine's shelves");
-  check_parameter(a, Algorithm::shelf, Param::passes, s.passes, 1, kMaxPasses, "passes of the deck through it");
+  for (const CardParameter* parameter : kCardParameters) {
+    std::string token{"{"};
+    token.append(param_name(parameter->param)).append("}");
+    const int value = s.*(parameter->field);
+    const CardParameter* taken = nullptr;
+    for (const CardParameter& c : row_of(a).cards)
+      if (c.param == parameter->param) taken = &c;
+    if (!taken) {
+      if (value != 0)
+        throw UsageError(parameter->param, token + " is for the " +
+                                               std::string(algorithm_name(taker_of(parameter->param))) +
+                                               " algorithm; " + std::string(algorithm_name(a)) + " takes none");
+      continue;
+    }
+    if (value < taken->low || value > taken->high)
+      throw UsageError(parameter->param, std::string(algorithm_name(a)) + " needs " + token + " from " +
+                                             std::to_string(taken->low) + " to " + std::to_string(taken->high) +
+                                             " (" + std::string(taken->why) + "), got " + std::to_string(value));
+  }
 }
 
 }  // namespace melange

@@ -1,4 +1,4 @@
-// The shuffle algorithms of DESIGN.md section 3, each defined once against a
+// The shuffle algorithms of contract §3, each defined once against a
 // RandomSource so that the sampler, the vector lanes, the GPU threads and the
 // exact enumerator run the same definition. Items start in identity order;
 // a[i] is the item at position i.
@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "melange/config.hpp"
+#include "melange/error.hpp"
 #include "melange/internal/dispatch.hpp"
 #include "melange/limits.hpp"
 #include "melange/weighted.hpp"
@@ -70,16 +72,23 @@ concept RandomSource = requires(S& s, std::uint64_t range) {
 // raw words for each item (the weighted orders; CPU only).
 enum class DrawKind : std::uint8_t { schedule, cards, coins, keys };
 
+// A switch, not the table below, because GPU threads ask it; a
+// static_assert holds it to the table, and an algorithm missing here does
+// not compile (-Werror=switch).
 MELANGE_HD constexpr DrawKind draw_kind(Algorithm a) {
   switch (a) {
+    case Algorithm::fisher_yates:
+    case Algorithm::naive_swap:
+    case Algorithm::sattolo:
+    case Algorithm::partial: return DrawKind::schedule;
     case Algorithm::sort_binary_insertion:
     case Algorithm::sort_v8_timsort: return DrawKind::coins;
     case Algorithm::weighted:
     case Algorithm::weighted_int_power: return DrawKind::keys;
     case Algorithm::riffle:
     case Algorithm::shelf: return DrawKind::cards;
-    default: return DrawKind::schedule;
   }
+  return DrawKind::schedule;  // not reached: every value has its case
 }
 
 // True where the draws follow a fixed schedule of ranges (scheduled_draw),
@@ -122,8 +131,12 @@ MELANGE_HD constexpr int scheduled_draws(Algorithm a, Shape s) {
     case Algorithm::partial: return s.k;
     case Algorithm::riffle: return s.n;
     case Algorithm::shelf: return 2 * s.n * s.passes;
-    default: return 0;
+    case Algorithm::sort_binary_insertion:
+    case Algorithm::sort_v8_timsort:
+    case Algorithm::weighted:
+    case Algorithm::weighted_int_power: return 0;  // coins and keys are drawn as the trial asks
   }
+  return 0;  // not reached: every value has its case
 }
 
 // Draw d, 0 <= d < scheduled_draws(a, s):
@@ -146,23 +159,101 @@ MELANGE_HD constexpr ScheduledDraw scheduled_draw(Algorithm a, Shape s, int d) {
       const auto card = static_cast<std::uint32_t>(d % (2 * s.n)) / 2;
       return {d % 2 == 0 ? static_cast<std::uint32_t>(s.shelves) : 2u, un - 1 - card};
     }
-    default: return {1, 0};
+    case Algorithm::sort_binary_insertion:
+    case Algorithm::sort_v8_timsort:
+    case Algorithm::weighted:
+    case Algorithm::weighted_int_power: return {1, 0};  // no schedule (scheduled_draws is 0)
   }
+  return {1, 0};  // not reached: every value has its case
 }
+
+// ---- The algorithm table -----------------------------------------------------
+
+// A whole-number parameter of a card shuffle, as Shape carries it.
+using ShapeField = int Shape::*;
+struct CardParameter {
+  Param param = Param::none;  // none: an empty slot
+  ShapeField field = nullptr;
+  int low = 0, high = 0;
+  int when_not_given = 0;   // what a caller who leaves it out gets
+  std::string_view why{};   // what the limits mean, for an error
+};
+
+// What an algorithm is, beside its definition below: its name, how it
+// draws, how many items it takes, what it deals, what parameters it takes,
+// and whether a GPU thread runs it. One row an algorithm, in enum order
+// (a static_assert holds it to the enum); the functions below read it.
+struct AlgorithmRow {
+  Algorithm algorithm;
+  std::string_view name;
+  DrawKind draws;
+  int max_items = kMaxSampleItems;
+  bool deals = false;          // may hand on k < n items in slot order ({k})
+  bool takes_weights = false;  // one weight an item ({weights})
+  std::array<CardParameter, 2> cards{};
+  bool on_gpu = false;         // a CUDA kernel runs it; under --backend cuda the others run on the CPU
+};
+
+inline constexpr CardParameter kRiffles{Param::riffles, &Shape::riffles, 1, kMaxRiffles, 0,
+                                        "k riffles are one 2^k-shuffle"};
+inline constexpr CardParameter kShelves{Param::shelves, &Shape::shelves, 2, kMaxShelves, 0, "the machine's shelves"};
+inline constexpr CardParameter kPasses{Param::passes, &Shape::passes, 1, kMaxPasses, 1,
+                                       "passes of the deck through it"};
+
+inline constexpr AlgorithmRow kAlgorithmRows[] = {
+    {.algorithm = Algorithm::fisher_yates, .name = "fisher-yates", .draws = DrawKind::schedule, .on_gpu = true},
+    {.algorithm = Algorithm::naive_swap, .name = "naive-swap", .draws = DrawKind::schedule, .on_gpu = true},
+    {.algorithm = Algorithm::sattolo, .name = "sattolo", .draws = DrawKind::schedule, .on_gpu = true},
+    {.algorithm = Algorithm::partial, .name = "partial", .draws = DrawKind::schedule, .deals = true, .on_gpu = true},
+    {.algorithm = Algorithm::sort_binary_insertion, .name = "sort-binary-insertion", .draws = DrawKind::coins,
+     .on_gpu = true},
+    {.algorithm = Algorithm::sort_v8_timsort, .name = "sort-v8-timsort", .draws = DrawKind::coins,
+     .max_items = kMaxTimsortItems, .on_gpu = true},
+    {.algorithm = Algorithm::weighted, .name = "weighted", .draws = DrawKind::keys, .takes_weights = true},
+    {.algorithm = Algorithm::weighted_int_power, .name = "weighted-int-power", .draws = DrawKind::keys,
+     .takes_weights = true},
+    {.algorithm = Algorithm::riffle, .name = "riffle", .draws = DrawKind::cards, .cards = {kRiffles}},
+    {.algorithm = Algorithm::shelf, .name = "shelf", .draws = DrawKind::cards, .cards = {kShelves, kPasses}},
+};
+
+constexpr const AlgorithmRow& row_of(Algorithm a) { return kAlgorithmRows[static_cast<std::size_t>(a)]; }
+
+constexpr bool rows_follow_algorithms() {
+  if (std::size(kAlgorithmRows) != std::size(kAllAlgorithms)) return false;
+  for (std::size_t i = 0; i < std::size(kAllAlgorithms); ++i) {
+    const AlgorithmRow& row = kAlgorithmRows[i];
+    if (row.algorithm != kAllAlgorithms[i] || row.draws != draw_kind(row.algorithm)) return false;
+  }
+  return true;
+}
+static_assert(rows_follow_algorithms(), "kAlgorithmRows has a row for every Algorithm, in enum order, whose "
+                                        "draws agree with draw_kind()");
 
 // Largest range an algorithm passes to bounded() (0: coins only).
 std::uint64_t max_draw_range(Algorithm a, Shape s);
 // Largest n an algorithm is defined for.
-int max_items(Algorithm a);
-// Throws UsageError ({riffles}, {shelves}, {passes}) unless the card
-// shuffles have their parameters in range and every other algorithm has none.
+constexpr int max_items(Algorithm a) { return row_of(a).max_items; }
+// Throws UsageError ({riffles}, {shelves}, {passes}) unless the algorithm's
+// card parameters are in range and every parameter it does not take is 0.
 void validate_card_parameters(Algorithm a, Shape s);
-// The passes a job makes where its caller does not say (the CLI's
-// --passes, Python's passes=): a shelf machine one; no other algorithm any.
-constexpr int default_passes(Algorithm a) { return a == Algorithm::shelf ? 1 : 0; }
+// A card parameter's value where its caller does not give it (the CLI's
+// --passes, Python's passes=): a shelf machine makes one pass.
+constexpr int default_card_parameter(Algorithm a, Param p) {
+  for (const CardParameter& c : row_of(a).cards)
+    if (c.param == p) return c.when_not_given;
+  return 0;
+}
+constexpr int default_passes(Algorithm a) { return default_card_parameter(a, Param::passes); }
 // True when the algorithm may hand on a deal of k < n items rather than the
-// whole permutation.
+// whole permutation. A one-line function, not the table, because GPU
+// threads ask it; the static_assert below holds it to the table.
 MELANGE_HD constexpr bool can_deal(Algorithm a) { return a == Algorithm::partial; }
+constexpr bool deals_agree() {
+  for (const AlgorithmRow& row : kAlgorithmRows)
+    if (row.deals != can_deal(row.algorithm)) return false;
+  return true;
+}
+static_assert(deals_agree(), "can_deal() says what kAlgorithmRows says");
 // True when the algorithm draws comparator coins rather than bounded integers.
 inline bool uses_coins(Algorithm a) { return draw_kind(a) == DrawKind::coins; }
 
@@ -306,20 +397,24 @@ MELANGE_HD inline void shuffle_as(Items&& a, Shape s, Source& src) {
   } else if constexpr (draw_kind(A) == DrawKind::cards) {
 #ifndef __CUDA_ARCH__
     // CPU only: a digit per position, or piles of cards, to keep.
-    if constexpr (A == Algorithm::riffle)
+    if constexpr (A == Algorithm::riffle) {
       internal::riffle_by_digits(a, s, src);
-    else
+    } else {
+      static_assert(A == Algorithm::shelf, "a card shuffle with no body: give it its branch here");
       internal::shelf_by_draws(a, s, src);
+    }
 #endif
   } else if constexpr (draw_kind(A) == DrawKind::keys) {
 #ifndef __CUDA_ARCH__
     // Host code (weighted.hpp): a source without words (the exact walker)
     // never runs these; their exact law is Plackett-Luce's.
     if constexpr (requires { src.word(); }) {
-      if constexpr (A == Algorithm::weighted)
+      if constexpr (A == Algorithm::weighted) {
         internal::weighted_order(a, n, s.weights, src);
-      else
+      } else {
+        static_assert(A == Algorithm::weighted_int_power, "an order of keys with no body: give it its branch here");
         internal::int_power_order(a, n, s.weights, src);
+      }
     }
 #endif
   } else if constexpr (A == Algorithm::sort_binary_insertion) {

@@ -4,6 +4,7 @@
 // tests call). No CUDA headers: it builds with any C++ compiler.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -19,9 +20,20 @@ namespace melange::cuda {
 // supported, so the engine runs it on the CPU with its usual note instead of
 // launching nothing. So is a job that tallies a kind a GPU thread does not
 // count (tallies.hpp: DeviceTallyDefinitions).
-inline constexpr Algorithm kDeviceAlgorithms[] = {Algorithm::fisher_yates, Algorithm::naive_swap,
-                                                  Algorithm::sattolo, Algorithm::partial,
-                                                  Algorithm::sort_binary_insertion, Algorithm::sort_v8_timsort};
+// The algorithms whose rows say a GPU thread runs them (kAlgorithmRows).
+constexpr std::size_t device_algorithm_count() {
+  std::size_t count = 0;
+  for (const AlgorithmRow& row : kAlgorithmRows) count += row.on_gpu ? 1 : 0;
+  return count;
+}
+constexpr std::array<Algorithm, device_algorithm_count()> device_algorithms() {
+  std::array<Algorithm, device_algorithm_count()> out{};
+  std::size_t i = 0;
+  for (const AlgorithmRow& row : kAlgorithmRows)
+    if (row.on_gpu) out[i++] = row.algorithm;
+  return out;
+}
+inline constexpr auto kDeviceAlgorithms = device_algorithms();
 inline constexpr Method kDeviceMethods[] = {Method::lemire, Method::modulo, Method::rejection, Method::multiply,
                                             Method::batched};
 

@@ -38,6 +38,7 @@
 #include "artifacts.hpp"
 #include "checkpoint_lock.hpp"
 #include "progress.hpp"
+#include "record_input.hpp"
 #include "melange/report/audit.hpp"
 #include "melange/report/exact.hpp"
 #include "melange/report/job_text.hpp"
@@ -101,222 +102,7 @@ std::string progress_lines(std::uint64_t records, const AuditReport& r) {
   return lines.empty() ? head + "no test yet\n" : lines;
 }
 
-// --input as a file descriptor: a file or a pipe, or standard input for
-// "-". Closed when it goes.
-class InputFile {
- public:
-  explicit InputFile(const std::string& path) {
-    if (path == "-") return;
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-      throw UsageError("--input '" + path + "' is a folder; give a file of records or '-' for standard input");
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0)
-      throw UsageError("cannot read --input '" + path + "': " + std::error_code(errno, std::generic_category()).message());
-    owned_ = true;
-  }
-  ~InputFile() {
-    if (owned_) ::close(fd_);
-  }
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
 
-  // The input's first bytes, read ahead (and handed out again by read()):
-  // up to `bytes`, or fewer once they hold `lines` whole lines or the input
-  // ends, so that a slow pipe is not waited on for more than a few records.
-  std::string_view peek(std::size_t bytes, std::size_t lines) {
-    std::size_t newlines = 0;
-    while (ahead_.size() < bytes && newlines < lines) {
-      const std::size_t before = ahead_.size();
-      ahead_.resize(bytes);
-      const std::size_t got = read_fd(ahead_.data() + before, bytes - before);
-      ahead_.resize(before + got);
-      if (got == 0) {
-        ended_ = true;
-        break;
-      }
-      newlines += static_cast<std::size_t>(std::count(ahead_.begin() + static_cast<std::ptrdiff_t>(before), ahead_.end(), '\n'));
-    }
-    return ahead_;
-  }
-
-  // Whether peek() met the end of the input: its last line is whole even
-  // without a line end.
-  bool ended() const { return ended_; }
-
-  // What read(2) gives, as it arrives (the bytes peeked first); 0 at the
-  // end, or once SIGINT came.
-  std::size_t read(char* buffer, std::size_t capacity) {
-    if (served_ < ahead_.size()) {
-      const std::size_t n = std::min(capacity, ahead_.size() - served_);
-      std::memcpy(buffer, ahead_.data() + served_, n);
-      served_ += n;
-      return n;
-    }
-    return read_fd(buffer, capacity);
-  }
-
- private:
-  std::size_t read_fd(char* buffer, std::size_t capacity) const {
-    for (;;) {
-      if (signals::interrupted()) return 0;
-      const ssize_t got = ::read(fd_, buffer, capacity);
-      if (got >= 0) return static_cast<std::size_t>(got);
-      if (errno != EINTR) throw Error("reading --input failed: " + std::error_code(errno, std::generic_category()).message());
-    }
-  }
-
-  int fd_ = STDIN_FILENO;
-  bool owned_ = false;
-  std::string ahead_;       // bytes peeked
-  bool ended_ = false;      // the peek reached the end of the input
-  std::size_t served_ = 0;  // of them, handed out by read()
-};
-
-
-// What the records say of themselves where the flags did not: n from the
-// first record (text, or a .npy array's shape), 1-based text when the first
-// record is a permutation of 1..n, a header line passed over. A given --n
-// that the first record contradicts is refused, saying what the records
-// hold. Reads ahead a few lines (64 KB, more for a longer first line),
-// which the audit reads again.
-// --labels: "cards" (the 52 names 2c..As), a list ("Kh,2c,..."), or a
-// FILE of them (whitespace or commas between), at most `max_bytes` of it.
-// Each label once, and none holding what a record line gives another
-// meaning ('#' starts a comment, ';' separates items).
-std::vector<std::string> parse_labels(const std::string& arg, std::uint64_t max_bytes) {
-  std::vector<std::string> labels;
-  if (arg == "cards") {
-    for (int c = 0; c < 52; ++c) labels.push_back(card_name(c));
-    return labels;
-  }
-  std::string text = arg;
-  std::error_code ec;
-  if (arg.find(',') == std::string::npos && std::filesystem::is_regular_file(arg, ec)) {
-    text = read_list_file(arg, "--labels", max_bytes);
-  } else if (arg.find(',') == std::string::npos) {
-    throw UsageError("--labels '" + arg + "' is neither 'cards', a comma-separated list nor a file");
-  }
-  labels = split_list(text, "--labels", static_cast<std::size_t>(kMaxSampleItems), false);
-  std::unordered_set<std::string_view> seen;
-  for (const std::string& label : labels) {
-    if (label.find_first_of("#;") != std::string::npos)
-      throw UsageError("--labels has '" + label + "': a label cannot hold '#' or ';', which records read as a comment "
-                       "and a separator: rename it");
-    if (!seen.insert(label).second)
-      throw UsageError("--labels names '" + label + "' twice: each item needs its own");
-  }
-  if (labels.size() < 2) throw UsageError("--labels needs a name for each item, at least two");
-  return labels;
-}
-
-// Labelled text records: n is the labels', k the first record's length.
-void infer_from_labels(AuditArgs& a, const TextSniff& sniff, std::vector<std::string>& said) {
-  const bool deal = a.job.k != 0;
-  const int n = static_cast<int>(a.labels.size());
-  if (a.n_given && a.job.n != n)
-    throw UsageError("--labels names " + std::to_string(n) + " items; --n is " + std::to_string(a.job.n) +
-                     ": drop --n (the labels give it) or fix it");
-  if (sniff.tokens > n)
-    throw UsageError("records have " + std::to_string(sniff.tokens) + " items (the first reads \"" + sniff.first +
-                     "\"); --labels names " + std::to_string(n) + ": name every item once");
-  a.job.n = n;
-  said.push_back("n " + std::to_string(n) + " from --labels");
-  if (!deal && sniff.tokens > 0 && sniff.tokens < n) {
-    a.job.k = sniff.tokens;
-    said.push_back("deals of k " + std::to_string(sniff.tokens) + " from the first record");
-  }
-}
-
-void infer_from_records(AuditArgs& a, InputFile& input, RecordFormat format) {
-  const bool deal = a.job.k != 0;
-  const std::string noun = deal ? "--k" : "--n";
-  const int given = deal ? a.job.k : a.job.n;
-  std::vector<std::string> said;
-  if (format == RecordFormat::npy) {
-    const std::string_view head = input.peek(std::size_t{1} << 16, ~std::size_t{0});
-    std::size_t at = 0;
-    const NpyArray array = read_npy_header([&](char* buffer, std::size_t size) {
-      const std::size_t got = std::min(size, head.size() - at);
-      std::memcpy(buffer, head.data() + at, got);
-      at += got;
-      return got;
-    });
-    const auto items = static_cast<int>(std::min<std::uint64_t>(array.cols, 1u << 20));
-    if (a.n_given || deal) {
-      if (items != given)
-        throw UsageError("the array's records have " + std::to_string(items) + " items; " + noun + " is " +
-                         std::to_string(given) + (deal ? ": fix --k" : ": drop --n (melange reads it from the array) or fix it"));
-      return;
-    }
-    a.job.n = items;
-    said.push_back("n " + std::to_string(items) + " from the array's shape");
-  } else if (format == RecordFormat::text) {
-    // The first lines, 64 KB as a rule; a record line longer than that
-    // (tens of thousands of items) is read whole, up to kLongestFirstLines.
-    constexpr std::size_t kLongestFirstLines = std::size_t{1} << 24;
-    std::size_t want = std::size_t{1} << 16;
-    std::string head(input.peek(want, 3));
-    while (!input.ended() && std::count(head.begin(), head.end(), '\n') < 2 && want < kLongestFirstLines) {
-      want *= 4;
-      head = input.peek(want, 2);
-    }
-    if (input.ended() && !head.empty() && head.back() != '\n') head += '\n';  // the last line, unended
-    const TextSniff sniff = sniff_text(head);
-    if (!a.labels.empty()) {
-      infer_from_labels(a, sniff, said);
-      for (const std::string& w : said) a.inferred += (a.inferred.empty() ? "" : "; ") + w;
-      return;
-    }
-    if (sniff.binary && a.format.empty())
-      throw UsageError("the input is not text (its first bytes hold NUL and control characters): for binary "
-                       "records pass --format u8 or u16 and --n, or name the file .u8, .u16 or .npy");
-    if (sniff.items == 0) {
-      if (a.n_given || deal) return;  // the reader names what is wrong with the first line
-      throw UsageError("no record among the first lines (the first reads \"" + sniff.first +
-                       "\"): give records of items 0..n-1 a line, pass --n and --format, or name the items with --labels "
-                       "(--labels cards for 2c .. As)");
-    }
-    if (a.n_given && !deal && !sniff.letters && sniff.items < a.job.n) {
-      // Fewer items than --n, each one of 0..n-1: deals of k from n.
-      a.job.k = sniff.items;
-      said.push_back("deals of k " + std::to_string(sniff.items) + " from the first record (" +
-                     std::to_string(sniff.items) + " of the " + std::to_string(a.job.n) + " items; --k says otherwise)");
-    } else if (a.n_given || deal) {
-      if (sniff.items != given)
-        throw UsageError("records have " + std::to_string(sniff.items) + " items (the first reads \"" +
-                         (sniff.header ? std::string("...") : sniff.first) + "\"); " + noun + " is " +
-                         std::to_string(given) +
-                         (deal ? ": fix --k" : ": drop --n (melange reads it from the records) or fix it"));
-    } else {
-      // Numbers beyond the record's own length: not a permutation of
-      // 0..n-1 (nor 1..n), most likely a deal from a larger set.
-      const std::uint64_t top = sniff.items - (a.base_given && a.base == 1 ? 0 : 1) + (sniff.one_based ? 1 : 0);
-      if (!sniff.letters && sniff.largest > top)
-        throw UsageError("the first record has " + std::to_string(sniff.items) + " items, the largest " +
-                         std::to_string(sniff.largest) + " (it reads \"" + sniff.first +
-                         "\"): for deals of " + std::to_string(sniff.items) +
-                         " from a larger set pass --n, its size (--n 52 for a deck); a permutation holds each of "
-                         "0.." + std::to_string(sniff.items - 1) + " once");
-      a.job.n = sniff.items;
-      said.push_back("n " + std::to_string(sniff.items) + " from the first record");
-    }
-    if (!a.base_given && !deal && sniff.one_based) {
-      a.base = 1;
-      said.push_back("1-based (the first record holds 1.." + std::to_string(sniff.items) + ", no 0; --base 0 says otherwise)");
-    }
-    if (sniff.letters)
-      for (int i = 0; i < a.job.n; ++i) a.labels.emplace_back(1, static_cast<char>('A' + i));
-    if (sniff.header) {
-      a.header = true;
-      said.push_back("the first line passed over as a header (\"" + sniff.first + "\")");
-    }
-  } else if (!a.n_given && !deal) {
-    throw UsageError(std::string(record_format_name(format)) +
-                     " records have no line ends to count items by: pass --n (items a record)");
-  }
-  for (const std::string& s : said) a.inferred += (a.inferred.empty() ? "" : "; ") + s;
-}
 
 // The checkpoint to resume from, checked against the job; its tallies must
 // fit `cap` bytes.
@@ -561,6 +347,19 @@ Counted run_trials(const AuditArgs& a, Team& team, const AuditPlan& plan, const 
   return c;
 }
 
+// What the records say of their shape where the flags did not, into the
+// audit's arguments.
+void infer_shape(AuditArgs& a, InputFile& input) {
+  RecordShape s{a.job.n, a.job.k, a.n_given, !a.format.empty(), a.base, a.base_given, a.header, a.labels, a.inferred};
+  infer_record_shape(s, input, input_format(a));
+  a.job.n = s.n;
+  a.job.k = s.k;
+  a.base = s.base;
+  a.header = s.header;
+  a.labels = std::move(s.labels);
+  a.inferred = std::move(s.inferred);
+}
+
 int run_audit(AuditArgs a, Team& team) {
   // Every check comes before any work: the job, the thresholds, the model
   // file, the memory plan and every output.
@@ -593,7 +392,7 @@ int run_audit(AuditArgs a, Team& team) {
   if (!a.labels_arg.empty())
     a.labels = parse_labels(a.labels_arg, std::min<std::uint64_t>(parse_bytes(a.memory_cap, "--memory-cap"),
                                                                   std::uint64_t{kMaxSampleItems} * kBytesALabel));
-  if (from_input) infer_from_records(a, *input_file, input_format(a));
+  if (from_input) infer_shape(a, *input_file);
   if (!a.labels.empty() && static_cast<int>(a.labels.size()) != a.job.n)
     throw UsageError("--labels names " + std::to_string(a.labels.size()) + " items; the records have n " +
                      std::to_string(a.job.n));

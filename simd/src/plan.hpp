@@ -68,7 +68,7 @@ struct Plan {
   bool fixes_slots = false;
   std::vector<std::uint32_t> open_slots;
   // The card shuffles in the lanes (cards_in_lanes): each lane's keys are
-  // sorted by a network (card_rows in kernel.hpp), not swapped along the draws.
+  // sorted by a network (card_rows in kernel_cards-inl.hpp), not swapped along the draws.
   bool sorts_keys = false;
   // The job's decision table where it has one (the sort one-liners at
   // small n; one-batch schedules under batched), owned by the backend;

@@ -1,5 +1,6 @@
-// The exit statuses of the melange program, in one place (the README's
-// "Exit status" section and every command's --help say the same).
+// The exit statuses of the melange program, in one place (the README, the
+// "Exit status" section of docs/scaling.md and every command's --help say
+// the same).
 #pragma once
 
 namespace melange::cli {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's recipes: real shufflers' records given to `melange audit FILE`,
+# The auditing guide's recipes (docs/auditing.md): real shufflers' records given to `melange audit FILE`,
 # each checked for its verdict. A recipe whose tool is missing is skipped.
 # Usage: recipes.sh MELANGE PYTHON
 set -euo pipefail

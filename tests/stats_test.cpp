@@ -113,7 +113,7 @@ TEST(Stats, PowerAnalysis) {
 // case: the rate's standard error is 0.0095. The noncentral chi-square
 // behind the figure is a large-sample law: at these sizes the rank and
 // position tests catch the bias 87% of the time, not 90%, which the bands
-// allow and the README says.
+// allow and docs/auditing.md says.
 namespace {
 constexpr int kPowerRuns = 1000;
 constexpr double kLevel = 1e-6 / 4;  // the FAIL level over four tests

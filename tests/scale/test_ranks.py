@@ -111,7 +111,7 @@ def test_ranks_stop_with_a_checkpoint_that_other_ranks_resume(tmp_path):
     if checkpoint_done(ckpt) == 6_000_000_000:
         pytest.skip("the job ended as the signal came: this machine is faster than the test expects")
     assert 0 < checkpoint_done(ckpt) < 6_000_000_000, err
-    # The user pressed Ctrl-C: the line says so, and mpirun exits 1 (README).
+    # The user pressed Ctrl-C: the line says so, and mpirun exits 1 (docs/scaling.md).
     assert "(mpirun passes Ctrl-C on as SIGTERM)" in err.decode(), err
     assert p.returncode == 1, err
     mpirun(3, *audit_args(job, out), "--resume", ckpt)

@@ -1,11 +1,11 @@
 #include "audit_files.hpp"
 
 #include "melange/error.hpp"
+#include "melange/internal/bytes_text.hpp"
 #include "melange/report/exact.hpp"
 #include "melange/report/json.hpp"
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -32,12 +32,6 @@ std::uint64_t resident_bytes() {
   return resident * static_cast<std::uint64_t>(page);
 }
 
-std::string mib_text(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  return text;
-}
-
 }  // namespace
 
 std::uint64_t program_reserve(std::uint64_t cap) {
@@ -48,8 +42,8 @@ std::uint64_t program_reserve(std::uint64_t cap) {
   const std::uint64_t outputs = std::max(std::uint64_t{4} << 20, std::min(std::uint64_t{64} << 20, cap / 4));
   const std::uint64_t least = program + outputs + (std::uint64_t{1} << 20);
   if (cap < least)
-    throw UsageError(Param::memory_cap, "{memory_cap} " + mib_text(cap) + " is less than melange itself takes (" +
-                                            mib_text(program) + " resident before any tally, and room for its "
+    throw UsageError(Param::memory_cap, "{memory_cap} " + internal::bytes_text(cap) + " is less than melange itself takes (" +
+                                            internal::bytes_text(program) + " resident before any tally, and room for its "
                                             "outputs): give at least " +
                                             std::to_string((least + (std::uint64_t{1} << 20) - 1) >> 20) + "M");
   return program + outputs;

@@ -1,11 +1,8 @@
 // `melange audit`: run a job, tally it, test it, grade it.
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -13,12 +10,10 @@
 #include <memory>
 #include <optional>
 #include <string_view>
-#include <unordered_set>
 
 #include "command.hpp"
 #include "exit_codes.hpp"
 #include "job_args.hpp"
-#include "list_args.hpp"
 #include "audit_files.hpp"
 #include "melange/audit.hpp"
 #include "melange/audit_plan.hpp"
@@ -28,7 +23,6 @@
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
 #include "melange/rank.hpp"
-#include "melange/npy.hpp"
 #include "melange/records.hpp"
 #include "melange/report/format.hpp"
 #include "signals.hpp"

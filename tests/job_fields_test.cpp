@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "melange/checkpoint.hpp"
+#include "melange/error.hpp"
 #include "melange/job_fields.hpp"
 #include "melange/report/json.hpp"
 
@@ -110,6 +111,23 @@ TEST(JobFields, EachFieldIsComparedSavedAndAgreedOn) {
       const bool line = !(f.optional_line && f.omitted(*job));
       EXPECT_EQ(checkpoint_text(*job).find("\n" + key + " ") != std::string::npos, line) << key;
     }
+  }
+}
+
+// A value a row cannot read is refused in the row's words.
+TEST(JobFields, AnUnknownTallyInACheckpointIsNamed) {
+  std::string text = checkpoint_text(variations().at("seed").a);
+  const std::string line = "\ntallies " + melange::tally_names(melange::TallySet{melange::TallyKind::ranks}) + "\n";
+  const auto at = text.find(line);
+  ASSERT_NE(at, std::string::npos) << text.substr(0, 300);
+  text.replace(at, line.size(), "\ntallies spades\n");
+  std::istringstream in(text);
+  try {
+    melange::read_checkpoint_job(in, "test");
+    ADD_FAILURE() << "an unknown tally was read";
+  } catch (const melange::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("its 'tallies' line names a tally this melange does not know"),
+              std::string::npos) << e.what();
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <type_traits>
 
 #include "melange/internal/decimal.hpp"
 
@@ -80,25 +81,26 @@ constexpr JobField whole_field(std::string_view key, JsonForm json, int json_ord
   return f;
 }
 
-constexpr std::uint64_t seed_of(const Job& j) { return j.seed; }
-constexpr void set_seed(Job& j, std::uint64_t v) { j.seed = v; }
-constexpr int n_of(const Job& j) { return j.n; }
-constexpr void set_n(Job& j, std::uint64_t v) { j.n = static_cast<int>(v); }
+// A Job member read and written as a whole number (Member: &Job::seed).
+template <auto Member>
+constexpr auto member_of(const Job& j) {
+  return j.*Member;
+}
+template <auto Member>
+constexpr void set_member(Job& j, std::uint64_t v) {
+  j.*Member = static_cast<std::remove_cvref_t<decltype(j.*Member)>>(v);
+}
+template <auto Member, std::uint64_t Max>
+constexpr JobField member_field(std::string_view key, JsonForm json, int json_order,
+                                bool (*omitted)(const Job&) = nullptr, bool optional_line = false) {
+  return whole_field<member_of<Member>, set_member<Member>, Max>(key, json, json_order, omitted, optional_line);
+}
+
 // k as dealt: n for a whole permutation, whether the job says 0 or n.
 int k_of(const Job& j) { return shape_of(j).k; }
 constexpr void set_k(Job& j, std::uint64_t v) { j.k = static_cast<int>(v); }
-constexpr int riffles_of(const Job& j) { return j.riffles; }
-constexpr void set_riffles(Job& j, std::uint64_t v) { j.riffles = static_cast<int>(v); }
-constexpr int shelves_of(const Job& j) { return j.shelves; }
-constexpr void set_shelves(Job& j, std::uint64_t v) { j.shelves = static_cast<int>(v); }
-constexpr int passes_of(const Job& j) { return j.passes; }
-constexpr void set_passes(Job& j, std::uint64_t v) { j.passes = static_cast<int>(v); }
 constexpr int bits_of(const Job& j) { return j.spec.bits; }
 constexpr void set_bits(Job& j, std::uint64_t v) { j.spec.bits = static_cast<int>(v); }
-constexpr std::uint64_t first_of(const Job& j) { return j.first; }
-constexpr void set_first(Job& j, std::uint64_t v) { j.first = v; }
-constexpr std::uint64_t trials_of(const Job& j) { return j.trials; }
-constexpr void set_trials(Job& j, std::uint64_t v) { j.trials = v; }
 
 JobField algorithm_field() {
   JobField f{"algorithm", [](const Job& j) { return std::string(algorithm_name(j.algorithm)); },
@@ -143,30 +145,32 @@ JobField tallies_field() {
                return kinds.has_value();
              }};
   f.json = JsonForm::none;
+  f.unreadable = "names a tally this melange does not know";
   f.fingerprint = tally_fingerprint;
   return f;
 }
 
-bool is_zero_riffles(const Job& j) { return j.riffles == 0; }
-bool is_zero_shelves(const Job& j) { return j.shelves == 0; }
-bool is_zero_passes(const Job& j) { return j.passes == 0; }
+template <auto Member>
+bool is_zero(const Job& j) {
+  return j.*Member == 0;
+}
 bool k_is_n(const Job& j) { return shape_of(j).k == j.n; }
 
 // Built on first use: the rows hold functions made at run time.
 const std::array<JobField, 13>& job_field_rows() {
   static const std::array<JobField, 13> rows{{
-    whole_field<seed_of, set_seed, kU64>("seed", JsonForm::whole_u64, 1),
+    member_field<&Job::seed, kU64>("seed", JsonForm::whole_u64, 1),
     algorithm_field(),
-    whole_field<n_of, set_n, INT_MAX>("n", JsonForm::whole_int, 5),
+    member_field<&Job::n, INT_MAX>("n", JsonForm::whole_int, 5),
     whole_field<k_of, set_k, INT_MAX>("k", JsonForm::whole_int, 6, k_is_n),
     weights_field(),
-    whole_field<riffles_of, set_riffles, kMaxRiffles>("riffles", JsonForm::whole_int, 8, is_zero_riffles, true),
-    whole_field<shelves_of, set_shelves, kMaxShelves>("shelves", JsonForm::whole_int, 9, is_zero_shelves, true),
-    whole_field<passes_of, set_passes, kMaxPasses>("passes", JsonForm::whole_int, 10, is_zero_passes, true),
+    member_field<&Job::riffles, kMaxRiffles>("riffles", JsonForm::whole_int, 8, is_zero<&Job::riffles>, true),
+    member_field<&Job::shelves, kMaxShelves>("shelves", JsonForm::whole_int, 9, is_zero<&Job::shelves>, true),
+    member_field<&Job::passes, kMaxPasses>("passes", JsonForm::whole_int, 10, is_zero<&Job::passes>, true),
     method_field(),
     whole_field<bits_of, set_bits, 64>("bits", JsonForm::whole_int, 4),
-    whole_field<first_of, set_first, kU64>("first", JsonForm::whole_u64, 12),
-    whole_field<trials_of, set_trials, kU64>("trials", JsonForm::whole_u64, 11),
+    member_field<&Job::first, kU64>("first", JsonForm::whole_u64, 12),
+    member_field<&Job::trials, kU64>("trials", JsonForm::whole_u64, 11),
     tallies_field(),
   }};
   return rows;

@@ -155,7 +155,8 @@ Header read_header(std::istream& in, const std::string& name) {
   bool held = false;  // `line` is already read: an optional field's key was not there
   // Reads the line for `key` into the checkpoint with `read`; an optional
   // line may be missing, its field left at 0.
-  const auto take = [&](std::string_view key_view, bool optional, const auto& read) {
+  const auto take = [&](std::string_view key_view, bool optional, const auto& read,
+                        std::string_view unreadable = "cannot be read") {
     const std::string key(key_view);
     // A header line is short: a file that is not a checkpoint is not read
     // whole looking for a newline.
@@ -166,10 +167,12 @@ Header read_header(std::istream& in, const std::string& name) {
     if (held) return;
     h.text += line + "\n";
     if (line.rfind(head, 0) != 0) throw bad("'" + key + "' is missing");
-    if (!read(std::string_view(line).substr(head.size()))) throw bad("its '" + key + "' line cannot be read");
+    if (!read(std::string_view(line).substr(head.size())))
+      throw bad("its '" + key + "' line " + std::string(unreadable));
   };
   take(kVersionLine.key, false, [&](std::string_view v) { return kVersionLine.read(v, h.c, name); });
-  for (const JobField& f : job_fields()) take(f.key, f.optional_line, [&](std::string_view v) { return f.read(v, job); });
+  for (const JobField& f : job_fields())
+    take(f.key, f.optional_line, [&](std::string_view v) { return f.read(v, job); }, f.unreadable);
   for (const HeaderLine& l : kDoneLines) take(l.key, false, [&](std::string_view v) { return l.read(v, h.c, name); });
   if (!std::getline(in, line) || line.rfind("checksum ", 0) != 0) throw bad("'checksum' is missing");
   h.checksum = line.substr(9);

@@ -1,7 +1,6 @@
 #include "melange/engine.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "melange/error.hpp"
 #include "melange/serve.hpp"
@@ -11,12 +10,6 @@
 
 namespace melange {
 namespace internal {
-std::string bytes_text(std::uint64_t b) {
-  char buf[32];
-  if (b >= (std::uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
-  else std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
-  return buf;
-}
 
 WorkerPlan plan_for(const Job& job, const RunOptions& options, const Backend& backend) {
   const std::uint64_t per_worker = tally_bytes(job) + backend.scratch_bytes(job);

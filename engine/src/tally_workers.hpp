@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "melange/engine.hpp"
+#include "melange/internal/bytes_text.hpp"
 #include "backend_choice.hpp"
 
 namespace melange::internal {
@@ -38,7 +39,5 @@ class TallyWorkers {
 };
 
 WorkerPlan plan_for(const Job& job, const RunOptions& options, const Backend& backend);
-// "12.5 MiB", "1.20 GiB".
-std::string bytes_text(std::uint64_t bytes);
 
 }  // namespace melange::internal

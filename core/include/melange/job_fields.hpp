@@ -36,6 +36,8 @@ struct JobField {
   std::string (*text)(const Job&);
   // Reads text written by `text` into the job; false where it is not one.
   bool (*read)(std::string_view text, Job&);
+  // What a reader says of a value `read` refuses (after "its 'key' line").
+  std::string_view unreadable = "cannot be read";
   // A whole-number field's value and its largest (JSON and fingerprint);
   // nullptr for the others.
   std::uint64_t (*whole)(const Job&) = nullptr;

@@ -8,7 +8,6 @@
 #include <random>
 
 #include "plan.hpp"  // simd-private (melange_simd_internals)
-#include "sorting_network.hpp"
 #include "melange/deal.hpp"
 #include "melange/engine.hpp"
 #include "melange/simd/backend.hpp"
@@ -46,21 +45,21 @@ TEST(SimdWords, EqualTheScalarStreams) {
 // keys of every count up to 64, the slots above them holding keys above
 // all others, as the lanes pad a deck.
 template <std::size_t Count>
-bool network_sorts(const std::array<simd::internal::Comparator, Count>& network, std::vector<std::uint32_t> keys) {
+bool network_sorts(const std::array<lanes::Comparator, Count>& network, std::vector<std::uint32_t> keys) {
   for (const auto c : network)
     if (keys[c.low] > keys[c.high]) std::swap(keys[c.low], keys[c.high]);
   return std::is_sorted(keys.begin(), keys.end());
 }
 
 TEST(SimdPlan, TheSortingNetworkSortsEveryInput) {
-  constexpr auto sixteen = simd::internal::sorting_network<16>();
+  constexpr auto sixteen = lanes::sorting_network<16>();
   EXPECT_EQ(sixteen.size(), 63u) << "Batcher's count for 16 keys";
   for (std::uint32_t bits = 0; bits < (1u << 16); ++bits) {
     std::vector<std::uint32_t> keys(16);
     for (int i = 0; i < 16; ++i) keys[i] = bits >> i & 1u;
     ASSERT_TRUE(network_sorts(sixteen, keys)) << "0/1 input " << bits;
   }
-  constexpr auto network = simd::internal::sorting_network<simd::internal::kCardItems>();
+  constexpr auto network = lanes::sorting_network<simd::internal::kCardItems>();
   EXPECT_EQ(network.size(), 543u) << "Batcher's count for 64 keys";
   std::mt19937 gen(11);
   for (int n = 1; n <= simd::internal::kCardItems; ++n) {

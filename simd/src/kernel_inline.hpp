@@ -1,10 +1,8 @@
-// The one inlining rule of the SIMD kernel's pieces: the per-batch pieces
-// must inline into the trial loop, because a call boundary sends the vectors
-// through memory.
+// The SIMD kernel's pieces are written against Lanes<Arch> (lanes_<arch>.hpp)
+// and inline by the one rule of lane code (melange/algorithms/lane_inline.hpp).
 #pragma once
 
-#define MELANGE_LANE_INLINE [[gnu::always_inline]] inline
-#define MELANGE_LANE_LAMBDA __attribute__((always_inline))
+#include "melange/algorithms/lane_inline.hpp"
 
 namespace melange::simd::internal {
 // The few lane operations an architecture adds (lanes_<arch>.hpp), which

@@ -62,6 +62,9 @@ struct Lanes<xsimd::avx2> {
   static u32 shift_right(u32 a, u32 counts) { return _mm256_srlv_epi32(a, counts); }
 
   static bool any(u32 mask) { return !_mm256_testz_si256(mask, mask); }
+  // Lane by lane, for sorting networks (card_keys.hpp).
+  static u32 min(u32 a, u32 b) { return xsimd::min(a, b); }
+  static u32 max(u32 a, u32 b) { return xsimd::max(a, b); }
 
   // base[index] lane by lane (the coin tables).
   static u32 gather(const std::uint32_t* base, u32 index) {

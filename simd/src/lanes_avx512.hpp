@@ -59,6 +59,9 @@ struct Lanes<xsimd::avx512bw> {
   static u32 shift_right(u32 a, u32 counts) { return _mm512_srlv_epi32(a, counts); }
 
   static bool any(u32 mask) { return _mm512_test_epi32_mask(mask, mask) != 0; }
+  // Lane by lane, for sorting networks (card_keys.hpp).
+  static u32 min(u32 a, u32 b) { return xsimd::min(a, b); }
+  static u32 max(u32 a, u32 b) { return xsimd::max(a, b); }
 
   // base[index] lane by lane (the coin tables).
   static u32 gather(const std::uint32_t* base, u32 index) { return _mm512_i32gather_epi32(index, base, 4); }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "melange/algorithms/card_keys.hpp"
 #include "melange/bounded.hpp"
 #include "melange/decision_table.hpp"
 #include "melange/job.hpp"
@@ -39,13 +40,11 @@ struct WordPlan : PlannedBatch {
   std::uint32_t first;
 };
 
-// The card shuffles run in the lanes for decks of up to kCardItems cards,
-// each card a key that holds its place in kCardPositionBits bits: a
-// riffle's digit above it, so digits of up to kRiffleDigitBits bits (that
-// many riffles) fit 32 bits; a shelf machine's shelf and side.
-inline constexpr int kCardPositionBits = 6;
-inline constexpr int kCardItems = 1 << kCardPositionBits;
-inline constexpr int kRiffleDigitBits = 32 - kCardPositionBits;
+// The card shuffles run in the lanes for decks of up to kCardItems cards
+// (melange/algorithms/card_keys.hpp says why).
+using lanes::kCardItems;
+using lanes::kCardPositionBits;
+using lanes::kRiffleDigitBits;
 
 struct Plan {
   Job job;  // the job itself

@@ -126,25 +126,24 @@ py::array integer_records(const py::object& given) {
   return wide;
 }
 
-AuditResult audit_records(const py::object& given, std::optional<int> n_given, std::optional<int> k_given, bool position, bool hands,
-                          const std::optional<std::string>& model, const std::string& algo, const std::string& method,
-                          int bits, const std::variant<bool, std::string>& skip_invalid, bool stream_tests,
-                          const std::vector<int>& lags, const CardArgs& cards) {
+// Records audited; the shuffle's keywords (n=, k=, and for model= its
+// algo=, method=, bits= and card parameters) from **shuffle.
+AuditResult audit_records(const py::object& given, const py::kwargs& shuffle, bool position, bool hands,
+                          const std::optional<std::string>& model, const std::variant<bool, std::string>& skip_invalid,
+                          bool stream_tests, const std::vector<int>& lags) {
   const py::array data = integer_records(given);
   // n and k from the array's shape where not given: its rows are
   // permutations of n items, or deals of k of n when n says more.
   const int items = static_cast<int>(std::min<py::ssize_t>(data.shape(1), std::numeric_limits<int>::max()));
-  const int n = n_given ? *n_given : items;
-  std::optional<int> k = k_given;
-  if (!k && n_given && items < *n_given) k = items;
+  const Job given_job = shuffle_of(shuffle, "audit_records", Job{.n = 0});
+  const bool n_given = given_job.n != 0;
+  const int n = n_given ? given_job.n : items;
+  int k = given_job.k;
+  if (k == 0 && n_given && items < n) k = items;
   AuditRequest request;
+  if (model) request.job = given_job;  // the model's shuffle; without one, records of any
   request.job.n = n;
-  request.job.k = k ? *k : 0;
-  if (model) {
-    request.job.algorithm = algorithm_of(algo);
-    request.job.spec = spec_of(method, bits);
-    cards.apply_to(request.job);
-  }
+  request.job.k = k;
   request.records = true;
   request.position = position;
   request.hands = hands;
@@ -180,14 +179,13 @@ AuditResult audit_records(const py::object& given, std::optional<int> n_given, s
 }
 
 // An audit of a built-in shuffle, planned as `melange audit` plans it.
-AuditResult audit_builtin(const std::string& algo, int n, const py::object& trials_arg, std::optional<int> k,
-                          const std::vector<double>& weights, const py::object& seed, std::uint64_t first,
-                          const std::string& method, int bits, std::optional<int> threads, const std::string& backend,
-                          bool position, bool hands, const std::optional<std::string>& model, bool serial,
-                          const CardArgs& cards) {
+AuditResult audit_builtin(Job shuffle, const py::object& trials_arg, const py::object& seed, std::uint64_t first,
+                          std::optional<int> threads, const std::string& backend, bool position, bool hands,
+                          const std::optional<std::string>& model, bool serial) {
   AuditRequest request;
-  request.job = job_of(algo, weights.empty() ? n : static_cast<int>(weights.size()), k ? *k : 0, weights,
-                       seed, first, method, bits, cards);
+  request.job = std::move(shuffle);
+  request.job.seed = seed_of(seed);
+  request.job.first = first;
   request.job.trials = count_of(trials_arg, "trials").value_or(0);
   request.position = position;
   request.hands = hands;
@@ -275,44 +273,35 @@ void add_audits(py::module_& m) {
         return "<melange.AuditResult " + r.verdict() + ", " + std::to_string(r.run.tally.trials) + " trials>";
       });
 
+  // The audit's own options by name; the shuffle's keywords (algo, n, k,
+  // weights, method, bits, riffles, shelves, passes) are **shuffle, read by
+  // the job-field table (shuffle_of).
   m.def(
       "audit",
-      [](const std::string& algo, const py::object& n, const py::object& trials_arg, const py::object& k,
-         const std::vector<double>& weights, const py::object& seed, const py::object& first,
-         const std::string& method, const py::object& bits, const py::object& threads, const std::string& backend,
-         bool position, bool hands, const std::optional<std::string>& model, bool serial, const py::object& riffles,
-         const py::object& shelves, const py::object& passes) {
+      [](const py::object& trials_arg, const py::object& seed, const py::object& first, const py::object& threads,
+         const std::string& backend, bool position, bool hands, const std::optional<std::string>& model, bool serial,
+         const py::kwargs& shuffle) {
         return guarded("trials", [&] {
-          return audit_builtin(algo, int_of(n, "n"), trials_arg, optional_int_of(k, "k"), weights, seed,
-                               u64_of(first, "first"), method, int_of(bits, "bits"), optional_int_of(threads, "threads"),
-                               backend, position, hands, model, serial, card_args_of(riffles, shelves, passes));
+          return audit_builtin(shuffle_of(shuffle, "audit", Job{}), trials_arg, seed, u64_of(first, "first"),
+                               optional_int_of(threads, "threads"), backend, position, hands, model, serial);
         });
       },
-      py::kw_only(), py::arg("algo") = "fisher-yates", py::arg("n") = 4, py::arg("trials") = 1'000'000,
-      py::arg("k") = py::none(), py::arg("weights") = std::vector<double>{}, py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
-      py::arg("first") = 0, py::arg("method") = "batched", py::arg("bits") = 32, py::arg("threads") = py::none(),
-      py::arg("backend") = "auto", py::arg("position") = false, py::arg("hands") = false,
-      py::arg("model") = py::none(), py::arg("serial") = false, py::arg("riffles") = py::none(),
-      py::arg("shelves") = py::none(), py::arg("passes") = py::none(), python_docs::kAudit);
+      py::kw_only(), py::arg("trials") = 1'000'000, py::arg_v("seed", py::int_(kDefaultSeed), "DEFAULT_SEED"),
+      py::arg("first") = 0, py::arg("threads") = py::none(), py::arg("backend") = "auto", py::arg("position") = false,
+      py::arg("hands") = false, py::arg("model") = py::none(), py::arg("serial") = false, python_docs::kAudit);
 
   m.def(
       "audit_records",
-      [](const py::object& records, const py::object& n, const py::object& k, bool position, bool hands,
-         const std::optional<std::string>& model, const std::string& algo, const std::string& method,
-         const py::object& bits, const std::variant<bool, std::string>& skip_invalid, bool stream_tests,
-         const std::vector<int>& lags, const py::object& riffles, const py::object& shelves,
-         const py::object& passes) {
+      [](const py::object& records, bool position, bool hands, const std::optional<std::string>& model,
+         const std::variant<bool, std::string>& skip_invalid, bool stream_tests, const std::vector<int>& lags,
+         const py::kwargs& shuffle) {
         return guarded("trials", [&] {
-          return audit_records(records, optional_int_of(n, "n"), optional_int_of(k, "k"), position, hands, model, algo,
-                               method, int_of(bits, "bits"), skip_invalid, stream_tests, lags,
-                               card_args_of(riffles, shelves, passes));
+          return audit_records(records, shuffle, position, hands, model, skip_invalid, stream_tests, lags);
         });
       },
-      py::arg("records"), py::kw_only(), py::arg("n") = py::none(), py::arg("k") = py::none(), py::arg("position") = false,
-      py::arg("hands") = false, py::arg("model") = py::none(), py::arg("algo") = "fisher-yates",
-      py::arg("method") = "batched", py::arg("bits") = 32, py::arg("skip_invalid") = false,
-      py::arg("stream_tests") = true, py::arg("lags") = std::vector<int>{1}, py::arg("riffles") = py::none(),
-      py::arg("shelves") = py::none(), py::arg("passes") = py::none(), python_docs::kAuditRecords);
+      py::arg("records"), py::kw_only(), py::arg("position") = false, py::arg("hands") = false,
+      py::arg("model") = py::none(), py::arg("skip_invalid") = false, py::arg("stream_tests") = true,
+      py::arg("lags") = std::vector<int>{1}, python_docs::kAuditRecords);
 
   m.def(
       "exact",

@@ -231,10 +231,10 @@ inline constexpr const char* kAudit = R"(Run a built-in shuffle trials times and
 
 Parameters
 ----------
-algo, n, k, weights, seed, first, method, bits, threads, backend
-    The job, as for permutations and deals.
 trials : int
     Trials to run (1e6 works).
+seed, first, threads, backend
+    Which trials, and where they run, as for permutations and deals.
 position : bool
     Also tally and test the item x position matrix.
 hands : bool
@@ -245,10 +245,11 @@ model : str, optional
     with algo='shelf', of the valleys (shelf_law).
 serial : bool
     Also audit the trials as a stream, each against the one before it.
-riffles : int, optional
-    riffle: riffles of the deck, 1 .. 30.
-shelves, passes : int, optional
-    shelf: the machine's shelves and passes (default 1).
+**shuffle
+    The shuffle, by the keywords the job's fields have: algo ('fisher-yates'), n (4), k (a deal's
+    items), weights (the weighted orders), method ('batched'), bits (32), and a card shuffle's
+    riffles (riffle: riffles of the deck), or shelves and passes (shelf: the machine's shelves, and
+    passes through it, default 1). None is a keyword left out.
 
 Returns
 -------
@@ -273,20 +274,20 @@ Parameters
 ----------
 records : array_like
     A 2-D integer array, a permutation of 0..n-1 (or a deal of k of them) a row.
-n : int, optional
-    Items; omitted: the rows' length.
-k : int, optional
-    Items a deal; omitted: the rows' length when n is larger.
-position, hands, model, algo, method, bits, riffles, shelves, passes
-    As for audit (algo, method, bits and the card parameters name the model='exact' law: with
-    algo='riffle', the records' rising sequences are tested against riffle_law(n, riffles); with
-    algo='shelf', their valleys against shelf_law(n, shelves, passes)).
+position, hands, model
+    As for audit.
 skip_invalid : bool or 'all'
     True counts and skips wrong rows up to 1% of them (more is an error); 'all' any number.
 stream_tests : bool
     Also test the rows as a stream: repeats, serial pairs, rising sequences, lags.
 lags : sequence of int
     The lags of the relabeled-record tests (default [1]).
+**shuffle
+    n (items; omitted: the rows' length), k (items a deal; omitted: the rows' length when n is
+    larger), and for model='exact' the shuffle whose law it is, by audit's keywords (algo, method,
+    bits, and the card parameters: with algo='riffle', the records' rising sequences are tested
+    against riffle_law(n, riffles); with algo='shelf', their valleys against
+    shelf_law(n, shelves, passes)).
 
 Returns
 -------

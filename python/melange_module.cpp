@@ -7,7 +7,8 @@
 // become ValueError (a wrong request, with the parameter spelled as the
 // keyword) or RuntimeError (anything else).
 //
-// The pieces: sampling.cpp, streams.cpp, audits.cpp; what they share is
+// The pieces: sampling.cpp, streams.cpp, audits.cpp, shuffle_keywords.cpp
+// (a shuffle as keywords, read by the job-field table); what they share is
 // module_support.hpp.
 #include "module_support.hpp"
 
@@ -21,4 +22,5 @@ PYBIND11_MODULE(melange, m) {
   add_stream(m);
   add_permuted(m);
   add_audits(m);
+  add_shuffle_keywords(m);
 }

@@ -48,8 +48,11 @@ namespace melange::python_module {
 // KeyboardInterrupt): the error is already set, and guarded() hands it on.
 struct PythonErrorSet {};
 
-// A library error as Python's: {trials} is spelled `count` in the sampling
-// functions and `trials` in audit, as their keywords are.
+// The keyword a parameter is given as: {trials} is spelled `count` in the
+// sampling functions and `trials` in audit (shuffle_keywords.cpp).
+std::string keyword_of(Param p, const char* trials_keyword = "trials");
+
+// A library error as Python's, each parameter spelled as its keyword.
 template <class F>
 auto guarded(const char* trials_keyword, F&& f) {
   try {
@@ -57,13 +60,7 @@ auto guarded(const char* trials_keyword, F&& f) {
   } catch (const PythonErrorSet&) {
     throw py::error_already_set();
   } catch (const Error& e) {
-    const std::string text = e.render([&](Param p) {
-      if (p == Param::trials) return std::string(trials_keyword);
-      if (p == Param::position_matrix) return std::string("position");
-      if (p == Param::hand_histogram) return std::string("hands");
-      if (p == Param::algorithm) return std::string("algo");
-      return std::string(param_name(p));
-    });
+    const std::string text = e.render([&](Param p) { return keyword_of(p, trials_keyword); });
     if (dynamic_cast<const UsageError*>(&e)) throw py::value_error(text);
     throw std::runtime_error(text);
   }
@@ -296,6 +293,15 @@ inline Job job_of(const std::string& algo, int n, int k, const std::vector<doubl
   job.spec = spec_of(method, bits);
   return job;
 }
+
+// The shuffle's keywords (**shuffle: algo, n, k, weights, method, bits,
+// riffles, shelves, passes, as the job-field table has them) over `job`,
+// the function's defaults; None is a keyword not given. passes= left out is
+// what the algorithm's row gives; weights= without n= sets n. A keyword no
+// row takes is the TypeError Python gives (shuffle_keywords.cpp).
+Job shuffle_of(const py::kwargs& given, const char* function, Job job);
+// melange.SHUFFLE_KEYWORDS, the keywords shuffle_of reads, in table order.
+void add_shuffle_keywords(py::module_& m);
 
 // A document's value as Python has it: JSON's null (a statistic that is not
 // finite among them) is None.

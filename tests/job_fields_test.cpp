@@ -179,3 +179,28 @@ TEST(JobFields, TheSchemaDescribesTheJsonFields) {
 }
 
 }  // namespace
+
+// Every field of the shuffle, and the seed, shows in the one-line
+// description (a row's phrase, or for bits its method's), and each field a
+// caller gives has a parameter of its own, which front ends spell
+// (job_field_for finds its row).
+TEST(JobFields, TheShuffleIsDescribedAndEachGivenFieldHasItsParameter) {
+  const auto v = variations();
+  std::set<melange::Param> params;
+  for (const JobField& f : melange::job_fields()) {
+    const std::string key(f.key);
+    if (f.shuffle || f.param == melange::Param::seed) {
+      const Variation& var = v.at(key);
+      EXPECT_NE(melange::job_description(var.a), melange::job_description(var.b)) << key;
+    }
+    if (f.shuffle) {
+      EXPECT_NE(f.param, melange::Param::none) << key << ": a shuffle field a caller cannot give";
+    }
+    if (f.param == melange::Param::none) continue;
+    EXPECT_TRUE(params.insert(f.param).second) << key << ": two rows given as one parameter";
+    EXPECT_EQ(melange::job_field_for(f.param), &f) << key;
+  }
+  EXPECT_EQ(melange::job_description(v.at("shelves").a), "shelf, n 5, 3 shelves, 1 pass, batched/32-bit, seed 1");
+  EXPECT_EQ(melange::job_description(v.at("weights").a), "weighted, n 3, weights 1,2,3, seed 1");
+  EXPECT_EQ(melange::job_description(v.at("k").a), "partial, n 6, k 3, batched/32-bit, seed 1");
+}

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "melange/internal/decimal.hpp"
+#include "melange/number_text.hpp"
 
 namespace melange {
 namespace {
@@ -110,6 +111,7 @@ JobField algorithm_field() {
                return a.has_value();
              }};
   f.json_order = 2;
+  f.choices = [] { return algorithm_names(", "); };
   return f;
 }
 
@@ -121,6 +123,7 @@ JobField method_field() {
                return m.has_value();
              }};
   f.json_order = 3;
+  f.choices = [] { return method_names(", "); };
   return f;
 }
 
@@ -150,6 +153,36 @@ JobField tallies_field() {
   return f;
 }
 
+// The row with what a caller gives it as, whether it is the shuffle's, and
+// its phrase in job_description().
+JobField given_as(JobField f, Param param, bool shuffle, std::string (*phrase)(const Job&) = nullptr,
+                  int describe_order = 0) {
+  f.param = param;
+  f.shuffle = shuffle;
+  f.phrase = phrase;
+  f.describe_order = describe_order;
+  return f;
+}
+
+// The phrases of job_description(). The weighted orders read raw words:
+// their weights stand where another algorithm names its bounded method.
+std::string weights_phrase(const Job& j) {
+  if (draw_kind(j.algorithm) != DrawKind::keys) return "";
+  std::string text = "weights ";
+  for (std::size_t i = 0; i < j.weights.size(); ++i) {
+    if (i) text += ',';
+    text += number_text(j.weights[i], std::chars_format::general, 10);
+  }
+  return text;
+}
+std::string method_phrase(const Job& j) {
+  if (draw_kind(j.algorithm) == DrawKind::keys) return "";
+  return std::string(method_name(j.spec.method)) + "/" + std::to_string(j.spec.bits) + "-bit";
+}
+std::string count_phrase(int count, const char* one, const char* many) {
+  return count ? std::to_string(count) + " " + (count == 1 ? one : many) : "";
+}
+
 template <auto Member>
 bool is_zero(const Job& j) {
   return j.*Member == 0;
@@ -159,18 +192,27 @@ bool k_is_n(const Job& j) { return shape_of(j).k == j.n; }
 // Built on first use: the rows hold functions made at run time.
 const std::array<JobField, 13>& job_field_rows() {
   static const std::array<JobField, 13> rows{{
-    member_field<&Job::seed, kU64>("seed", JsonForm::whole_u64, 1),
-    algorithm_field(),
-    member_field<&Job::n, INT_MAX>("n", JsonForm::whole_int, 5),
-    whole_field<k_of, set_k, INT_MAX>("k", JsonForm::whole_int, 6, k_is_n),
-    weights_field(),
-    member_field<&Job::riffles, kMaxRiffles>("riffles", JsonForm::whole_int, 8, is_zero<&Job::riffles>, true),
-    member_field<&Job::shelves, kMaxShelves>("shelves", JsonForm::whole_int, 9, is_zero<&Job::shelves>, true),
-    member_field<&Job::passes, kMaxPasses>("passes", JsonForm::whole_int, 10, is_zero<&Job::passes>, true),
-    method_field(),
-    whole_field<bits_of, set_bits, 64>("bits", JsonForm::whole_int, 4),
-    member_field<&Job::first, kU64>("first", JsonForm::whole_u64, 12),
-    member_field<&Job::trials, kU64>("trials", JsonForm::whole_u64, 11),
+    given_as(member_field<&Job::seed, kU64>("seed", JsonForm::whole_u64, 1), Param::seed, false,
+             [](const Job& j) { return "seed " + std::to_string(j.seed); }, 9),
+    given_as(algorithm_field(), Param::algorithm, true,
+             [](const Job& j) { return std::string(algorithm_name(j.algorithm)); }, 1),
+    given_as(member_field<&Job::n, INT_MAX>("n", JsonForm::whole_int, 5), Param::n, true,
+             [](const Job& j) { return "n " + std::to_string(j.n); }, 2),
+    given_as(whole_field<k_of, set_k, INT_MAX>("k", JsonForm::whole_int, 6, k_is_n), Param::k, true,
+             [](const Job& j) { return is_deal(j) ? "k " + std::to_string(j.k) : std::string(); }, 3),
+    given_as(weights_field(), Param::weights, true, weights_phrase, 7),
+    given_as(member_field<&Job::riffles, kMaxRiffles>("riffles", JsonForm::whole_int, 8, is_zero<&Job::riffles>, true),
+             Param::riffles, true, [](const Job& j) { return count_phrase(j.riffles, "riffles", "riffles"); }, 4),
+    given_as(member_field<&Job::shelves, kMaxShelves>("shelves", JsonForm::whole_int, 9, is_zero<&Job::shelves>, true),
+             Param::shelves, true, [](const Job& j) { return count_phrase(j.shelves, "shelf", "shelves"); }, 5),
+    // A shelf machine's passes; a job without shelves has none to name.
+    given_as(member_field<&Job::passes, kMaxPasses>("passes", JsonForm::whole_int, 10, is_zero<&Job::passes>, true),
+             Param::passes, true,
+             [](const Job& j) { return j.shelves ? count_phrase(j.passes, "pass", "passes") : std::string(); }, 6),
+    given_as(method_field(), Param::method, true, method_phrase, 8),
+    given_as(whole_field<bits_of, set_bits, 64>("bits", JsonForm::whole_int, 4), Param::bits, true),
+    given_as(member_field<&Job::first, kU64>("first", JsonForm::whole_u64, 12), Param::first, false),
+    given_as(member_field<&Job::trials, kU64>("trials", JsonForm::whole_u64, 11), Param::trials, false),
     tallies_field(),
   }};
   return rows;
@@ -180,12 +222,38 @@ const std::array<JobField, 13>& job_field_rows() {
 
 std::span<const JobField> job_fields() { return job_field_rows(); }
 
-std::vector<const JobField*> json_job_fields() {
+namespace {
+// The rows with a positive `order` member, sorted by it.
+std::vector<const JobField*> rows_by(int JobField::*order) {
   std::vector<const JobField*> rows;
   for (const JobField& f : job_fields())
-    if (f.json != JsonForm::none) rows.push_back(&f);
-  std::sort(rows.begin(), rows.end(), [](const JobField* a, const JobField* b) { return a->json_order < b->json_order; });
+    if (f.*order > 0) rows.push_back(&f);
+  std::sort(rows.begin(), rows.end(), [order](const JobField* a, const JobField* b) { return a->*order < b->*order; });
   return rows;
+}
+}  // namespace
+
+std::span<const JobField* const> json_job_fields() {
+  static const std::vector<const JobField*> rows = rows_by(&JobField::json_order);
+  return rows;
+}
+
+const JobField* job_field_for(Param param) {
+  if (param == Param::none) return nullptr;
+  for (const JobField& f : job_fields())
+    if (f.param == param) return &f;
+  return nullptr;
+}
+
+std::string job_description(const Job& job) {
+  static const std::vector<const JobField*> rows = rows_by(&JobField::describe_order);
+  std::string text;
+  for (const JobField* f : rows)
+    if (const std::string phrase = f->phrase(job); !phrase.empty()) {
+      if (!text.empty()) text += ", ";
+      text += phrase;
+    }
+  return text;
 }
 
 std::string job_field_difference(const Job& ours, const Job& theirs, const std::string& ours_name,

@@ -8,6 +8,7 @@ import numpy.typing as npt
 
 __version__: str
 DEFAULT_SEED: int
+SHUFFLE_KEYWORDS: tuple[str, ...]
 
 Integer = SupportsIndex
 Count = Union[SupportsIndex, float]  # a whole float such as 1e6 is a count too

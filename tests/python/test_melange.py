@@ -495,3 +495,29 @@ def test_shelf_shuffled_decks_their_law_and_audits_against_it():
         melange.permutations(52, 10, algo="shelf")
     with pytest.raises(ValueError, match="passes"):
         melange.shelf_law(52, 10, passes=0)
+
+
+def test_the_shuffle_keywords_are_the_job_field_tables_and_every_front_end_takes_them():
+    # audit and audit_records read the shuffle (**shuffle) through the
+    # job-field table: every row that is the shuffle's is a keyword there,
+    # a flag of `melange audit`, and shows in the job the JSON gives back.
+    assert set(melange.SHUFFLE_KEYWORDS) == {"algo", "n", "k", "weights", "method", "bits", "riffles", "shelves",
+                                             "passes"}
+    help_text = cli("audit", "--help").decode()
+    for keyword in melange.SHUFFLE_KEYWORDS:
+        assert f"--{keyword} " in help_text, keyword
+        melange.audit(trials=10, **{keyword: None})  # None: not given
+    shelf = json.loads(melange.audit(algo="shelf", n=10, shelves=3, trials=1000, threads=1).to_json())
+    assert (shelf["algorithm"], shelf["shelves"], shelf["passes"]) == ("shelf", 3, 1)
+    assert shelf == json.loads(cli("audit", "--algo", "shelf", "--n", 10, "--shelves", 3, "--trials", 1000,
+                                   "--threads", 1, "--json", "-"))
+    weighted = json.loads(melange.audit(algo="weighted", weights=np.array([1, 2, 4]), trials=100).to_json())
+    assert (weighted["n"], weighted["weights"]) == (3, [1, 2, 4])
+    with pytest.raises(TypeError, match="audit\\(\\) got an unexpected keyword argument 'riffle'"):
+        melange.audit(algo="riffle", n=8, riffle=3)
+    with pytest.raises(TypeError, match="audit_records\\(\\) got an unexpected keyword argument 'count'"):
+        melange.audit_records([[0, 1]], count=3)
+    with pytest.raises(ValueError, match="unknown algo 'fisher-yate': use fisher-yates"):
+        melange.audit(algo="fisher-yate")
+    with pytest.raises(TypeError, match="method must be a str"):
+        melange.audit(method=3)

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "melange/error.hpp"
 #include "melange/job.hpp"
 
 namespace melange {
@@ -56,18 +57,39 @@ struct JobField {
   bool optional_line = false;
   // Adds what ranks compare; nullptr: the whole value, or a hash of the text.
   void (*fingerprint)(const Job&, JobFingerprint&) = nullptr;
+  // The parameter a caller gives it as (each front end spells it: the
+  // CLI's flag_for, Python's keyword); Param::none where no caller does.
+  Param param = Param::none;
+  // Part of the shuffle itself (what is shuffled, and how), not of which
+  // trials run: a keyword of every front end that takes a shuffle
+  // (Python's **shuffle keywords), and a phrase of describe().
+  bool shuffle = false;
+  // A named field's names, for a message about one it does not know.
+  std::string (*choices)() = nullptr;
+  // Its phrase in job_description() ("n 52", "7 riffles"), at its
+  // describe_order; an empty phrase adds nothing (a field that says nothing
+  // of this job). nullptr: never described.
+  std::string (*phrase)(const Job&) = nullptr;
+  int describe_order = 0;
 };
 
 // In checkpoint header order (the order format 2 has always had).
 std::span<const JobField> job_fields();
 
-// The rows in JSON document order, JsonForm::none left out.
-std::vector<const JobField*> json_job_fields();
+// The rows in JSON document order, JsonForm::none left out (sorted once).
+std::span<const JobField* const> json_job_fields();
+
+// The row a caller gives as `param`; nullptr where none is.
+const JobField* job_field_for(Param param);
 
 // The first field in which `ours` and `theirs` differ, as "seed 5 here, 7
 // in the checkpoint"; empty when every field agrees.
 std::string job_field_difference(const Job& ours, const Job& theirs, const std::string& ours_name,
                                  const std::string& theirs_name);
+
+// The job in one line, its rows' phrases in describe order:
+// "riffle, n 52, 7 riffles, batched/32-bit, seed 1".
+std::string job_description(const Job& job);
 
 // Every field's part of what the ranks of one job must agree on.
 JobFingerprint job_fingerprint(const Job& job);

@@ -2,15 +2,13 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "melange/job.hpp"
 
 namespace melange::report {
 
-// "fisher-yates, n 4, lemire/32-bit, seed S".
+// "fisher-yates, n 4, lemire/32-bit, seed S": the job's rows' phrases
+// (job_description in melange/job_fields.hpp).
 std::string describe(const Job& job);
-// "1,2.5,4": weights as a list.
-std::string weights_text(const std::vector<double>& weights);
 
 }  // namespace melange::report

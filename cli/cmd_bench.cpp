@@ -205,12 +205,9 @@ Row bench_row(const BenchArgs& a, const std::string& algo, int n, const std::str
   ja.algo = algo;
   ja.n = n;
   ja.method = a.method;
-  // Each card flag to the algorithm it sets (plan_rows checked that it has one).
-  if (parse_algorithm_arg(algo) == Algorithm::riffle) ja.riffles = a.cards.riffles;
-  if (parse_algorithm_arg(algo) == Algorithm::shelf) {
-    ja.shelves = a.cards.shelves;
-    ja.passes = a.cards.passes;
-  }
+  // Each card flag to the algorithms it sets (plan_rows checked that it has one).
+  for (const auto& [param, value] : a.cards.cards)
+    if (takes(parse_algorithm_arg(algo), param)) ja.cards[param] = value;
   Row row;
   row.out.n = n;
   row.out.backend = backend;
@@ -246,14 +243,15 @@ std::vector<Row> plan_rows(const BenchArgs& a) {
   const std::vector<int> ns = bench_ns(a);
   std::vector<Row> rows;
   const std::vector<std::string> algos = split_list(a.algos, "--algo", "fisher-yates,naive-swap");
-  // A card flag must meet the algorithm it sets.
-  const auto listed = [&](Algorithm wanted) {
-    return std::any_of(algos.begin(), algos.end(), [&](const std::string& s) { return parse_algorithm_arg(s) == wanted; });
-  };
-  if (a.cards.riffles && !listed(Algorithm::riffle))
-    throw UsageError("--riffles sets the riffle algorithm's riffles: add riffle to --algo, or leave --riffles out");
-  if ((a.cards.shelves || a.cards.passes) && !listed(Algorithm::shelf))
-    throw UsageError("--shelves and --passes set the shelf machine: add shelf to --algo, or leave them out");
+  // A card flag must meet an algorithm it sets.
+  for (const auto& [param, value] : a.cards.cards) {
+    const bool taken = std::any_of(algos.begin(), algos.end(), [&](const std::string& s) {
+      return takes(parse_algorithm_arg(s), param);
+    });
+    if (value != 0 && !taken)
+      throw UsageError(flag_for("bench", param) + " is for the " + takers_of(param) + " algorithm: add it to --algo, " +
+                       "or leave " + flag_for("bench", param) + " out");
+  }
   for (const std::string& algo : algos) {
     const Algorithm alg = parse_algorithm_arg(algo);
     if (can_deal(alg) || draw_kind(alg) == DrawKind::keys)

@@ -44,7 +44,11 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
     throw UsageError("--k (a deal of k of the n items) is for --algo partial; " + a.algo + " shuffles all n items");
   if (can_deal(algo) && (a.k < 1 || a.k > a.n))
     throw UsageError("--algo partial deals --k of the --n items: give 1 <= k <= n, such as --n 52 --k 5");
-  const Shape cards{a.n, a.n, nullptr, a.riffles, a.shelves, passes_of(a, algo)};
+  Job card_job;
+  card_job.algorithm = algo;
+  card_job.n = a.n;
+  apply_card_args(a, card_job);
+  const Shape cards = shape_of(card_job);
   validate_card_parameters(algo, cards);
   const std::optional<TallyKind> statistic = closed_form_statistic(algo);
   if (statistic && closed_form_holds(algo, cards, spec)) {
@@ -58,7 +62,7 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
     std::ostream* json = a.json.empty() ? nullptr : &outputs.open(a.json);
     std::ostream* text = a.json == "-" ? nullptr : &std::cout;
     if (algo == Algorithm::riffle)
-      write_riffle_exact(json, text, riffles_law(a.n, a.riffles), spec);
+      write_riffle_exact(json, text, riffles_law(a.n, cards.riffles), spec);
     else
       write_shelf_exact(json, text, shelf_law(a.n, cards.shelves, cards.passes), spec);
     outputs.commit();

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "melange/error.hpp"
+#include "melange/job_fields.hpp"
 #include "list_args.hpp"
 #include "suggest.hpp"
 #include "parse.hpp"
@@ -16,32 +17,46 @@
 namespace melange::cli {
 
 void add_card_options(CLI::App* cmd, JobArgs& a) {
-  cmd->add_option("--riffles", a.riffles,
-                  "riffle: riffles of the deck, 1.." + std::to_string(kMaxRiffles) +
-                      " (Gilbert-Shannon-Reeds; k riffles are one 2^k-shuffle)");
-  cmd->add_option("--shelves", a.shelves,
-                  "shelf: the machine's shelves, 2.." + std::to_string(kMaxShelves) + " (casino machines have about 10)");
-  // Left out, --passes is one pass; given, it is at least one (0 would
-  // otherwise read as "left out").
-  const CLI::Validator at_least_one(
-      [](std::string& v) {
-        char* end = nullptr;
-        const long long passes = std::strtoll(v.c_str(), &end, 10);
-        return end != v.c_str() && *end == '\0' && passes == 0
-                   ? std::string("a shelf machine makes at least one pass: give 1 to ") + std::to_string(kMaxPasses)
-                   : std::string();
-      },
-      "", "at least one pass");
-  cmd->add_option("--passes", a.passes,
-                  "shelf: passes of the deck through the machine, 1.." + std::to_string(kMaxPasses) + " (default 1)")
-      ->check(at_least_one);
+  for (const CardParameter* c : card_parameters()) {
+    const std::string flag = flag_for(cmd->get_name(), c->param);
+    std::string help = takers_of(c->param) + ": " + std::string(c->what) + ", " + std::to_string(c->low) + ".." +
+                       std::to_string(c->high);
+    if (c->when_not_given) help += " (default " + std::to_string(c->when_not_given) + ")";
+    CLI::Option* option = cmd->add_option(flag, a.cards[c->param], help);
+    // Left out, it is the row's default; given, it is in range (0 would
+    // otherwise read as left out).
+    if (c->when_not_given)
+      option->check(CLI::Validator(
+          [c](std::string& v) {
+            char* end = nullptr;
+            const long long given = std::strtoll(v.c_str(), &end, 10);
+            return end != v.c_str() && *end == '\0' && given == 0
+                       ? "takes " + std::to_string(c->low) + " to " + std::to_string(c->high) + " (" +
+                             std::string(c->what) + "), not 0"
+                       : std::string();
+          },
+          "", "at least " + std::to_string(c->low)));
+  }
 }
 
 std::string card_flags(const Job& job) {
   std::string flags;
-  if (job.riffles) flags += " --riffles " + std::to_string(job.riffles);
-  if (job.shelves) flags += " --shelves " + std::to_string(job.shelves) + " --passes " + std::to_string(job.passes);
+  const Shape s = shape_of(job);
+  for (const CardParameter* c : card_parameters())
+    if (takes(job.algorithm, c->param) && s.*(c->field) != 0)
+      flags += " " + flag_for("", c->param) + " " + std::to_string(s.*(c->field));
   return flags;
+}
+
+void apply_card_args(const JobArgs& a, Job& job) {
+  for (const CardParameter* c : card_parameters()) {
+    const auto given = a.cards.find(c->param);
+    const int value = given != a.cards.end() && given->second != 0 ? given->second
+                                                                    : default_card_parameter(job.algorithm, c->param);
+    // Through the job-field row; a negative value comes back as it was
+    // (modular conversion), for the check that names it.
+    job_field_for(c->param)->set_whole(job, static_cast<std::uint64_t>(value));
+  }
 }
 
 void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which) {
@@ -129,19 +144,13 @@ std::vector<Rational> weight_rationals(const JobArgs& a) {
   return out;
 }
 
-int passes_of(const JobArgs& a, Algorithm algo) {
-  return a.passes == 0 ? default_passes(algo) : a.passes;
-}
-
 Job make_job(const JobArgs& a, const std::string& trials_flag) {
   Job job;
   job.algorithm = parse_algorithm_arg(a.algo);
   job.spec = parse_spec_args(a);
   job.n = a.n;
   job.k = a.k;
-  job.riffles = a.riffles;
-  job.shelves = a.shelves;
-  job.passes = passes_of(a, job.algorithm);
+  apply_card_args(a, job);
   for (const Rational& w : weight_rationals(a)) {
     const double v = static_cast<double>(w);
     if (!std::isfinite(v) || v <= 0) throw UsageError("--weights entry " + w.str() + " is out of a double's range: "

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,9 +19,9 @@ struct JobArgs {
   int n = 4;
   int k = 0;  // partial: items dealt (0: not given)
   std::string weights;  // the weighted orders: "1,2.5,4" or a file of them
-  int riffles = 0;      // riffle: riffles (0: not given)
-  int shelves = 0;      // shelf: shelves (0: not given)
-  int passes = 0;       // shelf: passes (0: not given, one pass)
+  // The card shuffles' parameters (card_parameters(): --riffles,
+  // --shelves, --passes), each as given; 0: not given.
+  std::map<Param, int> cards;
   std::string trials = "1e6";
   std::string seed;   // empty: kDefaultSeed
   std::string first = "0";
@@ -36,11 +37,15 @@ struct JobOptionSet {
   bool trials = true, seed = true, first = true, threads = true, backend = true;
 };
 void add_job_options(CLI::App* cmd, JobArgs& a, JobOptionSet which = {});
-// Adds --riffles, --shelves and --passes alone (add_job_options adds them too).
+// Adds a flag for each card parameter of the algorithm table (--riffles,
+// --shelves, --passes) alone (add_job_options adds them too).
 void add_card_options(CLI::App* cmd, JobArgs& a);
 // A card shuffle's parameters as flags: " --riffles K", " --shelves M
 // --passes P"; empty for every other algorithm.
 std::string card_flags(const Job& job);
+// Sets the job's card parameters from the flags, each one left out as the
+// algorithm's row says (a shelf machine makes one pass).
+void apply_card_args(const JobArgs& a, Job& job);
 
 // The names of a table's values (kAllAlgorithms, kAllMethods), for "did
 // you mean" and for the completions.
@@ -59,8 +64,6 @@ std::vector<std::string> weight_texts(const JobArgs& a);
 // The same as exact rationals, each checked (a number, above 0).
 std::vector<Rational> weight_rationals(const JobArgs& a);
 
-// --passes as given; a shelf machine makes one pass where it is not.
-int passes_of(const JobArgs& a, Algorithm algo);
 // The job described by the arguments, not yet validated.
 Job make_job(const JobArgs& a, const std::string& trials_flag = "--trials");
 int thread_count(const JobArgs& a);

@@ -110,7 +110,7 @@ const BadCase kBadCases[] = {
     {"audit records.txt --svg ./sub/../records.txt", "is the file --input reads"},
     {"audit records.txt --stop-on-fail", "add --progressive"},
     {"audit records.txt --labels a,b,c#,d", "cannot hold '#'"},
-    {"audit --algo shelf --shelves 3 --passes 0 --n 5 --trials 1e3", "at least one pass"},
+    {"audit --algo shelf --shelves 3 --passes 0 --n 5 --trials 1e3", "--passes: takes 1 to 8"},
 };
 
 class BadInput : public ::testing::TestWithParam<BadCase> {};

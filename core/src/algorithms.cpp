@@ -34,21 +34,30 @@ std::uint64_t max_draw_range(Algorithm a, Shape s) {
 
 namespace {
 
-// Every card parameter some algorithm takes, once each.
-constexpr std::array<const CardParameter*, 3> kCardParameters{&kRiffles, &kShelves, &kPasses};
-
-// The algorithm whose row takes `p`, for a message that says where it belongs.
-Algorithm taker_of(Param p) {
-  for (const AlgorithmRow& row : kAlgorithmRows)
-    for (const CardParameter& c : row.cards)
-      if (c.param == p) return row.algorithm;
-  return Algorithm::fisher_yates;  // not reached: kCardParameters lists taken ones
-}
-
 }  // namespace
 
+std::span<const CardParameter* const> card_parameters() {
+  static const std::vector<const CardParameter*> parameters = [] {
+    std::vector<const CardParameter*> out;
+    for (const AlgorithmRow& row : kAlgorithmRows)
+      for (const CardParameter& c : row.cards)
+        if (c.param != Param::none &&
+            std::none_of(out.begin(), out.end(), [&](const CardParameter* o) { return o->param == c.param; }))
+          out.push_back(&c);
+    return out;
+  }();
+  return parameters;
+}
+
+std::string takers_of(Param p) {
+  std::string names;
+  for (const AlgorithmRow& row : kAlgorithmRows)
+    if (takes(row.algorithm, p)) (names += names.empty() ? "" : ", ") += row.name;
+  return names;
+}
+
 void validate_card_parameters(Algorithm a, Shape s) {
-  for (const CardParameter* parameter : kCardParameters) {
+  for (const CardParameter* parameter : card_parameters()) {
     std::string token{"{"};
     token.append(param_name(parameter->param)).append("}");
     const int value = s.*(parameter->field);
@@ -57,9 +66,8 @@ void validate_card_parameters(Algorithm a, Shape s) {
       if (c.param == parameter->param) taken = &c;
     if (!taken) {
       if (value != 0)
-        throw UsageError(parameter->param, token + " is for the " +
-                                               std::string(algorithm_name(taker_of(parameter->param))) +
-                                               " algorithm; " + std::string(algorithm_name(a)) + " takes none");
+        throw UsageError(parameter->param, token + " is for the " + takers_of(parameter->param) + " algorithm; " +
+                                               std::string(algorithm_name(a)) + " takes none");
       continue;
     }
     if (value < taken->low || value > taken->high)

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <span>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -177,6 +178,7 @@ struct CardParameter {
   int low = 0, high = 0;
   int when_not_given = 0;   // what a caller who leaves it out gets
   std::string_view why{};   // what the limits mean, for an error
+  std::string_view what{};  // what it is, for a flag's or a keyword's help
 };
 
 // What an algorithm is, beside its definition below: its name, how it
@@ -195,10 +197,12 @@ struct AlgorithmRow {
 };
 
 inline constexpr CardParameter kRiffles{Param::riffles, &Shape::riffles, 1, kMaxRiffles, 0,
-                                        "k riffles are one 2^k-shuffle"};
-inline constexpr CardParameter kShelves{Param::shelves, &Shape::shelves, 2, kMaxShelves, 0, "the machine's shelves"};
+                                        "k riffles are one 2^k-shuffle",
+                                        "riffles of the deck (Gilbert-Shannon-Reeds; k riffles are one 2^k-shuffle)"};
+inline constexpr CardParameter kShelves{Param::shelves, &Shape::shelves, 2, kMaxShelves, 0, "the machine's shelves",
+                                        "the machine's shelves (casino machines have about 10)"};
 inline constexpr CardParameter kPasses{Param::passes, &Shape::passes, 1, kMaxPasses, 1,
-                                       "passes of the deck through it"};
+                                       "passes of the deck through it", "passes of the deck through the machine"};
 
 inline constexpr AlgorithmRow kAlgorithmRows[] = {
     {.algorithm = Algorithm::fisher_yates, .name = "fisher-yates", .draws = DrawKind::schedule, .on_gpu = true},
@@ -228,6 +232,17 @@ constexpr bool rows_follow_algorithms() {
 }
 static_assert(rows_follow_algorithms(), "kAlgorithmRows has a row for every Algorithm, in enum order, whose "
                                         "draws agree with draw_kind()");
+
+// Every card parameter some row takes, once each, in row order.
+std::span<const CardParameter* const> card_parameters();
+// The algorithms whose rows take `p`, as "shelf" or "a, b".
+std::string takers_of(Param p);
+// True where the algorithm's row takes `p`.
+constexpr bool takes(Algorithm a, Param p) {
+  for (const CardParameter& c : row_of(a).cards)
+    if (c.param == p) return true;
+  return false;
+}
 
 // Largest range an algorithm passes to bounded() (0: coins only).
 std::uint64_t max_draw_range(Algorithm a, Shape s);

@@ -369,20 +369,8 @@ std::string plain_html(const PlainWords& w) {
   return o.str();
 }
 
-std::string audit_html(const AuditView& v) {
-  std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>melange audit: "
-    << xml_escape(audit_subject(v.job, v.input)) << ", n " << v.job.n
-    << "</title>\n<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}"
-       "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
-       "text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}"
-       "code{background:#f5f5f5;padding:2px 4px}.vPASS{color:#1a7f37;font-weight:bold}"
-       ".vWEAK{color:#9a6700;font-weight:bold}.vFAIL{color:#cf222e;font-weight:bold}</style>\n"
-       "</head><body>\n<h1>melange audit: "
-    << xml_escape(audit_subject(v.job, v.input)) << "</h1>\n<p>Verdict: <span class=\"v"
-    << verdict_text(v.report) << "\">" << verdict_text(v.report) << "</span> (reference: "
-    << xml_escape(v.report.reference) << ")</p>\n" << plain_html(plain_words(v.job, v.report, v.input))
-    << "<h2>Parameters</h2>\n<table>\n";
+// The audit's parameters as table rows: the input's, or the job's.
+void html_parameters(std::ostream& o, const AuditView& v) {
   auto param = [&](const std::string& k, const std::string& val) {
     o << "<tr><td>" << k << "</td><td>" << xml_escape(val) << "</td></tr>\n";
   };
@@ -415,23 +403,11 @@ std::string audit_html(const AuditView& v) {
     param(std::string(shape.whole() ? "identity" : "first deal") + " count (" + outcome_name(0, shape, v.input) + ")",
           grouped(v.report.summary->identity_count));
   }
-  o << "</table>\n<p>Reproduce with:</p>\n<pre><code>" << xml_escape(audit_command(v))
-    << "</code></pre>\n<h2>Statistics</h2>\n<table>\n<tr><th>test</th><th>chi\u00b2</th><th>df</th>"
-       "<th>p</th><th>log10 p</th><th>critical (\u03b1 " << general(v.report.alpha, 3) << ")</th><th>G</th><th>Holm p</th>"
-       "<th>verdict</th></tr>\n";
-  const std::string noun = outcome_noun(v.job);
-  if (v.report.rank)
-    o << fit_row(std::string(is_deal(v.job) ? "deal" : "rank") + " (" +
-                     grouped(v.run.tally[TallyKind::ranks].bins()) + " " + noun +
-                     "s)",
-                 *v.report.rank);
-  if (v.report.position)
-    o << fit_row(is_deal(v.job) ? "item \u00d7 slot" : "item \u00d7 position", *v.report.position);
-  for (const TallyKindRow& row : kTallyKindRows)
-    if (const std::optional<TestResult>& t = v.report.test(row.kind); row.histogram_test && t)
-      o << fit_row(std::string(row.test_title) + " (" + histogram_test_scope(row, v.run.tally) + ")", *t);
-  for (const TestResult& t : v.report.extra_tests) o << fit_row(t.title, t);
-  o << "</table>\n";
+}
+
+// The poker categories' table, the notes, and the most and least frequent
+// outcomes.
+void html_categories_notes_extremes(std::ostream& o, const AuditView& v, const std::string& noun) {
   if (!v.run.tally[TallyKind::poker].empty()) {
     o << "<h2>Poker categories</h2>\n<table><tr><th>category</th><th>count</th><th>expected</th><th>ratio</th>"
          "<th>z</th></tr>\n";
@@ -452,6 +428,41 @@ std::string audit_html(const AuditView& v) {
       o << "<tr><td><code>" << xml_escape(outcome_name(r, shape, v.input)) << "</code></td><td>" << grouped(c) << "</td></tr>\n";
     o << "</table>\n";
   }
+}
+
+std::string audit_html(const AuditView& v) {
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>melange audit: "
+    << xml_escape(audit_subject(v.job, v.input)) << ", n " << v.job.n
+    << "</title>\n<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}"
+       "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
+       "text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}"
+       "code{background:#f5f5f5;padding:2px 4px}.vPASS{color:#1a7f37;font-weight:bold}"
+       ".vWEAK{color:#9a6700;font-weight:bold}.vFAIL{color:#cf222e;font-weight:bold}</style>\n"
+       "</head><body>\n<h1>melange audit: "
+    << xml_escape(audit_subject(v.job, v.input)) << "</h1>\n<p>Verdict: <span class=\"v"
+    << verdict_text(v.report) << "\">" << verdict_text(v.report) << "</span> (reference: "
+    << xml_escape(v.report.reference) << ")</p>\n" << plain_html(plain_words(v.job, v.report, v.input))
+    << "<h2>Parameters</h2>\n<table>\n";
+  html_parameters(o, v);
+  o << "</table>\n<p>Reproduce with:</p>\n<pre><code>" << xml_escape(audit_command(v))
+    << "</code></pre>\n<h2>Statistics</h2>\n<table>\n<tr><th>test</th><th>chi\u00b2</th><th>df</th>"
+       "<th>p</th><th>log10 p</th><th>critical (\u03b1 " << general(v.report.alpha, 3) << ")</th><th>G</th><th>Holm p</th>"
+       "<th>verdict</th></tr>\n";
+  const std::string noun = outcome_noun(v.job);
+  if (v.report.rank)
+    o << fit_row(std::string(is_deal(v.job) ? "deal" : "rank") + " (" +
+                     grouped(v.run.tally[TallyKind::ranks].bins()) + " " + noun +
+                     "s)",
+                 *v.report.rank);
+  if (v.report.position)
+    o << fit_row(is_deal(v.job) ? "item \u00d7 slot" : "item \u00d7 position", *v.report.position);
+  for (const TallyKindRow& row : kTallyKindRows)
+    if (const std::optional<TestResult>& t = v.report.test(row.kind); row.histogram_test && t)
+      o << fit_row(std::string(row.test_title) + " (" + histogram_test_scope(row, v.run.tally) + ")", *t);
+  for (const TestResult& t : v.report.extra_tests) o << fit_row(t.title, t);
+  o << "</table>\n";
+  html_categories_notes_extremes(o, v, noun);
   o << "<h2>Charts</h2>\n" << audit_svg(v) << "\n</body></html>\n";
   return o.str();
 }

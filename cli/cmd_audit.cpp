@@ -351,12 +351,12 @@ void infer_shape(AuditArgs& a, InputFile& input) {
   a.base = s.base;
   a.header = s.header;
   a.labels = std::move(s.labels);
-  a.inferred = std::move(s.inferred);
+  a.inferred = spell_tokens(s.inferred, [](Param p) { return flag_for("audit", p); });
 }
 
-int run_audit(AuditArgs a, Team& team) {
-  // Every check comes before any work: the job, the thresholds, the model
-  // file, the memory plan and every output.
+// The flags' own checks, before any file is opened: what goes with
+// --input, the thresholds. Moves a positional FILE into --input.
+void check_audit_args(AuditArgs& a, const Team& team) {
   if (a.file.empty() && a.input.empty() && (!a.format.empty() || a.base != 0 || !a.skip_invalid.empty() || !a.labels_arg.empty() || a.progressive || a.stop_on_fail ||
                       a.no_stream_tests || a.lags != std::vector<int>{1}))
     throw UsageError("--format, --base, --skip-invalid, --labels, --lag, --no-stream-tests, --progressive and --stop-on-fail are for "
@@ -379,6 +379,13 @@ int run_audit(AuditArgs a, Team& team) {
     throw UsageError("thresholds need 0 < --fail <= --weak < 0.5");
   if (!(a.alpha > 0 && a.alpha < 1))
     throw UsageError("--alpha must lie strictly between 0 and 1, such as 0.05");
+}
+
+int run_audit(AuditArgs a, Team& team) {
+  // Every check comes before any work: the job, the thresholds, the model
+  // file, the memory plan and every output.
+  check_audit_args(a, team);
+  const bool from_input = !a.input.empty();
   const std::unique_ptr<InputFile> input_file = from_input ? std::make_unique<InputFile>(a.input) : nullptr;
   // A list of labels is a few bytes an item: a file larger than that, or
   // than the memory cap, is refused before it is read.
@@ -418,12 +425,9 @@ int run_audit(AuditArgs a, Team& team) {
       reference_law(request, plan, draw_kind(job.algorithm) == DrawKind::keys ? weight_rationals(a.job)
                                                                               : std::vector<Rational>{});
   const std::optional<StatisticLaw> statistic_law = statistic_model(request, plan);
-  AuditOptions audit;
+  AuditOptions audit = planned_options(plan, model.get(), statistic_law);
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
-  audit.model = model.get();
-  audit.statistic_model = statistic_law ? &*statistic_law : nullptr;
-  audit.position_on_demand = plan.position_on_demand;
 
   const Counted counted = from_input ? count_records(a, plan, audit, records, *input_file)
                                     : run_trials(a, team, plan, checkpoint, resume);
@@ -434,9 +438,7 @@ int run_audit(AuditArgs a, Team& team) {
   audit.stream = counted.stream.get();
   audit.serial_repeats = counted.serial_repeats ? &*counted.serial_repeats : nullptr;
   audit.records = from_input;
-  AuditReport report = analyze(done, run.tally, audit);
-  report.model = a.model;
-  report.notes.insert(report.notes.begin(), plan.notes.begin(), plan.notes.end());
+  const AuditReport report = planned_report(plan, done, run.tally, audit, a.model);
 
   const AuditView view{done, run, report, model.get(), a.model, source, audit.statistic_model};
   write_audit_files(outputs, files, view);

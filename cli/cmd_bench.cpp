@@ -313,6 +313,24 @@ struct SharedSizes {
   }
 };
 
+// A row's figures from its sides' rates (ours, the two peers, the limit
+// where it ran): medians, and ours' range.
+void record_rates(report::BenchRow& out, const std::vector<std::vector<double>>& rates,
+                  const std::vector<RunSize>& side_sizes) {
+  // A backend without a kernel for the job hands it to the CPU path; the
+  // row says so rather than show that path's rate under the asked name.
+  out.fallback = out.ran_on.rfind(out.backend, 0) != 0 && out.ran_on.find("(" + out.backend + ")") == std::string::npos;
+  if (out.fallback) out.ran_on += " for " + out.backend;
+  out.median = rates[0][rates[0].size() / 2];
+  out.low = rates[0].front();
+  out.high = rates[0].back();
+  out.trials_per_run = side_sizes[0].trials;
+  out.peer = rates[1][kRepeats / 2];
+  out.batched_peer = rates[2][kRepeats / 2];
+  out.limit = rates.size() > 3 ? rates[3][kRepeats / 2] : 0;
+  out.steady = std::all_of(side_sizes.begin(), side_sizes.end(), [](const RunSize& z) { return z.steady; });
+}
+
 // Times every row beside its peers (and the Philox limit where it applies),
 // within about a.seconds.
 void measure_rows(std::vector<Row>& rows, const BenchArgs& a, bool quiet) {
@@ -384,20 +402,7 @@ void measure_rows(std::vector<Row>& rows, const BenchArgs& a, bool quiet) {
       side_sizes.push_back(sized(sizes.limits[out.threads], limit));
       sides.push_back({limit, side_sizes.back().trials});
     }
-    const std::vector<std::vector<double>> rates = time_sides(sides);
-
-    // A backend without a kernel for the job hands it to the CPU path; the
-    // row says so rather than show that path's rate under the asked name.
-    out.fallback = out.ran_on.rfind(out.backend, 0) != 0 && out.ran_on.find("(" + out.backend + ")") == std::string::npos;
-    if (out.fallback) out.ran_on += " for " + out.backend;
-    out.median = rates[0][rates[0].size() / 2];
-    out.low = rates[0].front();
-    out.high = rates[0].back();
-    out.trials_per_run = side_sizes[0].trials;
-    out.peer = rates[1][kRepeats / 2];
-    out.batched_peer = rates[2][kRepeats / 2];
-    out.limit = rates.size() > 3 ? rates[3][kRepeats / 2] : 0;
-    out.steady = std::all_of(side_sizes.begin(), side_sizes.end(), [](const RunSize& z) { return z.steady; });
+    record_rates(out, time_sides(sides), side_sizes);
   }
   progress.clear();
 }

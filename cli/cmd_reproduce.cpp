@@ -10,7 +10,6 @@
 #include <limits>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "artifacts.hpp"
 #include "command.hpp"
@@ -29,7 +28,7 @@
 #include "output.hpp"
 #include "parse.hpp"
 #include "progress.hpp"
-#include "svg.hpp"
+#include "reproduce_tables.hpp"
 
 namespace melange::cli {
 namespace {
@@ -54,11 +53,6 @@ struct SeedFree {
   std::optional<std::array<double, 10>> riffle_distances;  // 52 cards, k = 1..10 riffles
   std::optional<std::array<double, 2>> shelf_distances;    // 52 cards, 10 shelves, one and two passes
   std::optional<std::array<ShelfGuessing, 2>> shelf_guessing;  // the same machines' guessing means
-};
-
-struct Claim {
-  std::string claim, article, expected, measured, note;
-  bool agrees = false;
 };
 
 struct Sampled {
@@ -519,55 +513,6 @@ class Reproduction {
 
 };
 
-std::string table_text(const std::vector<Claim>& claims, std::uint64_t seed, std::uint64_t runs) {
-  std::ostringstream o;
-  o << "melange reproduce: " << grouped(runs) << " runs per audit, seed " << seed << "\n\n";
-  std::size_t w[4] = {5, 14, 22, 8};
-  for (const Claim& c : claims) {
-    w[0] = std::max(w[0], c.claim.size());
-    w[1] = std::max(w[1], c.article.size());
-    w[2] = std::max(w[2], c.expected.size());
-    w[3] = std::max(w[3], c.measured.size());
-  }
-  o << pad("claim", w[0]) << " | " << pad("article figure", w[1]) << " | "
-    << pad("exact or expected value", w[2]) << " | " << pad("melange", w[3]) << " | agrees\n";
-  o << std::string(w[0] + w[1] + w[2] + w[3] + 19, '-') << "\n";
-  int agree = 0;
-  for (const Claim& c : claims) {
-    o << pad(c.claim, w[0]) << " | " << pad(c.article, w[1]) << " | " << pad(c.expected, w[2]) << " | "
-      << pad(c.measured, w[3]) << " | " << (c.agrees ? "yes" : "NO") << "\n";
-    agree += c.agrees;
-  }
-  o << "\n" << agree << " of " << claims.size() << " claims agree.\n";
-  for (const Claim& c : claims)
-    if (!c.note.empty()) o << "  note (" << c.claim << "): " << c.note << "\n";
-  return o.str();
-}
-
-std::string table_html(const Reproduction& r, std::uint64_t seed, std::uint64_t runs) {
-  std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>melange reproduce</title>\n"
-       "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto;color:#222}"
-       "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px}"
-       "th{background:#f3f3f3}.yes{color:#1a7f37;font-weight:bold}.no{color:#cf222e;font-weight:bold}"
-       "</style></head><body>\n<h1>melange reproduces the article</h1>\n<p>"
-    << grouped(runs) << " runs per audit, seed " << seed
-    << ". A sampled figure agrees when it lies within five standard deviations of what the exact "
-       "model predicts; an exact figure when it is equal.</p>\n<table>\n<tr><th>claim</th><th>article "
-       "figure</th><th>exact or expected value</th><th>measured by melange</th><th>agrees</th><th>note</th></tr>\n";
-  for (const Claim& c : r.claims)
-    o << "<tr><td>" << xml_escape(c.claim) << "</td><td>" << xml_escape(c.article) << "</td><td>"
-      << xml_escape(c.expected) << "</td><td>" << xml_escape(c.measured) << "</td><td class=\""
-      << (c.agrees ? "yes\">yes" : "no\">NO") << "</td><td>" << xml_escape(c.note) << "</td></tr>\n";
-  o << "</table>\n";
-  if (r.one_liner) {
-    const AuditView view{r.one_liner->job, r.one_liner->run, r.one_liner->uniform, nullptr, ""};
-    o << "<h2>The one-liner's orders</h2>\n" << audit_svg(view) << "\n";
-  }
-  o << "</body></html>\n";
-  return o.str();
-}
-
 // --seeds K: every claim over seeds S .. S + K - 1; a correct implementation
 // disagrees about once in a million claims or less.
 int sweep_seeds(const ReproduceArgs& a, std::uint64_t seed, std::uint64_t runs, int threads,
@@ -616,19 +561,16 @@ int run_reproduce(const ReproduceArgs& a) {
   r.all();
 
   if (!a.json.empty()) {
-    Json j = json_header("reproduce");
-    j["seed"] = json_u64(seed);
-    j["runs"] = runs;
-    j["quick"] = a.quick;
-    Json rows = Json::array();
-    for (const Claim& c : r.claims)
-      rows.push_back(Json{{"claim", c.claim}, {"article", c.article}, {"expected", c.expected},
-                          {"measured", c.measured}, {"agrees", c.agrees}, {"note", c.note}});
-    j["claims"] = rows;
-    j["all_agree"] = std::all_of(r.claims.begin(), r.claims.end(), [](const Claim& c) { return c.agrees; });
-    write_json(outputs.open(a.json), j);
+    write_json(outputs.open(a.json), claims_json(r.claims, seed, runs, a.quick));
   }
-  if (!page.empty()) outputs.write(page, table_html(r, seed, runs));
+  if (!page.empty()) {
+    if (r.one_liner) {
+      const AuditView chart{r.one_liner->job, r.one_liner->run, r.one_liner->uniform, nullptr, ""};
+      outputs.write(page, table_html(r.claims, &chart, seed, runs));
+    } else {
+      outputs.write(page, table_html(r.claims, nullptr, seed, runs));
+    }
+  }
   if (a.json != "-") std::cout << table_text(r.claims, seed, runs);
   outputs.commit();
   const bool all = std::all_of(r.claims.begin(), r.claims.end(), [](const Claim& c) { return c.agrees; });

@@ -122,6 +122,70 @@ bool may_mean_stdin(const CLI::App& app, const std::string& command) {
 // process and are refused under mpirun rather than run once a rank.
 bool runs_on_ranks(const std::string& command) { return command == "audit"; }
 
+// Every command, and what every command's options share: no empty
+// values, --quiet, placeholders, examples.
+void add_commands(CLI::App& app, melange::cli::Action& action, melange::cli::Team& team) {
+  melange::cli::add_stream_commands(app, action);
+  melange::cli::add_audit_command(app, action, team);
+  melange::cli::add_merge_command(app, action);
+  melange::cli::add_bench_command(app, action);
+  melange::cli::add_exact_command(app, action);
+  melange::cli::add_sample_command(app, action);
+  melange::cli::add_reach_command(app, action);
+  melange::cli::add_reproduce_command(app, action);
+  melange::cli::add_version_command(app, action);
+  melange::cli::add_manual_commands(app, action);
+  // No option takes an empty value: "--seed ''" is an error, not the default.
+  for (CLI::App* sub : app.get_subcommands({}))
+    for (CLI::Option* option : sub->get_options())
+      if (option->get_type_size() != 0) melange::cli::nonempty(option);
+
+  // --quiet is accepted by every command (a script may pass it to all):
+  // where a command prints no progress line it changes nothing.
+  for (CLI::App* sub : app.get_subcommands({}))
+    if (!sub->get_option_no_throw("--quiet"))
+      sub->add_flag("--quiet")->description("accepted for scripts; this command prints no progress line");
+  melange::cli::name_placeholders(app);
+  melange::cli::add_examples(app);
+}
+
+// Runs the parsed command; its exit status and what to say (empty: nothing).
+std::pair<int, std::string> run_command(const CLI::App& app, melange::cli::Action& action, melange::cli::Team& team,
+                                        const std::string& command, int argc, char** argv) {
+  int status = 0;
+  std::string message;
+  try {
+    if (team.many() && !runs_on_ranks(command))
+      throw melange::UsageError("'melange " + command + "' runs in one process (only audit splits its trials over "
+                                "MPI ranks): run it without mpirun");
+    if (may_mean_stdin(app, command)) melange::cli::refuse_piped_stdin();
+    status = action ? action() : 0;
+    melange::cli::check_stdout();
+  } catch (const melange::cli::TeamStop& stop) {
+    status = stop.status;  // another rank failed its checks and says why
+  } catch (const melange::RanksFailed&) {
+    status = kExitRuntime;  // another rank failed during the run and says why
+  } catch (const melange::UsageError& e) {
+    // The library names its parameters; say them as this command's flags.
+    const std::string text = e.render([&](melange::Param p) { return melange::cli::flag_for(command, p); });
+    status = kExitUsage;
+    message = "melange: " + one_line(text) + "; " + help_hint(app, argc, argv);
+  } catch (const std::bad_alloc&) {
+    status = kExitRuntime;
+    message = "melange: out of memory; ask for fewer trials or a smaller histogram";
+  } catch (const melange::Error& e) {
+    status = kExitRuntime;
+    message = "melange: " + one_line(e.render([&](melange::Param p) { return melange::cli::flag_for(command, p); }));
+  } catch (const std::exception& e) {
+    status = kExitRuntime;
+    message = "melange: " + one_line(e.what());
+  } catch (...) {
+    status = kExitRuntime;
+    message = "melange: internal error (unknown exception)";
+  }
+  return {status, message};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -156,28 +220,7 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
 
   melange::cli::Action action;
-  melange::cli::add_stream_commands(app, action);
-  melange::cli::add_audit_command(app, action, team);
-  melange::cli::add_merge_command(app, action);
-  melange::cli::add_bench_command(app, action);
-  melange::cli::add_exact_command(app, action);
-  melange::cli::add_sample_command(app, action);
-  melange::cli::add_reach_command(app, action);
-  melange::cli::add_reproduce_command(app, action);
-  melange::cli::add_version_command(app, action);
-  melange::cli::add_manual_commands(app, action);
-  // No option takes an empty value: "--seed ''" is an error, not the default.
-  for (CLI::App* sub : app.get_subcommands({}))
-    for (CLI::Option* option : sub->get_options())
-      if (option->get_type_size() != 0) melange::cli::nonempty(option);
-
-  // --quiet is accepted by every command (a script may pass it to all):
-  // where a command prints no progress line it changes nothing.
-  for (CLI::App* sub : app.get_subcommands({}))
-    if (!sub->get_option_no_throw("--quiet"))
-      sub->add_flag("--quiet")->description("accepted for scripts; this command prints no progress line");
-  melange::cli::name_placeholders(app);
-  melange::cli::add_examples(app);
+  add_commands(app, action, team);
 
   if (const char* word = unknown_command(app, argc, argv)) {
     std::vector<std::string> commands;
@@ -202,36 +245,6 @@ int main(int argc, char** argv) {
   }
 
   const std::string command = command_of(app, argc, argv);
-  int status = 0;
-  std::string message;
-  try {
-    if (team.many() && !runs_on_ranks(command))
-      throw melange::UsageError("'melange " + command + "' runs in one process (only audit splits its trials over "
-                                "MPI ranks): run it without mpirun");
-    if (may_mean_stdin(app, command)) melange::cli::refuse_piped_stdin();
-    status = action ? action() : 0;
-    melange::cli::check_stdout();
-  } catch (const melange::cli::TeamStop& stop) {
-    status = stop.status;  // another rank failed its checks and says why
-  } catch (const melange::RanksFailed&) {
-    status = kExitRuntime;  // another rank failed during the run and says why
-  } catch (const melange::UsageError& e) {
-    // The library names its parameters; say them as this command's flags.
-    const std::string text = e.render([&](melange::Param p) { return melange::cli::flag_for(command, p); });
-    status = kExitUsage;
-    message = "melange: " + one_line(text) + "; " + help_hint(app, argc, argv);
-  } catch (const std::bad_alloc&) {
-    status = kExitRuntime;
-    message = "melange: out of memory; ask for fewer trials or a smaller histogram";
-  } catch (const melange::Error& e) {
-    status = kExitRuntime;
-    message = "melange: " + one_line(e.render([&](melange::Param p) { return melange::cli::flag_for(command, p); }));
-  } catch (const std::exception& e) {
-    status = kExitRuntime;
-    message = "melange: " + one_line(e.what());
-  } catch (...) {
-    status = kExitRuntime;
-    message = "melange: internal error (unknown exception)";
-  }
+  const auto [status, message] = run_command(app, action, team, command, argc, argv);
   return team.conclude(status, message);
 }

@@ -20,6 +20,7 @@
 
 #include "melange/error.hpp"
 #include "melange/records.hpp"
+#include "melange/record_shape.hpp"
 #include "signals.hpp"
 
 namespace melange::cli {
@@ -96,26 +97,14 @@ class InputFile {
   std::size_t served_ = 0;  // of them, handed out by read()
 };
 
-// The records' shape as the flags give it, and then as the records do.
-struct RecordShape {
-  int n = 0, k = 0;  // --n and --k as given (k 0: whole permutations); then as inferred
-  bool n_given = false;
-  bool format_given = false;  // --format named one (else the file's name chose it)
-  int base = 0;
-  bool base_given = false;
-  bool header = false;              // inferred: the text's first line names columns
-  std::vector<std::string> labels;  // --labels, or A.. when the records are letters
-  std::string inferred;             // what the records said of themselves, in words
-};
-
 // --labels: "cards" (the 52 names 2c..As), a list ("Kh,2c,..."), or a
 // FILE of them (whitespace or commas between), at most `max_bytes` of it.
 // Each label once, and none holding what a record line gives another
 // meaning ('#' starts a comment, ';' separates items).
 std::vector<std::string> parse_labels(const std::string& arg, std::uint64_t max_bytes);
 
-// What the records say of themselves where the flags did not: see
-// infer_record_shape in record_input.cpp.
+// What the records say of themselves where the flags did not
+// (melange/record_shape.hpp), read ahead from the input.
 void infer_record_shape(RecordShape& shape, InputFile& input, RecordFormat format);
 
 }  // namespace melange::cli

@@ -80,25 +80,35 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-std::string rank_chart_svg(const RankChart& c) {
-  std::ostringstream o;
-  header(o, kWidth, kHeight, c.title, c.subtitle);
-  const std::size_t points = c.values.size();
-  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
-  double top = 0;
-  for (std::size_t i = 0; i < points; ++i) {
-    top = std::max(top, c.values[i]);
-    const double s = c.sigma.empty() ? 0 : c.sigma[i];
-    top = std::max(top, c.expected[i] + 3 * s);
-  }
-  if (top <= 0) top = 1;
-  const double step = nice_step(top * 1.05, 5);
-  top = std::ceil(top * 1.05 / step) * step;
-  auto y = [&](double v) { return kTop + plot_h * (1 - v / top); };
-  const double bar_w = plot_w / static_cast<double>(std::max<std::uint64_t>(c.bins, 1));
-  auto x = [&](double slot) { return kLeft + bar_w * slot; };
+namespace {
 
-  // Axes and grid.
+// A rank chart's frame: the plot's size, the value axis's top and step,
+// and where a value and a slot fall.
+struct RankFrame {
+  const RankChart& c;
+  double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  double top = 0, step = 1, bar_w = 1;
+  std::size_t points = 0;
+
+  explicit RankFrame(const RankChart& chart) : c(chart), points(chart.values.size()) {
+    for (std::size_t i = 0; i < points; ++i) {
+      top = std::max(top, c.values[i]);
+      const double s = c.sigma.empty() ? 0 : c.sigma[i];
+      top = std::max(top, c.expected[i] + 3 * s);
+    }
+    if (top <= 0) top = 1;
+    step = nice_step(top * 1.05, 5);
+    top = std::ceil(top * 1.05 / step) * step;
+    bar_w = plot_w / static_cast<double>(std::max<std::uint64_t>(c.bins, 1));
+  }
+  double y(double v) const { return kTop + plot_h * (1 - v / top); }
+  double x(double slot) const { return kLeft + bar_w * slot; }
+};
+
+void rank_axes(std::ostream& o, const RankFrame& f) {
+  const RankChart& c = f.c;
+  const double plot_w = f.plot_w, plot_h = f.plot_h, top = f.top, step = f.step;
+  const auto y = [&](double v) { return f.y(v); };
   for (double v = 0; v <= top + step / 2; v += step)
     o << "<line x1=\"" << num(kLeft) << "\" x2=\"" << num(kLeft + plot_w) << "\" y1=\"" << num(y(v))
       << "\" y2=\"" << num(y(v)) << "\" stroke=\"#e5e5e5\"/>\n<text x=\"" << num(kLeft - 6)
@@ -108,48 +118,71 @@ std::string rank_chart_svg(const RankChart& c) {
     << "transform=\"rotate(-90 18 " << num(kTop + plot_h / 2) << ")\">" << xml_escape(c.y_label)
     << "</text>\n";
 
-  if (c.sorted_curve) {
-    // The band as one polygon and the lines as polylines through the points.
-    auto line = [&](const char* attrs, auto value) {
-      o << "<polyline fill=\"none\" " << attrs << " points=\"";
-      for (std::size_t i = 0; i < points; ++i)
-        o << num(x(c.at[i] + 0.5)) << "," << num(y(value(i))) << " ";
-      o << "\"/>\n";
-    };
-    if (!c.sigma.empty()) {
-      o << "<polygon fill=\"#9ecae1\" fill-opacity=\"0.45\" points=\"";
-      for (std::size_t i = 0; i < points; ++i)
-        o << num(x(c.at[i] + 0.5)) << "," << num(y(c.expected[i] + 3 * c.sigma[i])) << " ";
-      for (std::size_t i = points; i-- > 0;)
-        o << num(x(c.at[i] + 0.5)) << "," << num(y(std::max(0.0, c.expected[i] - 3 * c.sigma[i]))) << " ";
-      o << "\"/>\n";
-    }
-    // Observed last, on top of the reference it is read against.
-    line("stroke=\"#d62728\" stroke-width=\"2\"", [&](std::size_t i) { return c.expected[i]; });
-    line("stroke=\"#08519c\" stroke-width=\"1.5\"", [&](std::size_t i) { return c.values[i]; });
-  } else {
-    // The +-3 sigma band and the expected line, per bin (they follow the model).
-    if (!c.sigma.empty()) {
-      o << "<g fill=\"#9ecae1\" fill-opacity=\"0.45\">\n";
-      for (std::size_t i = 0; i < points; ++i) {
-        const double lo = std::max(0.0, c.expected[i] - 3 * c.sigma[i]), hi = c.expected[i] + 3 * c.sigma[i];
-        o << "<rect x=\"" << num(x(c.at[i])) << "\" y=\"" << num(y(hi)) << "\" width=\"" << num(bar_w)
-          << "\" height=\"" << num(std::max(0.5, y(lo) - y(hi))) << "\"/>\n";
-      }
-      o << "</g>\n";
-    }
-    o << "<g fill=\"#3182bd\">\n";
+}
+
+// The sorted curve: the band as one polygon and the lines as polylines.
+void rank_curve(std::ostream& o, const RankFrame& f) {
+  const RankChart& c = f.c;
+  const std::size_t points = f.points;
+  const auto y = [&](double v) { return f.y(v); };
+  const auto x = [&](double slot) { return f.x(slot); };
+  auto line = [&](const char* attrs, auto value) {
+    o << "<polyline fill=\"none\" " << attrs << " points=\"";
     for (std::size_t i = 0; i < points; ++i)
-      o << "<rect x=\"" << num(x(c.at[i]) + bar_w * 0.1) << "\" y=\"" << num(y(c.values[i]))
-        << "\" width=\"" << num(bar_w * 0.8) << "\" height=\"" << num(y(0) - y(c.values[i]))
-        << "\"><title>" << xml_escape(c.labels.empty() ? std::to_string(i) : c.labels[i]) << ": "
-        << tick_text(c.values[i]) << "</title></rect>\n";
-    o << "</g>\n<g stroke=\"#d62728\" stroke-width=\"2\">\n";
+      o << num(x(c.at[i] + 0.5)) << "," << num(y(value(i))) << " ";
+    o << "\"/>\n";
+  };
+  if (!c.sigma.empty()) {
+    o << "<polygon fill=\"#9ecae1\" fill-opacity=\"0.45\" points=\"";
     for (std::size_t i = 0; i < points; ++i)
-      o << "<line x1=\"" << num(x(c.at[i])) << "\" x2=\"" << num(x(c.at[i]) + bar_w) << "\" y1=\""
-        << num(y(c.expected[i])) << "\" y2=\"" << num(y(c.expected[i])) << "\"/>\n";
+      o << num(x(c.at[i] + 0.5)) << "," << num(y(c.expected[i] + 3 * c.sigma[i])) << " ";
+    for (std::size_t i = points; i-- > 0;)
+      o << num(x(c.at[i] + 0.5)) << "," << num(y(std::max(0.0, c.expected[i] - 3 * c.sigma[i]))) << " ";
+    o << "\"/>\n";
+  }
+  // Observed last, on top of the reference it is read against.
+  line("stroke=\"#d62728\" stroke-width=\"2\"", [&](std::size_t i) { return c.expected[i]; });
+  line("stroke=\"#08519c\" stroke-width=\"1.5\"", [&](std::size_t i) { return c.values[i]; });
+}
+
+// Bars by rank: the +-3 sigma band and the expected line per bin (they
+// follow the model), the observed bars between.
+void rank_bars(std::ostream& o, const RankFrame& f) {
+  const RankChart& c = f.c;
+  const std::size_t points = f.points;
+  const double bar_w = f.bar_w;
+  const auto y = [&](double v) { return f.y(v); };
+  const auto x = [&](double slot) { return f.x(slot); };
+  if (!c.sigma.empty()) {
+    o << "<g fill=\"#9ecae1\" fill-opacity=\"0.45\">\n";
+    for (std::size_t i = 0; i < points; ++i) {
+      const double lo = std::max(0.0, c.expected[i] - 3 * c.sigma[i]), hi = c.expected[i] + 3 * c.sigma[i];
+      o << "<rect x=\"" << num(x(c.at[i])) << "\" y=\"" << num(y(hi)) << "\" width=\"" << num(bar_w)
+        << "\" height=\"" << num(std::max(0.5, y(lo) - y(hi))) << "\"/>\n";
+    }
     o << "</g>\n";
   }
+  o << "<g fill=\"#3182bd\">\n";
+  for (std::size_t i = 0; i < points; ++i)
+    o << "<rect x=\"" << num(x(c.at[i]) + bar_w * 0.1) << "\" y=\"" << num(y(c.values[i]))
+      << "\" width=\"" << num(bar_w * 0.8) << "\" height=\"" << num(y(0) - y(c.values[i]))
+      << "\"><title>" << xml_escape(c.labels.empty() ? std::to_string(i) : c.labels[i]) << ": "
+      << tick_text(c.values[i]) << "</title></rect>\n";
+  o << "</g>\n<g stroke=\"#d62728\" stroke-width=\"2\">\n";
+  for (std::size_t i = 0; i < points; ++i)
+    o << "<line x1=\"" << num(x(c.at[i])) << "\" x2=\"" << num(x(c.at[i]) + bar_w) << "\" y1=\""
+      << num(y(c.expected[i])) << "\" y2=\"" << num(y(c.expected[i])) << "\"/>\n";
+  o << "</g>\n";
+}
+
+// The zero line, and labels under the bars where they fit, else what the
+// x axis is.
+void rank_x_axis(std::ostream& o, const RankFrame& f) {
+  const RankChart& c = f.c;
+  const std::size_t points = f.points;
+  const double plot_w = f.plot_w, bar_w = f.bar_w;
+  const auto y = [&](double v) { return f.y(v); };
+  const auto x = [&](double slot) { return f.x(slot); };
   o << "<line x1=\"" << num(kLeft) << "\" x2=\"" << num(kLeft + plot_w) << "\" y1=\"" << num(y(0))
     << "\" y2=\"" << num(y(0)) << "\" stroke=\"black\"/>\n";
 
@@ -168,7 +201,9 @@ std::string rank_chart_svg(const RankChart& c) {
       << (c.sorted_curve ? "orders, most to least frequent" : "orders by Lehmer rank")
       << (c.note.empty() ? "" : " (" + xml_escape(c.note) + ")") << "</text>\n";
   }
-  // Legend.
+}
+
+void rank_legend(std::ostream& o, const RankChart& c) {
   const double ly = kHeight - 18;
   o << "<rect x=\"" << num(kLeft) << "\" y=\"" << num(ly - 9) << "\" width=\"14\" height=\"10\" fill=\""
     << (c.sorted_curve ? "#08519c" : "#3182bd") << "\"/><text x=\"" << num(kLeft + 20) << "\" y=\""
@@ -180,6 +215,21 @@ std::string rank_chart_svg(const RankChart& c) {
     o << "<rect x=\"" << num(kLeft + 220) << "\" y=\"" << num(ly - 9)
       << "\" width=\"14\" height=\"10\" fill=\"#9ecae1\"/><text x=\"" << num(kLeft + 240) << "\" y=\""
       << num(ly) << "\" font-size=\"12\">expected \u00b1 3\u03c3</text>\n";
+}
+
+}  // namespace
+
+std::string rank_chart_svg(const RankChart& c) {
+  std::ostringstream o;
+  header(o, kWidth, kHeight, c.title, c.subtitle);
+  const RankFrame frame(c);
+  rank_axes(o, frame);
+  if (c.sorted_curve)
+    rank_curve(o, frame);
+  else
+    rank_bars(o, frame);
+  rank_x_axis(o, frame);
+  rank_legend(o, c);
   o << "</svg>\n";
   return o.str();
 }

@@ -61,17 +61,12 @@ AuditResult finish_audit(const AuditRequest& request, const AuditPlan& plan, con
                          const report::InputInfo* input, const StreamTally* stream = nullptr,
                          const RepeatCount* serial_repeats = nullptr) {
   const std::optional<StatisticLaw> statistic_law = statistic_model(request, plan);
-  AuditOptions o;
-  o.model = model;
-  o.statistic_model = statistic_law ? &*statistic_law : nullptr;
+  AuditOptions o = planned_options(plan, model, statistic_law);
   o.stream = stream;
   o.serial_repeats = serial_repeats;
   o.records = input != nullptr;
-  o.position_on_demand = plan.position_on_demand;
   AuditResult r{job, std::move(run), {}, {}};
-  r.report = analyze(job, r.run.tally, o);
-  r.report.model = model_name.value_or("");
-  r.report.notes.insert(r.report.notes.begin(), plan.notes.begin(), plan.notes.end());
+  r.report = planned_report(plan, job, r.run.tally, o, model_name.value_or(""));
   r.json = report::audit_json_text(r.job, r.run, r.report, input);
   return r;
 }
@@ -128,22 +123,20 @@ py::array integer_records(const py::object& given) {
 
 // Records audited; the shuffle's keywords (n=, k=, and for model= its
 // algo=, method=, bits= and card parameters) from **shuffle.
-AuditResult audit_records(const py::object& given, const py::kwargs& shuffle, bool position, bool hands,
+AuditResult audit_records(const py::object& records, const py::kwargs& shuffle, bool position, bool hands,
                           const std::optional<std::string>& model, const std::variant<bool, std::string>& skip_invalid,
                           bool stream_tests, const std::vector<int>& lags) {
-  const py::array data = integer_records(given);
-  // n and k from the array's shape where not given: its rows are
-  // permutations of n items, or deals of k of n when n says more.
+  const py::array data = integer_records(records);
   const int items = static_cast<int>(std::min<py::ssize_t>(data.shape(1), std::numeric_limits<int>::max()));
-  const Job given_job = shuffle_of(shuffle, "audit_records", Job{.n = 0});
-  const bool n_given = given_job.n != 0;
-  const int n = n_given ? given_job.n : items;
-  int k = given_job.k;
-  if (k == 0 && n_given && items < n) k = items;
+  const Job given = shuffle_of(shuffle, "audit_records", Job{.n = 0});  // n 0: not given
+  // n and k from the array's shape where not given, as the CLI reads a
+  // .npy file's (record_shape.hpp).
+  RecordShape shape{.n = given.n, .k = given.k, .n_given = given.n != 0};
+  infer_row_shape(shape, items, "the array's shape", "the array's records");
   AuditRequest request;
-  if (model) request.job = given_job;  // the model's shuffle; without one, records of any
-  request.job.n = n;
-  request.job.k = k;
+  if (model) request.job = given;  // the model's shuffle; without one, records of any
+  request.job.n = shape.n;
+  request.job.k = shape.k;
   request.records = true;
   request.position = position;
   request.hands = hands;
@@ -154,7 +147,7 @@ AuditResult audit_records(const py::object& given, const py::kwargs& shuffle, bo
   const AuditPlan plan = plan_audit(request);
   const std::shared_ptr<const ExactDistribution> law = law_of_plan(request, plan);
   RecordOptions o;
-  o.n = n;
+  o.n = plan.job.n;
   o.k = is_deal(plan.job) ? plan.job.k : 0;
   // True skips up to kMaxInvalidShare of the records; 'all', any number.
   if (const auto* word = std::get_if<std::string>(&skip_invalid)) {
@@ -166,10 +159,8 @@ AuditResult audit_records(const py::object& given, const py::kwargs& shuffle, bo
   }
   const RecordArray array{data.data(), static_cast<std::uint64_t>(data.shape(0)), static_cast<int>(data.shape(1)),
                           static_cast<int>(data.itemsize()), data.dtype().kind() == 'i'};
-  AuditOptions audit;
-  audit.model = law.get();
-  audit.position_on_demand = plan.position_on_demand;
-  RecordAuditor auditor(plan.job, audit, RecordLooks{}, plan.stream);
+  const std::optional<StatisticLaw> statistic_law = statistic_model(request, plan);
+  RecordAuditor auditor(plan.job, planned_options(plan, law.get(), statistic_law), RecordLooks{}, plan.stream);
   const RecordStats stats = interruptible([&](const std::function<bool()>& stop) {
     return auditor.read(array, o, stop);
   }, static_cast<std::size_t>(data.size()) <= kShortCallItems);
@@ -257,8 +248,9 @@ py::dict closed_form_dict(int n, const char* key, const std::vector<Rational>& l
   return out;
 }
 
-// The audits and the exact law, and the result an audit returns.
-void add_audits(py::module_& m) {
+namespace {
+
+void add_audit_result(py::module_& m) {
   py::class_<AuditResult>(m, "AuditResult", "An audit: its tallies, tests, verdict and JSON document.")
       .def_property_readonly("histogram", &AuditResult::histogram, "counts by Lehmer (or deal) rank, or None")
       .def_property_readonly("positions", &AuditResult::positions, "item x position (slot) counts, or None")
@@ -272,7 +264,9 @@ void add_audits(py::module_& m) {
       .def("__repr__", [](const AuditResult& r) {
         return "<melange.AuditResult " + r.verdict() + ", " + std::to_string(r.run.tally.trials) + " trials>";
       });
+}
 
+void add_audit_functions(py::module_& m) {
   // The audit's own options by name; the shuffle's keywords (algo, n, k,
   // weights, method, bits, riffles, shelves, passes) are **shuffle, read by
   // the job-field table (shuffle_of).
@@ -354,6 +348,15 @@ void add_audits(py::module_& m) {
         });
       },
       py::arg("n"), py::arg("shelves"), py::arg("passes") = 1, python_docs::kShelfLaw);
+}
+
+}  // namespace
+
+// The audits and the exact laws, and the result an audit returns.
+void add_audits(py::module_& m) {
+  add_audit_result(m);
+  add_audit_functions(m);
+  add_laws(m);
 }
 
 }  // namespace melange::python_module

@@ -30,6 +30,7 @@
 #include "melange/exact.hpp"
 #include "melange/laws.hpp"
 #include "melange/integers.hpp"
+#include "melange/record_shape.hpp"
 #include "melange/records.hpp"
 #include "melange/serve.hpp"
 #include "melange/trial.hpp"

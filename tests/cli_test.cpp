@@ -700,7 +700,7 @@ TEST(CliInput, RecordsExplainThemselves) {
   EXPECT_NE(wrong_npy.err.find("the array's records have 6 items; --n is 5"), std::string::npos) << wrong_npy.err;
   const auto u8 = run_cli("audit " + path("six.txt") + " --format u8");
   EXPECT_EQ(u8.status, 2);
-  EXPECT_NE(u8.err.find("pass --n"), std::string::npos) << u8.err;
+  EXPECT_NE(u8.err.find("give --n"), std::string::npos) << u8.err;
   const auto unended = run_shell("printf '1 0 2 3' | " MELANGE_CLI " audit - --quiet");
   EXPECT_EQ(unended.status, 0) << "one record and no line end: " << unended.err;
   EXPECT_NE(unended.out.find("n 4 from the first record"), std::string::npos) << unended.out;
@@ -729,7 +729,7 @@ TEST(CliInput, HintsNameTheFlagThatFits) {
   const auto no_n = run_cli("audit " + path("deals.txt"));
   EXPECT_EQ(no_n.status, 2);
   EXPECT_NE(no_n.err.find("the first record has 5 items, the largest"), std::string::npos) << no_n.err;
-  EXPECT_NE(no_n.err.find("pass --n, its size"), std::string::npos) << no_n.err;
+  EXPECT_NE(no_n.err.find("give --n, its size"), std::string::npos) << no_n.err;
 
   {
     std::ofstream one(path("one.txt"));

@@ -7,6 +7,7 @@
 
 #include "melange/audit.hpp"
 #include "melange/engine.hpp"
+#include "melange/record_shape.hpp"
 #include "melange/error.hpp"
 #include "melange/exact.hpp"
 #include "melange/rank.hpp"
@@ -450,3 +451,46 @@ TEST(Batched, BatchesOfTheScheduleAndWordsPerTrial) {
 
 }  // namespace
 }  // namespace melange
+
+// Records' shape, as both front ends infer it (record_shape.hpp): the CLI
+// from a file's first lines or a .npy header, Python from an array's shape.
+TEST(RecordShape, RowsGiveNOrDealsAndRefuseWhatContradictsThem) {
+  const auto spelled = [](const std::string& text) {
+    return melange::spell_tokens(text, [](melange::Param p) { return "--" + std::string(melange::param_name(p)); });
+  };
+  melange::RecordShape free;
+  melange::infer_row_shape(free, 6, "the array's shape", "the array's records");
+  EXPECT_EQ(free.n, 6);
+  EXPECT_EQ(free.k, 0);
+  EXPECT_EQ(spelled(free.inferred), "n 6 from the array's shape");
+
+  melange::RecordShape deal{.n = 52, .n_given = true};
+  melange::infer_row_shape(deal, 5, "the array's shape", "the array's records");
+  EXPECT_EQ(deal.k, 5);
+  EXPECT_EQ(spelled(deal.inferred), "deals of k 5 from the array's shape (5 of the 52 items; --k says otherwise)");
+
+  melange::RecordShape longer{.n = 4, .n_given = true};
+  try {
+    melange::infer_row_shape(longer, 6, "the first record", "records", " (the first reads \"5 1 2 4 3 0\")");
+    ADD_FAILURE() << "rows longer than n were taken";
+  } catch (const melange::UsageError& e) {
+    EXPECT_EQ(e.param(), melange::Param::n);
+    EXPECT_EQ(e.render([](melange::Param p) { return std::string(melange::param_name(p)) + "="; }),
+              "records have 6 items (the first reads \"5 1 2 4 3 0\"); n= is 4: drop n= (melange reads it from the "
+              "records) or fix it");
+  }
+  melange::RecordShape wrong_k{.n = 52, .k = 5, .n_given = true};
+  EXPECT_THROW(melange::infer_row_shape(wrong_k, 7, "the first record", "records"), melange::UsageError);
+
+  melange::RecordShape text;
+  melange::infer_text_shape(text, "# a comment\n3 1 2 4\n2 4 3 1\n");
+  EXPECT_EQ(text.n, 4);
+  EXPECT_EQ(text.base, 1);
+  EXPECT_EQ(spelled(text.inferred),
+            "n 4 from the first record; 1-based (the first record holds 1..4, no 0; --base 0 says otherwise)");
+  melange::RecordShape letters;
+  melange::infer_text_shape(letters, "C A B\nB C A\n");
+  EXPECT_EQ(letters.labels, (std::vector<std::string>{"A", "B", "C"}));
+  melange::RecordShape binary;
+  EXPECT_THROW(melange::require_given_shape(binary, "u8"), melange::UsageError);
+}

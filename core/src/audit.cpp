@@ -366,30 +366,14 @@ void add_rank_test(AuditReport& report, const TallyCounts& ranks, std::uint64_t 
                          (have_positions ? "the position matrix carries the verdict" : "add the position matrix for a verdict"));
 }
 
-}  // namespace
-
-AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options) {
-  const Shape shape = shape_of(job);
+// The item x position matrix's test. Tallied without being asked, the
+// matrix is tested only where the rank test could not run, and a note says
+// so.
+void add_position_test(AuditReport& report, const Tally& tally, const Shape& shape, const AuditOptions& options,
+                       std::string_view noun) {
   const bool deal = !shape.whole();
-  const std::string_view noun = options.records ? "records" : "trials";
-  if (options.model && (options.model->n != job.n || options.model->k != shape.k))
-    throw UsageError("the model is for n = " + std::to_string(options.model->n) + ", k = " +
-                     std::to_string(options.model->k) + ", the audit for n = " + std::to_string(job.n) +
-                     ", k = " + std::to_string(shape.k));
-  AuditReport report;
-  report.reference = options.model             ? "exact model"
-                     : options.statistic_model ? "exact law of the " + std::string(row_of(options.statistic_model->kind).title)
-                                               : "uniform";
-  report.alpha = options.alpha;
-  report.thresholds = options.thresholds;
-  report.mean_words = tally.trials ? static_cast<double>(tally.words) / tally.trials : 0;
-  report.mean_draws = tally.trials ? static_cast<double>(tally.draws) / tally.trials : 0;
-
   const TallyCounts& ranks = tally[TallyKind::ranks];
   const TallyCounts& positions = tally[TallyKind::positions];
-  if (!ranks.empty()) add_rank_test(report, ranks, tally.trials, shape, options, noun, !positions.empty());
-  // Tallied without being asked, the matrix is tested only where the rank
-  // test could not run, and a note says so.
   const bool test_positions = !positions.empty() && !(options.position_on_demand && report.rank);
   if (test_positions && options.position_on_demand)
     report.notes.push_back(std::string(deal ? "slot" : "position") + " test run without being asked: the " +
@@ -414,6 +398,12 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     }
   }
 
+}
+
+// Each kind whose row has a histogram test (hands, categories, the
+// statistics), against its law.
+void add_histogram_tests(AuditReport& report, const Tally& tally, const Shape& shape, const AuditOptions& options,
+                         std::string_view noun) {
   for (const TallyKindRow& row : kTallyKindRows) {
     const TallyCounts& counts = tally[row.kind];
     if (!row.histogram_test || counts.empty()) continue;
@@ -432,6 +422,31 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
     if (row.mean_test != MeanTail::none && tally.trials > 0 && report.test(row.kind))
       report.extra_tests.push_back(mean_test(row, counts.counts(), tally.trials, law));
   }
+}
+
+}  // namespace
+
+AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& options) {
+  const Shape shape = shape_of(job);
+  const std::string_view noun = options.records ? "records" : "trials";
+  if (options.model && (options.model->n != job.n || options.model->k != shape.k))
+    throw UsageError("the model is for n = " + std::to_string(options.model->n) + ", k = " +
+                     std::to_string(options.model->k) + ", the audit for n = " + std::to_string(job.n) +
+                     ", k = " + std::to_string(shape.k));
+  AuditReport report;
+  report.reference = options.model             ? "exact model"
+                     : options.statistic_model ? "exact law of the " + std::string(row_of(options.statistic_model->kind).title)
+                                               : "uniform";
+  report.alpha = options.alpha;
+  report.thresholds = options.thresholds;
+  report.mean_words = tally.trials ? static_cast<double>(tally.words) / tally.trials : 0;
+  report.mean_draws = tally.trials ? static_cast<double>(tally.draws) / tally.trials : 0;
+
+  const TallyCounts& ranks = tally[TallyKind::ranks];
+  const TallyCounts& positions = tally[TallyKind::positions];
+  if (!ranks.empty()) add_rank_test(report, ranks, tally.trials, shape, options, noun, !positions.empty());
+  add_position_test(report, tally, shape, options, noun);
+  add_histogram_tests(report, tally, shape, options, noun);
   if (options.stream) internal::add_stream_tests(report, internal::stream_view(*options.stream), options);
   if (has_serial_kinds(job.tallies) && tally.trials > 0) {
     internal::SerialViewParts parts;

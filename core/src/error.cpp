@@ -64,8 +64,14 @@ std::string_view param_name(Param p) {
     case Param::riffles: return "riffles";
     case Param::shelves: return "shelves";
     case Param::passes: return "passes";
+    case Param::labels: return "labels";
+    case Param::format: return "format";
   }
   return "";
+}
+
+std::string spell_tokens(const std::string& text, const std::function<std::string(Param)>& spell) {
+  return substitute(text, spell);
 }
 
 std::string token_safe(std::string_view text) {

@@ -353,15 +353,12 @@ ExactDistribution plackett_luce_distribution(Algorithm a, const std::vector<Rati
   return d;
 }
 
-ExactDistribution exact_distribution(
-    Algorithm a, int n, BoundedSpec spec, int threads,
-    const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
-  return exact_distribution(a, Shape{n, n}, spec, threads, progress);
-}
+namespace {
 
-ExactDistribution exact_distribution(
-    Algorithm a, Shape shape, BoundedSpec spec, int threads,
-    const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+// Refuses a walk before it starts: the shape, the walk's limits, the
+// threads, the method's ranges. Returns the shape with k set (n for a
+// whole permutation) and the number of outcomes in `deals`.
+Shape checked_walk_shape(Algorithm a, Shape shape, BoundedSpec spec, int threads, std::uint64_t& deals) {
   const int n = shape.n;
   if (n < 1) throw UsageError(Param::n, "{n} must be at least 1, got " + std::to_string(n));
   const bool deal = can_deal(a);
@@ -369,7 +366,7 @@ ExactDistribution exact_distribution(
     throw UsageError(Param::k, "partial deals {k} of the {n} items: 1 <= k <= n, got k = " +
                                    std::to_string(shape.k));
   if (!deal) shape.k = n;
-  const std::uint64_t deals = shape.whole() ? factorial(std::min(n, kMaxRankItems)) : deal_count(n, shape.k);
+  deals = shape.whole() ? factorial(std::min(n, kMaxRankItems)) : deal_count(n, shape.k);
   if (deal && (deals == 0 || deals > kMaxExactDeals || n > kMaxPositionItems))
     throw UsageError(Param::k, "the exact walk of partial is limited to " + std::to_string(kMaxExactDeals) +
                                    " ordered deals (n!/(n-k)!), got " + std::to_string(n) + " items, k = " +
@@ -384,8 +381,13 @@ ExactDistribution exact_distribution(
                      "; sample it instead");
   if (threads < 1) throw UsageError(Param::threads, "{threads} must be at least 1");
   validate_bounded(spec, std::max<std::uint64_t>(1, max_draw_range(a, shape)));
+  return shape;
+}
 
-  const std::uint64_t bins = shape.whole() ? factorial(n) : deals;
+// The mean words a path reads: its draws' own under the one-a-word
+// methods; under `batched`, the schedule's batches (the same on every path)
+// or its coins, kCoinsPerWord a word.
+PathWords path_words_of(Algorithm a, Shape shape, BoundedSpec spec) {
   PathWords path_words = [](const std::vector<Draw>& path) {
     long double w = 0;
     for (const Draw& d : path) w += d.mean_words();
@@ -407,6 +409,15 @@ ExactDistribution exact_distribution(
       };
     }
   }
+  return path_words;
+}
+
+// Every path, its first draw's outcomes shared out as tasks over
+// `threads` threads; progress(done, tasks) hears each finished task, and
+// a heartbeat within one.
+Accumulator walk_all(Algorithm a, Shape shape, BoundedSpec spec, int threads, std::uint64_t bins,
+                     const PathWords& path_words, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  const int n = shape.n;
   // Discover the first draw's arity, then walk each of its outcomes as a task.
   PathWalker probe(spec, -1);
   {
@@ -460,6 +471,25 @@ ExactDistribution exact_distribution(
     for (auto& p : parts) total.merge(p);
   }
 
+  return total;
+}
+
+}  // namespace
+
+ExactDistribution exact_distribution(
+    Algorithm a, int n, BoundedSpec spec, int threads,
+    const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  return exact_distribution(a, Shape{n, n}, spec, threads, progress);
+}
+
+ExactDistribution exact_distribution(
+    Algorithm a, Shape given, BoundedSpec spec, int threads,
+    const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  std::uint64_t deals = 0;
+  const Shape shape = checked_walk_shape(a, given, spec, threads, deals);
+  const int n = shape.n;
+  const std::uint64_t bins = shape.whole() ? factorial(n) : deals;
+  Accumulator total = walk_all(a, shape, spec, threads, bins, path_words_of(a, shape, spec), progress);
   ExactDistribution d{a, spec, n, shape.k, {}, std::move(total.rank_paths), total.paths, total.equal,
                       total.draws.value(), static_cast<double>(total.words)};
   d.riffles = shape.riffles;

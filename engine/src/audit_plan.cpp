@@ -220,6 +220,23 @@ std::optional<StatisticLaw> statistic_model(const AuditRequest& r, const AuditPl
   return closed_form_law(plan.job.algorithm, shape_of(plan.job));
 }
 
+AuditOptions planned_options(const AuditPlan& plan, const ExactDistribution* model,
+                             const std::optional<StatisticLaw>& statistic) {
+  AuditOptions o;
+  o.model = model;
+  o.statistic_model = statistic ? &*statistic : nullptr;
+  o.position_on_demand = plan.position_on_demand;
+  return o;
+}
+
+AuditReport planned_report(const AuditPlan& plan, const Job& counted, const Tally& tally, const AuditOptions& options,
+                           const std::string& model_name) {
+  AuditReport report = analyze(counted, tally, options);
+  report.model = model_name;
+  report.notes.insert(report.notes.begin(), plan.notes.begin(), plan.notes.end());
+  return report;
+}
+
 std::shared_ptr<const ExactDistribution> reference_law(const AuditRequest& r, const AuditPlan& plan,
                                                        const std::vector<Rational>& weights,
                                                        const std::function<bool()>& stop) {

@@ -19,10 +19,10 @@ namespace melange {
 enum class Param : std::uint8_t {
   none, n, trials, first, seed, threads, bits, method, range, backend, memory_cap,
   position_matrix, state_bits, deal, model, k, hand_histogram, poker_categories, weights, algorithm,
-  base, skip_invalid, lags, serial, riffles, shelves, passes,
+  base, skip_invalid, lags, serial, riffles, shelves, passes, labels, format,
 };
 // The last Param: messages read the tokens of every value up to it.
-inline constexpr Param kLastParam = Param::passes;
+inline constexpr Param kLastParam = Param::format;
 // The field's name, as written in messages: "trials", "memory_cap".
 std::string_view param_name(Param p);
 
@@ -59,6 +59,11 @@ class UsageError : public Error {
  public:
   using Error::Error;
 };
+
+// Text with {n}, {trials}, ... tokens (a message, or words a library
+// function hands on for the caller to print) with each replaced by
+// spell(param); "{{" is a brace.
+std::string spell_tokens(const std::string& text, const std::function<std::string(Param)>& spell);
 
 // Text quoted into a message with {tokens} (a record, a path): "{{" stands
 // for a brace, so that the text's own braces are never read as tokens.

@@ -95,6 +95,18 @@ std::optional<TallyKind> tests_statistic_alone(const AuditRequest& request);
 // That law for the plan's job; nullopt where the request has none.
 std::optional<StatisticLaw> statistic_model(const AuditRequest& request, const AuditPlan& plan);
 
+// The audit's tail, the same for both front ends. What analyze() takes
+// from a plan before anything is counted: its laws (`model`, null for
+// uniform; `statistic`, statistic_model's, which must outlive the options)
+// and whether positions are tested on demand. The caller adds thresholds,
+// alpha, and what the count gives (stream, serial repeats, records).
+AuditOptions planned_options(const AuditPlan& plan, const ExactDistribution* model,
+                             const std::optional<StatisticLaw>& statistic);
+// The report once counted: analyze() of the job as counted, named by its
+// model, the plan's notes first (what it left out, and why).
+AuditReport planned_report(const AuditPlan& plan, const Job& counted, const Tally& tally, const AuditOptions& options,
+                           const std::string& model_name);
+
 // The repeats among the trials of a --serial job that keeps no histogram
 // of every possible record (plan.serial_repeat_bytes > 0; nullopt
 // otherwise). Each trial's record is made again (serve.hpp) and

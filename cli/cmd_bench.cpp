@@ -20,6 +20,7 @@
 #include "melange/report/bench.hpp"
 #include "melange/report/format.hpp"
 #include "job_args.hpp"
+#include "list_args.hpp"
 #include "melange/backend_table.hpp"
 #include "melange/decision_table.hpp"
 #include "melange/engine.hpp"
@@ -62,15 +63,11 @@ struct BenchArgs {
 // Sample mode: the most trials a run makes, their rows filling kSampleBytes.
 std::uint64_t sample_trials(int n) { return std::max<std::uint64_t>(1, kSampleBytes / (2 * static_cast<std::uint64_t>(n))); }
 
-// The items of a comma-separated list; `example` shows a good one.
-std::vector<std::string> split_list(const std::string& text, const std::string& flag, const std::string& example) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) throw UsageError(flag + " has an empty item in '" + text + "': separate values by one comma");
-    out.push_back(item);
-  }
+// The items of a comma-separated list (list_args.hpp); `example` shows a
+// good one.
+std::vector<std::string> comma_list(const std::string& text, const std::string& flag, const std::string& example) {
+  constexpr std::size_t kMostItems = 1000;
+  const std::vector<std::string> out = split_list(text, flag, kMostItems, true);
   if (out.empty() || text.back() == ',')
     throw UsageError(flag + " needs values separated by commas, such as " + flag + " " + example + "; got '" + text + "'");
   return out;
@@ -156,7 +153,7 @@ std::vector<std::string> bench_backends(const BenchArgs& a) {
       if (b.available) backends.push_back(b.name);
     return backends;
   }
-  for (const std::string& b : split_list(a.backends, "--backend", "scalar,simd")) {
+  for (const std::string& b : comma_list(a.backends, "--backend", "scalar,simd")) {
     JobArgs probe;
     probe.backend = b;
     backend_arg(probe);  // an unknown name is a usage error
@@ -179,7 +176,7 @@ std::vector<int> bench_threads(const BenchArgs& a) {
     if (all > 1) counts.push_back(all);
     return counts;
   }
-  for (const std::string& t : split_list(a.threads, "--threads", "1,2")) {
+  for (const std::string& t : comma_list(a.threads, "--threads", "1,2")) {
     JobArgs probe;
     probe.threads = t;
     counts.push_back(thread_count(probe));
@@ -189,7 +186,7 @@ std::vector<int> bench_threads(const BenchArgs& a) {
 
 std::vector<int> bench_ns(const BenchArgs& a) {
   std::vector<int> ns;
-  for (const std::string& t : split_list(a.ns, "--n", "4,52")) {
+  for (const std::string& t : comma_list(a.ns, "--n", "4,52")) {
     const std::uint64_t n = parse_count(t, "--n", kMaxPositionItems);
     if (n < 2) throw UsageError("--n values must be at least 2, got " + t);
     ns.push_back(static_cast<int>(n));
@@ -242,7 +239,7 @@ std::vector<Row> plan_rows(const BenchArgs& a) {
   const std::vector<int> thread_counts = bench_threads(a);
   const std::vector<int> ns = bench_ns(a);
   std::vector<Row> rows;
-  const std::vector<std::string> algos = split_list(a.algos, "--algo", "fisher-yates,naive-swap");
+  const std::vector<std::string> algos = comma_list(a.algos, "--algo", "fisher-yates,naive-swap");
   // A card flag must meet an algorithm it sets.
   for (const auto& [param, value] : a.cards.cards) {
     const bool taken = std::any_of(algos.begin(), algos.end(), [&](const std::string& s) {

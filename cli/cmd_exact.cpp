@@ -68,7 +68,8 @@ int run_exact(const JobArgs& a, const std::string& svg, bool quiet) {
     outputs.commit();
     return 0;
   }
-  const Shape shape = statistic ? cards : Shape{a.n, can_deal(algo) ? a.k : a.n};
+  Shape shape = cards;  // with its card parameters, whichever law is walked
+  shape.k = can_deal(algo) ? a.k : a.n;
   // Five cards of 52: the deals are too many to walk one by one, but the
   // poker categories have their own exact walk (deal.hpp).
   if (can_deal(algo) && a.n == 52 && a.k == 5) {

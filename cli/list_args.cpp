@@ -36,7 +36,7 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   for (char c : text) {
     if (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       if (c == ',' && entry.empty() && empty_entries_refused)
-        throw UsageError(flag + " has an empty entry: write the entries between commas, such as 1,2.5,4");
+        throw UsageError(flag + " has an empty item in '" + text + "': write the entries between single commas");
       end_entry();
     } else {
       entry += c;

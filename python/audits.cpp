@@ -296,7 +296,10 @@ void add_audit_functions(py::module_& m) {
       py::arg("records"), py::kw_only(), py::arg("position") = false, py::arg("hands") = false,
       py::arg("model") = py::none(), py::arg("skip_invalid") = false, py::arg("stream_tests") = true,
       py::arg("lags") = std::vector<int>{1}, python_docs::kAuditRecords);
+}
 
+// The exact law of a walk, and the card shuffles' closed forms.
+void add_laws(py::module_& m) {
   m.def(
       "exact",
       [](const std::string& algo, const py::object& n, const py::object& k, const std::vector<double>& weights,

@@ -113,7 +113,7 @@ TEST(RiffleAlgorithm, ItsExactWalkIsBayerAndDiaconissLaw) {
       if (k * n > 21) continue;  // 2^21 digit sequences
       const ExactDistribution walked = exact_distribution(Algorithm::riffle, Shape{n, n, nullptr, k});
       const RiffleLaw law = riffles_law(n, k);
-      ASSERT_EQ(walked.riffles, k);
+      ASSERT_EQ(walked.shape.riffles, k);
       for (std::uint64_t rank = 0; rank < walked.probability.size(); ++rank) {
         const std::vector<int> items = lehmer_unrank(rank, n);
         const int r = rising_sequences(std::vector<std::uint16_t>(items.begin(), items.end()));

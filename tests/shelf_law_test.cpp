@@ -181,7 +181,7 @@ TEST(ShelfAlgorithm, ItsExactWalkIsTheMachineAndTheClosedForm) {
         const auto machine = decks_of_every_draw_sequence(n, shelves, passes);
         const ShelfLaw law = shelf_law(n, shelves, passes);
         const double outcomes = std::pow(2.0 * shelves, n * passes);
-        ASSERT_EQ(walked.shelves, shelves);
+        ASSERT_EQ(walked.shape.shelves, shelves);
         for (std::uint64_t rank = 0; rank < walked.probability.size(); ++rank) {
           const auto it = machine.find(rank);
           const Rational by_machine = Rational(it == machine.end() ? 0 : it->second) / static_cast<std::uint64_t>(outcomes);

@@ -72,6 +72,24 @@ TEST(SimdPlan, TheSortingNetworkSortsEveryInput) {
   }
 }
 
+// The algorithm table's fixes_slots_in_turn (which the GPU threads read)
+// agrees with what the SIMD plan finds by reading the schedule itself.
+TEST(SimdPlan, TheRowsSayWhichSchedulesFixTheirSlots) {
+  for (const melange::AlgorithmRow& row : melange::kAlgorithmRows) {
+    if (row.draws != melange::DrawKind::schedule) {
+      EXPECT_FALSE(row.fixes_slots_in_turn) << row.name;
+      continue;
+    }
+    for (int n : {5, 52}) {
+      melange::Job job;
+      job.algorithm = row.algorithm;
+      job.n = n;
+      job.k = row.deals ? 3 : 0;
+      EXPECT_EQ(simd::internal::make_plan(job).fixes_slots, row.fixes_slots_in_turn) << row.name << " n " << n;
+    }
+  }
+}
+
 TEST(SimdPlan, DivisionByInvariantIntegersIsExact) {
   std::mt19937 gen(7);
   auto check = [&](std::uint32_t d) {

@@ -248,10 +248,7 @@ void walk(Algorithm a, Shape s, Walker& walker, Accumulator& acc, const std::fun
 }  // namespace
 
 void check_exact_law(Algorithm a) {
-  if (a == Algorithm::weighted_int_power)
-    throw UsageError(Param::model,
-                     "weighted-int-power has no exact walk (its keys come from 63-bit words): test it against the "
-                     "law it claims with {model} plackett-luce, or take that law from {algorithm} weighted");
+  if (const std::string_view why = row_of(a).no_exact_walk; !why.empty()) throw UsageError(Param::model, std::string(why));
 }
 
 namespace {
@@ -492,9 +489,8 @@ ExactDistribution exact_distribution(
   Accumulator total = walk_all(a, shape, spec, threads, bins, path_words_of(a, shape, spec), progress);
   ExactDistribution d{a, spec, n, shape.k, {}, std::move(total.rank_paths), total.paths, total.equal,
                       total.draws.value(), static_cast<double>(total.words)};
-  d.riffles = shape.riffles;
-  d.shelves = shape.shelves;
-  d.passes = shape.passes;
+  d.shape = shape;
+  d.shape.weights = nullptr;  // the caller's, not the law's to keep
   d.probability.reserve(bins);
   for (auto& m : total.mass) d.probability.push_back(m.value());
   return d;

@@ -37,7 +37,7 @@ ExactPower exact_power(const ExactDistribution& d, double trials) {
 
 Json exact_json(const ExactDistribution& d, double trials) {
   Json j = json_header("exact");
-  add_shuffle_fields(j, d.algorithm, d.spec, d.n, d.k);
+  add_shuffle_fields(j, d.algorithm, d.spec, d.shape);
   j["paths"] = d.paths;
   j["equally_likely_paths"] = d.equally_likely;
   j["mean_draws"] = static_cast<double>(d.mean_draws);
@@ -218,7 +218,7 @@ std::string exact_text(const ExactDistribution& d, double trials, const std::str
 void write_poker_exact(std::ostream* json, std::ostream* text, const PokerLaw& law, const PokerLaw& fair,
                        BoundedSpec spec) {
   Json j = json_header("exact");
-  add_shuffle_fields(j, Algorithm::partial, spec, 52, 5);
+  add_shuffle_fields(j, Algorithm::partial, spec, Shape{52, 5});
   j["total"] = law.total;
   Json rows = Json::array();
   std::ostringstream o;
@@ -310,8 +310,7 @@ void write_guessing(std::ostringstream& o, Json& j, const ShelfLaw& law) {
 void write_riffle_exact(std::ostream* json, std::ostream* text, const RiffleLaw& law, BoundedSpec spec) {
   const int riffles = std::countr_zero(law.a);
   Json j = json_header("exact");
-  add_shuffle_fields(j, Algorithm::riffle, spec, law.n, law.n);
-  j["riffles"] = riffles;
+  add_shuffle_fields(j, Algorithm::riffle, spec, Shape{.n = law.n, .k = law.n, .riffles = riffles});
   j["mean_rising_sequences"] = static_cast<double>(law.mean_rises);
   j["mean_rising_sequences_exact"] = law.mean_rises.str();
   std::ostringstream o;
@@ -329,9 +328,8 @@ void write_riffle_exact(std::ostream* json, std::ostream* text, const RiffleLaw&
 
 void write_shelf_exact(std::ostream* json, std::ostream* text, const ShelfLaw& law, BoundedSpec spec) {
   Json j = json_header("exact");
-  add_shuffle_fields(j, Algorithm::shelf, spec, law.n, law.n);
-  j["shelves"] = law.shelves;
-  j["passes"] = law.passes;
+  add_shuffle_fields(j, Algorithm::shelf, spec,
+                     Shape{.n = law.n, .k = law.n, .shelves = law.shelves, .passes = law.passes});
   j["one_pass_shelves"] = law.one_pass_shelves.str();
   j["mean_valleys"] = static_cast<double>(law.mean_valleys);
   j["mean_valleys_exact"] = law.mean_valleys.str();

@@ -60,21 +60,14 @@ void add_field(Json& j, const JobField& f, const Job& job) {
   }
 }
 
-// The fields that say which shuffle a law is of (no seed, range or weights).
-bool is_shuffle_field(const JobField& f) {
-  for (std::string_view key : {"algorithm", "method", "bits", "n", "k"})
-    if (f.key == key) return true;
-  return false;
-}
+// The fields that say which shuffle a law is of: the shuffle's rows but
+// the weights, which a law of weights gives as its own.
+bool is_shuffle_field(const JobField& f) { return f.shuffle && f.json != JsonForm::numbers; }
 
 }  // namespace
 
-void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n, int k) {
-  Job job;
-  job.algorithm = a;
-  job.spec = spec;
-  job.n = n;
-  job.k = k;
+void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, Shape shape) {
+  const Job job = shuffle_job(a, spec, shape);
   for (const JobField* f : json_job_fields())
     if (is_shuffle_field(*f)) add_field(j, *f, job);
 }

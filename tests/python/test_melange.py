@@ -521,3 +521,13 @@ def test_the_shuffle_keywords_are_the_job_field_tables_and_every_front_end_takes
         melange.audit(algo="fisher-yate")
     with pytest.raises(TypeError, match="method must be a str"):
         melange.audit(method=3)
+
+
+def test_an_exact_walk_of_a_card_shuffle_names_its_parameters():
+    # A biased method takes the walk, not the closed form: its document says
+    # which machine it walked, as the closed form's does.
+    walked = json.loads(cli("exact", "--algo", "shelf", "--shelves", 3, "--n", 3, "--method", "modulo", "--bits", 3,
+                            "--json", "-"))
+    assert (walked["shelves"], walked["passes"], walked["paths"]) == (3, 1, 6 ** 3)
+    closed = json.loads(cli("exact", "--algo", "shelf", "--shelves", 3, "--n", 3, "--json", "-"))
+    assert (closed["shelves"], closed["passes"]) == (3, 1)

@@ -194,6 +194,13 @@ struct AlgorithmRow {
   bool takes_weights = false;  // one weight an item ({weights})
   std::array<CardParameter, 2> cards{};
   bool on_gpu = false;         // a CUDA kernel runs it; under --backend cuda the others run on the CPU
+  // Draw d fixes the item of slot scheduled_draw(d).position for good: its
+  // swaps walk down and never reach back above it (a GPU thread counts
+  // each slot's item as it is fixed: kFixesSlotsInTurn).
+  bool fixes_slots_in_turn = false;
+  // Why the exact walk cannot give its law (empty: it can), in a message
+  // that names what to do instead, as {tokens}.
+  std::string_view no_exact_walk{};
 };
 
 inline constexpr CardParameter kRiffles{Param::riffles, &Shape::riffles, 1, kMaxRiffles, 0,
@@ -205,17 +212,22 @@ inline constexpr CardParameter kPasses{Param::passes, &Shape::passes, 1, kMaxPas
                                        "passes of the deck through it", "passes of the deck through the machine"};
 
 inline constexpr AlgorithmRow kAlgorithmRows[] = {
-    {.algorithm = Algorithm::fisher_yates, .name = "fisher-yates", .draws = DrawKind::schedule, .on_gpu = true},
+    {.algorithm = Algorithm::fisher_yates, .name = "fisher-yates", .draws = DrawKind::schedule, .on_gpu = true,
+     .fixes_slots_in_turn = true},
     {.algorithm = Algorithm::naive_swap, .name = "naive-swap", .draws = DrawKind::schedule, .on_gpu = true},
-    {.algorithm = Algorithm::sattolo, .name = "sattolo", .draws = DrawKind::schedule, .on_gpu = true},
-    {.algorithm = Algorithm::partial, .name = "partial", .draws = DrawKind::schedule, .deals = true, .on_gpu = true},
+    {.algorithm = Algorithm::sattolo, .name = "sattolo", .draws = DrawKind::schedule, .on_gpu = true,
+     .fixes_slots_in_turn = true},
+    {.algorithm = Algorithm::partial, .name = "partial", .draws = DrawKind::schedule, .deals = true, .on_gpu = true,
+     .fixes_slots_in_turn = true},
     {.algorithm = Algorithm::sort_binary_insertion, .name = "sort-binary-insertion", .draws = DrawKind::coins,
      .on_gpu = true},
     {.algorithm = Algorithm::sort_v8_timsort, .name = "sort-v8-timsort", .draws = DrawKind::coins,
      .max_items = kMaxTimsortItems, .on_gpu = true},
     {.algorithm = Algorithm::weighted, .name = "weighted", .draws = DrawKind::keys, .takes_weights = true},
     {.algorithm = Algorithm::weighted_int_power, .name = "weighted-int-power", .draws = DrawKind::keys,
-     .takes_weights = true},
+     .takes_weights = true,
+     .no_exact_walk = "weighted-int-power has no exact walk (its keys come from 63-bit words): test it against the "
+                      "law it claims with {model} plackett-luce, or take that law from {algorithm} weighted"},
     {.algorithm = Algorithm::riffle, .name = "riffle", .draws = DrawKind::cards, .cards = {kRiffles}},
     {.algorithm = Algorithm::shelf, .name = "shelf", .draws = DrawKind::cards, .cards = {kShelves, kPasses}},
 };

@@ -29,9 +29,7 @@ struct ExactDistribution {
   bool equally_likely = false;           // every leaf has the same probability
   Rational mean_draws;                   // bounded draws plus coins per trial
   double mean_words = 0;                 // source words per trial, rejected ones included
-  int riffles = 0;                       // riffle: the riffles walked (0 elsewhere)
-  int shelves = 0;                       // shelf: the shelves and passes walked (0 elsewhere)
-  int passes = 0;
+  Shape shape{0, 0};                     // the shape walked, a card shuffle's parameters with it (no weights)
 
   double probability_of(std::uint64_t rank) const;
   std::vector<double> probabilities() const;  // as doubles, by rank

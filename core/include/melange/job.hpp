@@ -40,6 +40,19 @@ inline Shape shape_of(const Job& job) {
   return Shape{job.n,       job.k > 0 ? job.k : job.n, job.weights.empty() ? nullptr : job.weights.data(),
                job.riffles, job.shelves, job.passes};
 }
+// The job of no trials that shuffles as `s` says, shape_of's inverse (the
+// weights are not a Shape's to hand on).
+inline Job shuffle_job(Algorithm a, BoundedSpec spec, Shape s) {
+  Job job;
+  job.algorithm = a;
+  job.spec = spec;
+  job.n = s.n;
+  job.k = s.k;
+  job.riffles = s.riffles;
+  job.shelves = s.shelves;
+  job.passes = s.passes;
+  return job;
+}
 // True when the job deals k < n items rather than shuffling all n.
 inline bool is_deal(const Job& job) { return !shape_of(job).whole(); }
 

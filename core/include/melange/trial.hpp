@@ -29,16 +29,22 @@ struct TrialJob {
   int n;
   int k;           // the last k positions are the outcome (k = n: all of them)
   TallySet tallies;
-  const double* weights;  // the weighted orders' weights (host memory), else null
-  int riffles = 0;        // riffle's riffles, else 0
-  int shelves = 0;        // shelf's shelves and passes, else 0
-  int passes = 0;
-  MELANGE_HD Shape shape() const { return Shape{n, k, weights, riffles, shelves, passes}; }
+  // Every parameter of the algorithm beyond n and k (the weighted orders'
+  // weights in host memory; a card shuffle's), as shape_of() gives them.
+  Shape parameters;
+  // n and k from the members, which a GPU thread may have made constants
+  // (thread_trials.cuh), so that its loops unroll.
+  MELANGE_HD Shape shape() const {
+    Shape s = parameters;
+    s.n = n;
+    s.k = k;
+    return s;
+  }
 };
 
 inline TrialJob trial_job(const Job& job) {
   const Shape s = shape_of(job);
-  return TrialJob{job.seed, job.spec, s.n, s.k, job.tallies, s.weights, s.riffles, s.shelves, s.passes};
+  return TrialJob{job.seed, job.spec, s.n, s.k, job.tallies, s};
 }
 
 // Identity order, algorithm A drawing from `src`, then the sink. `items` is a
@@ -139,11 +145,9 @@ template <class Out>
 SampleSink(Out*) -> SampleSink<Out>;
 
 // The algorithms whose draw d fixes the item of slot
-// scheduled_draw(A, s, d).position for good: their swaps walk down and never
-// reach back above it (fisher-yates, sattolo, partial).
+// scheduled_draw(A, s, d).position for good (their rows say so).
 template <Algorithm A>
-inline constexpr bool kFixesSlotsInTurn =
-    A == Algorithm::fisher_yates || A == Algorithm::sattolo || A == Algorithm::partial;
+inline constexpr bool kFixesSlotsInTurn = row_of(A).fixes_slots_in_turn;
 
 // Trial t of a job that tallies positions alone, each slot counted as it
 // becomes final: the slot's item goes from the draw straight to

@@ -41,7 +41,7 @@ Json json_number(double v);
 
 // What defines a shuffle, sampled or exact: algorithm, method, bits, n, and
 // k for deals.
-void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, int n, int k);
+void add_shuffle_fields(Json& j, Algorithm a, BoundedSpec spec, Shape shape);
 
 // The fields that name a job: seed, algorithm, method, bits, n, first, trials.
 void add_job_fields(Json& j, const Job& job);

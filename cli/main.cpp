@@ -132,6 +132,7 @@ void add_commands(CLI::App& app, melange::cli::Action& action, melange::cli::Tea
   melange::cli::add_exact_command(app, action);
   melange::cli::add_sample_command(app, action);
   melange::cli::add_reach_command(app, action);
+  melange::cli::add_predict_command(app, action);
   melange::cli::add_reproduce_command(app, action);
   melange::cli::add_version_command(app, action);
   melange::cli::add_manual_commands(app, action);

@@ -11,6 +11,7 @@
 #include "melange/bounded.hpp"
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
+#include "melange/predict/families.hpp"
 #include "melange/records.hpp"
 #include "melange/version.hpp"
 #include "job_args.hpp"
@@ -32,6 +33,11 @@ std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   std::istringstream words(backend_choices(" "));
   for (std::string w; words >> w;) names.push_back(w);
+  return names;
+}
+std::vector<std::string> family_choices() {
+  std::vector<std::string> names;
+  for (const predict::FamilyRow& f : predict::families()) names.emplace_back(f.name);
   return names;
 }
 std::vector<std::string> shell_choices() { return {"bash", "zsh", "fish"}; }
@@ -56,6 +62,10 @@ const ValueRow kValueRows[] = {
     {"--shelves", "M"},
     {"--passes", "P"},
     {"--deal", "K"},
+    {"predict --deal", "SEED"},
+    {"predict --seeds", "LO..HI"},
+    {"--family", "NAME,...", Complete::choices, family_choices},
+    {"--next", "K"},
     {"--weights", "LIST|FILE", Complete::file},
     {"--trials", "COUNT"},
     {"--count", "COUNT"},
@@ -160,6 +170,10 @@ const Example kExamples[] = {
     {"sample", "melange sample --n 52 --count 3", "three shuffled decks"},
     {"sample", "melange sample --n 10 --count 1e5 --format npy --output perms.npy", "a NumPy array of permutations"},
     {"reach", "melange reach --n 52 --state-bits 64 --deal 5", "what a 64-bit generator can deal"},
+    {"predict", "melange predict --family java --deal 42 --next 2 > deals.txt && melange predict deals.txt --seeds 0..1000",
+     "whose seed dealt these: every family, seeds 0 to 1000 (without --seeds, each family's whole space)"},
+    {"predict", "melange predict --family java --deal 42 --next 3",
+     "the three decks Collections.shuffle deals from new Random(42)"},
     {"reproduce", "melange reproduce", "check the article's claims"},
     {"version", "melange version --json -", "the version, stream contract and backends"},
     {"completion", "source <(melange completion bash)", "tab completion in this bash"},

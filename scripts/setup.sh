@@ -13,6 +13,7 @@ packages=(
   clang libclang-rt-dev
   libopenmpi-dev openmpi-bin
   man-db zsh fish locales
+  php-cli default-jdk-headless
 )
 
 missing=()

@@ -55,6 +55,8 @@ def documents(tmp):
     deals.write_text(run("sample", "--algo", "partial", "--n", 8, "--k", 3, "--count", 3000))
     exact = tmp / "exact.json"
     run("exact", "--algo", "naive-swap", "--n", 4, "--json", exact)
+    deals_52 = tmp / "java.txt"  # java's deals of seed 4242: a match, its next deal
+    deals_52.write_text(run("predict", "--family", "java", "--deal", 4242, "--next", 2))
     piece_a, piece_b = tmp / "a.json", tmp / "b.json"
     run("audit", "--n", 5, "--trials", 2000, "--quiet", "--json", piece_a)
     run("audit", "--n", 5, "--trials", 2000, "--first", 2000, "--quiet", "--json", piece_b)
@@ -83,6 +85,7 @@ def documents(tmp):
         "reach": ["reach", "--n", 52],
         "version": ["version"],
         "bench": ["bench", "--n", 4, "--seconds", 0.02, "--quiet"],
+        "predict": ["predict", deals_52, "--seeds", "1000..9000", "--family", "java,delphi", "--quiet"],
     }
     for what, args in cases.items():
         quiet = ["--quiet"] if args[0] == "audit" else []

@@ -1,0 +1,244 @@
+// `melange predict`: who could predict the next deal. The records are
+// searched for a seed of each family (a library's generator and shuffle,
+// melange/predict/families.hpp) whose deals reproduce them.
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "command.hpp"
+#include "exit_codes.hpp"
+#include "job_args.hpp"
+#include "list_args.hpp"
+#include "melange/error.hpp"
+#include "melange/predict/search.hpp"
+#include "melange/report/format.hpp"
+#include "melange/report/json.hpp"
+#include "output.hpp"
+#include "parse.hpp"
+#include "progress.hpp"
+#include "signals.hpp"
+
+namespace melange::cli {
+namespace {
+
+using predict::FamilyResult;
+using predict::FamilyRow;
+
+struct PredictArgs {
+  std::string file, families, seeds, threads, json, deal;
+  int n = 0;  // 0: the first record's length
+  int next = 1;
+  bool fail_on_bias = false, quiet = false;
+};
+
+// A chance this small makes a match evidence, as an audit's FAIL level.
+constexpr double kTellingChance = 1e-6;
+
+// Where --n is not given: a first record that holds each of 0..len-1 once
+// is a whole deck of len; anything else is dealt from a deck of 52.
+int default_deck(const std::vector<int>& first) {
+  std::vector<bool> seen(first.size(), false);
+  for (int card : first) {
+    if (card < 0 || card >= static_cast<int>(first.size()) || seen[static_cast<std::size_t>(card)]) return 52;
+    seen[static_cast<std::size_t>(card)] = true;
+  }
+  return static_cast<int>(first.size());
+}
+
+// Records as text: a deal a line, cards 0-based, '?' or '-' for a card not
+// seen; '#' starts a comment.
+predict::Observed read_observed(const std::string& path, int n) {
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path);
+    if (!file) throw UsageError("cannot read '" + path + "': give a file of deals, a deal a line, or - for standard input");
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  predict::Observed o;
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    for (char& c : line)
+      if (c == ',' || c == ';' || c == '\t' || c == '\r') c = ' ';
+    std::istringstream words(line);
+    std::vector<int> record;
+    for (std::string w; words >> w;) {
+      if (w == "?" || w == "-") {
+        record.push_back(predict::kUnseen);
+        continue;
+      }
+      char* end = nullptr;
+      const long card = std::strtol(w.c_str(), &end, 10);
+      if (*end != '\0' || card < 0 || card > 65535)
+        throw UsageError("line " + std::to_string(number) + " of '" + path + "' has '" + w +
+                         "': cards are 0-based numbers, or ? for a card not seen");
+      record.push_back(static_cast<int>(card));
+    }
+    if (!record.empty()) o.records.push_back(std::move(record));
+  }
+  if (o.records.empty()) throw UsageError("'" + path + "' holds no deal: a deal a line, cards 0-based");
+  o.n = n > 0 ? n : default_deck(o.records[0]);
+  predict::validate_observed(o);
+  return o;
+}
+
+// --seeds LO..HI, or the family's whole space.
+predict::SeedRange seed_range(const std::string& text, const FamilyRow& family) {
+  if (text.empty()) return {0, family.seed_space - 1};
+  const auto dots = text.find("..");
+  if (dots == std::string::npos) throw UsageError("--seeds takes LO..HI, such as --seeds 0..4294967295");
+  const std::uint64_t lo = parse_seed(text.substr(0, dots), "--seeds"), hi = parse_seed(text.substr(dots + 2), "--seeds");
+  if (hi < lo) throw UsageError("--seeds " + text + " ends before it starts: give LO..HI with LO <= HI");
+  return {lo, hi};
+}
+
+std::vector<const FamilyRow*> chosen_families(const std::string& list) {
+  std::vector<const FamilyRow*> out;
+  if (list.empty()) {
+    for (const FamilyRow& f : predict::families()) out.push_back(&f);
+    return out;
+  }
+  for (const std::string& name : split_list(list, "--family", 64, true)) {
+    const FamilyRow* f = predict::family_named(name);
+    if (!f) throw UsageError("unknown --family '" + name + "': use " + predict::family_names(", "));
+    out.push_back(f);
+  }
+  return out;
+}
+
+std::string deck_text(const std::vector<std::uint16_t>& deck, std::size_t cards) {
+  std::string text;
+  for (std::size_t i = 0; i < std::min(cards, deck.size()); ++i) {
+    if (i) text += ' ';
+    text += std::to_string(deck[i]);
+  }
+  return text;
+}
+
+// A match is evidence where so few seeds would match by chance.
+bool telling(const FamilyResult& r, const predict::Match& m, const predict::Observed& o) {
+  return m.explained == static_cast<int>(o.records.size()) && r.chance_matches_all < kTellingChance;
+}
+
+report::Json result_json(const std::vector<FamilyResult>& results, const predict::Observed& o, const std::string& verdict) {
+  report::Json j = report::json_header("predict");
+  j["verdict"] = verdict;
+  j["n"] = o.n;
+  j["records"] = o.records.size();
+  report::Json families = report::Json::array();
+  for (const FamilyResult& r : results) {
+    report::Json matches = report::Json::array();
+    for (const predict::Match& m : r.matches) {
+      report::Json next = report::Json::array();
+      for (const auto& deck : m.next) next.push_back(deck);
+      matches.push_back(report::Json{{"seed", std::to_string(m.seed)}, {"explained", m.explained}, {"next", next},
+                                     {"telling", telling(r, m, o)}});
+    }
+    families.push_back(report::Json{{"family", std::string(r.family->name)},
+                                    {"searched", {{"first", std::to_string(r.range.first)},
+                                                  {"last", std::to_string(r.range.last)},
+                                                  {"complete", r.complete}}},
+                                    {"chance_matches", r.chance_matches},
+                                    {"chance_matches_all", r.chance_matches_all},
+                                    {"matches", matches}});
+  }
+  j["families"] = families;
+  return j;
+}
+
+// --deal SEED: the decks a family deals from a seed, a line each, as the
+// library would (what a match's "next deal" is made of).
+int show_deals(const PredictArgs& a, const std::vector<const FamilyRow*>& families) {
+  if (families.size() != 1) throw UsageError("--deal shows one family's deals: give one --family");
+  const std::uint64_t seed = parse_seed(a.deal, "--deal");
+  if (seed >= families[0]->seed_space)
+    throw UsageError("--deal " + a.deal + " is outside " + std::string(families[0]->name) + "'s seeds 0.." +
+                     std::to_string(families[0]->seed_space - 1));
+  for (const auto& deck : predict::deal_decks(*families[0], seed, a.n > 0 ? a.n : 52, std::max(a.next, 1)))
+    std::cout << deck_text(deck, deck.size()) << "\n";
+  return 0;
+}
+
+int run_predict(const PredictArgs& a) {
+  if (a.next < 0 || a.next > 1000) throw UsageError("--next takes 0 to 1000 deals");
+  const std::vector<const FamilyRow*> families = chosen_families(a.families);
+  if (!a.deal.empty()) return show_deals(a, families);
+  if (a.file.empty()) throw UsageError("give the deals: a FILE, or - for standard input");
+  JobArgs threads_arg;
+  threads_arg.threads = a.threads;
+  const int threads = thread_count(threads_arg);
+  Outputs outputs;
+  outputs.declare("--json", a.json);
+  if (a.file != "-") outputs.refuse_reading("FILE", a.file);
+  const predict::Observed observed = read_observed(a.file, a.n);
+  std::vector<predict::SeedRange> ranges;
+  for (const FamilyRow* f : families) ranges.push_back(seed_range(a.seeds, *f));
+
+  std::vector<FamilyResult> results;
+  ProgressLine progress("predict", a.quiet, "families");
+  for (std::size_t i = 0; i < families.size(); ++i) {
+    progress.update(i, families.size(), std::string(families[i]->name));
+    results.push_back(predict::search_family(*families[i], observed, ranges[i], threads, a.next,
+                                             [] { return signals::interrupted() != 0; }));
+  }
+  progress.clear();
+
+  std::ostringstream o;
+  std::size_t seen = 0;
+  for (const auto& r : observed.records)
+    for (int c : r) seen += c != predict::kUnseen;
+  o << "melange predict: " << observed.records.size() << " record" << (observed.records.size() == 1 ? "" : "s")
+    << " of a deck of " << observed.n << " (" << seen << " cards seen)\n";
+  std::string verdict = "PASS", why = "no seed in the searched spaces reproduces the records";
+  for (const FamilyResult& r : results) {
+    o << "  " << r.family->name << ": seeds " << r.range.first << ".." << r.range.last
+      << (r.complete ? "" : " (stopped before the end)") << ", " << r.matches.size() << " match"
+      << (r.matches.size() == 1 ? "" : "es") << "; chance matches expected " << report::general(r.chance_matches, 3)
+      << " for the first record, " << report::general(r.chance_matches_all, 3) << " for all\n";
+    for (const predict::Match& m : r.matches) {
+      o << "    seed " << m.seed << " reproduces " << m.explained << " of " << observed.records.size()
+        << " records dealt on from one seeding" << (telling(r, m, observed) ? "" : " (as many as chance gives)") << "\n";
+      for (const auto& deck : m.next) o << "    next deal: " << deck_text(deck, deck.size()) << "\n";
+      if (telling(r, m, observed) && verdict != "FAIL") {
+        verdict = "FAIL";
+        why = "predictable: " + std::string(r.family->name) + " seeded with " + std::to_string(m.seed) +
+              " reproduces all " + std::to_string(observed.records.size()) + " records; chance matches expected " +
+              report::general(r.chance_matches_all, 2);
+      }
+    }
+    if (!r.matches.empty() && verdict == "PASS") {
+      verdict = "WEAK";
+      why = "seeds match, but no more than chance gives: add records (more cards seen) to tell";
+    }
+  }
+  o << "verdict: " << verdict << ": " << why << "\n";
+  if (verdict == "PASS")
+    o << "  (a PASS rules out only the families and seeds searched; a dealer seeded otherwise, or from more bits, "
+         "is not ruled out)\n";
+  if (!a.json.empty()) report::write_json(outputs.open(a.json), result_json(results, observed, verdict));
+  if (a.json != "-") std::cout << o.str();
+  outputs.commit();
+  if (signals::interrupted()) return 128 + signals::interrupted();
+  return a.fail_on_bias && verdict == "FAIL" ? kExitBiased : 0;
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app, Action& action) {
+  auto a = std::make_shared<PredictArgs>();
+  auto* cmd = app.add_subcommand("predict", "Find the seed behind a dealer built on a library shuffle, from its deals");
+  cmd->add_option("file", a->file, "deals, a line each (cards 0-based, ? for one not seen), or - for standard input");
+  cmd->add_option("--family", a->families, "families to search (default: all): " + predict::family_names(", "));
+  cmd->add_option("--seeds", a->seeds, "LO..HI: the seeds to search (default: each family's whole space)");
+  cmd->add_option("--n", a->n, "cards in the deck (default: the first record's length where it is a whole deck, else 52)");
+  cmd->add_option("--next", a->next, "deals a match predicts after the records (default 1)");
+  cmd->add_option("--threads", a->threads, "threads (default: one per hardware thread)");
+  cmd->add_option("--json", a->json, "write the result as JSON to FILE (- for standard output)");
+  cmd->add_option("--deal", a->deal, "SEED: show the --next decks (default 1) one --family deals from SEED, and stop");
+  cmd->add_flag("--fail-on-bias", a->fail_on_bias, "exit 3 when a seed predicts the deals (verdict FAIL)");
+  cmd->add_flag("--quiet", a->quiet, "no progress line");
+  cmd->callback([a, &action] { action = [a] { return run_predict(*a); }; });
+}
+
+}  // namespace melange::cli

@@ -32,20 +32,6 @@ struct PredictArgs {
   bool fail_on_bias = false, quiet = false;
 };
 
-// A chance this small makes a match evidence, as an audit's FAIL level.
-constexpr double kTellingChance = 1e-6;
-
-// Where --n is not given: a first record that holds each of 0..len-1 once
-// is a whole deck of len; anything else is dealt from a deck of 52.
-int default_deck(const std::vector<int>& first) {
-  std::vector<bool> seen(first.size(), false);
-  for (int card : first) {
-    if (card < 0 || card >= static_cast<int>(first.size()) || seen[static_cast<std::size_t>(card)]) return 52;
-    seen[static_cast<std::size_t>(card)] = true;
-  }
-  return static_cast<int>(first.size());
-}
-
 // Records as text: a deal a line, cards 0-based, '?' or '-' for a card not
 // seen; '#' starts a comment.
 predict::Observed read_observed(const std::string& path, int n) {
@@ -78,7 +64,7 @@ predict::Observed read_observed(const std::string& path, int n) {
     if (!record.empty()) o.records.push_back(std::move(record));
   }
   if (o.records.empty()) throw UsageError("'" + path + "' holds no deal: a deal a line, cards 0-based");
-  o.n = n > 0 ? n : default_deck(o.records[0]);
+  o.n = n > 0 ? n : predict::deck_size_of(o.records[0]);
   predict::validate_observed(o);
   return o;
 }
@@ -116,11 +102,6 @@ std::string deck_text(const std::vector<std::uint16_t>& deck, std::size_t cards)
   return text;
 }
 
-// A match is evidence where so few seeds would match by chance.
-bool telling(const FamilyResult& r, const predict::Match& m, const predict::Observed& o) {
-  return m.explained == static_cast<int>(o.records.size()) && r.chance_matches_all < kTellingChance;
-}
-
 report::Json result_json(const std::vector<FamilyResult>& results, const predict::Observed& o, const std::string& verdict) {
   report::Json j = report::json_header("predict");
   j["verdict"] = verdict;
@@ -133,7 +114,7 @@ report::Json result_json(const std::vector<FamilyResult>& results, const predict
       report::Json next = report::Json::array();
       for (const auto& deck : m.next) next.push_back(deck);
       matches.push_back(report::Json{{"seed", std::to_string(m.seed)}, {"explained", m.explained}, {"next", next},
-                                     {"telling", telling(r, m, o)}});
+                                     {"telling", predict::telling(r, m, o)}});
     }
     families.push_back(report::Json{{"family", std::string(r.family->name)},
                                     {"searched", {{"first", std::to_string(r.range.first)},
@@ -190,7 +171,6 @@ int run_predict(const PredictArgs& a) {
     for (int c : r) seen += c != predict::kUnseen;
   o << "melange predict: " << observed.records.size() << " record" << (observed.records.size() == 1 ? "" : "s")
     << " of a deck of " << observed.n << " (" << seen << " cards seen)\n";
-  std::string verdict = "PASS", why = "no seed in the searched spaces reproduces the records";
   for (const FamilyResult& r : results) {
     o << "  " << r.family->name << ": seeds " << r.range.first << ".." << r.range.last
       << (r.complete ? "" : " (stopped before the end)") << ", " << r.matches.size() << " match"
@@ -198,20 +178,12 @@ int run_predict(const PredictArgs& a) {
       << " for the first record, " << report::general(r.chance_matches_all, 3) << " for all\n";
     for (const predict::Match& m : r.matches) {
       o << "    seed " << m.seed << " reproduces " << m.explained << " of " << observed.records.size()
-        << " records dealt on from one seeding" << (telling(r, m, observed) ? "" : " (as many as chance gives)") << "\n";
+        << " records dealt on from one seeding" << (predict::telling(r, m, observed) ? "" : " (as many as chance gives)")
+        << "\n";
       for (const auto& deck : m.next) o << "    next deal: " << deck_text(deck, deck.size()) << "\n";
-      if (telling(r, m, observed) && verdict != "FAIL") {
-        verdict = "FAIL";
-        why = "predictable: " + std::string(r.family->name) + " seeded with " + std::to_string(m.seed) +
-              " reproduces all " + std::to_string(observed.records.size()) + " records; chance matches expected " +
-              report::general(r.chance_matches_all, 2);
-      }
-    }
-    if (!r.matches.empty() && verdict == "PASS") {
-      verdict = "WEAK";
-      why = "seeds match, but no more than chance gives: add records (more cards seen) to tell";
     }
   }
+  const auto [verdict, why] = predict::verdict_of(results, observed);
   o << "verdict: " << verdict << ": " << why << "\n";
   if (verdict == "PASS")
     o << "  (a PASS rules out only the families and seeds searched; a dealer seeded otherwise, or from more bits, "

@@ -305,6 +305,41 @@ Examples
 'PASS'
 )";
 
+inline constexpr const char* kPredict = R"(Find the seed behind a dealer built on a library shuffle, as `melange predict`.
+
+Each family (PREDICT_FAMILIES: glibc's rand, Delphi and the ASF poker shuffle, libstdc++'s std::shuffle
+with mt19937 or minstd_rand, PHP, CPython, Java) is searched for the seeds whose deals reproduce the
+records, dealt on from one seeding.
+
+Parameters
+----------
+records : sequence of sequences of int
+    The deals in order, each the first cards of a deck (0-based); None or -1 for a card not seen.
+families : sequence of str, optional
+    The families to search (default: all).
+seeds : (int, int), optional
+    The seeds lo..hi to search, both included (default: each family's whole space).
+n : int, optional
+    Cards in the deck (default: the first record's length where it is a whole deck, else 52).
+next : int
+    Deals a match predicts after the records (default 1).
+threads : int, optional
+    Threads (default: one per hardware thread).
+
+Returns
+-------
+dict
+    verdict ('FAIL': a seed reproduces every record, and chance alone gives fewer than 1e-6 such seeds;
+    'WEAK': seeds match no more than chance gives; 'PASS': none matches), why, n, and families: each
+    with family, seeds, complete, chance_matches (for the first record), chance_matches_all, and matches
+    (seed, explained, telling, next).
+
+Examples
+--------
+>>> melange.predict([[3, 17, 29, 41, 50]], families=["java"], seeds=(0, 999))["verdict"]
+'PASS'
+)";
+
 inline constexpr const char* kRiffleLaw = R"(The exact law of a riffled deck's rising sequences, as `melange exact --algo riffle`.
 
 riffles riffles of n cards by the Gilbert-Shannon-Reeds model (one

@@ -7,7 +7,7 @@
 // become ValueError (a wrong request, with the parameter spelled as the
 // keyword) or RuntimeError (anything else).
 //
-// The pieces: sampling.cpp, streams.cpp, audits.cpp, shuffle_keywords.cpp
+// The pieces: sampling.cpp, streams.cpp, audits.cpp, predict.cpp, shuffle_keywords.cpp
 // (a shuffle as keywords, read by the job-field table); what they share is
 // module_support.hpp.
 #include "module_support.hpp"
@@ -23,4 +23,5 @@ PYBIND11_MODULE(melange, m) {
   add_permuted(m);
   add_audits(m);
   add_shuffle_keywords(m);
+  add_predict(m);
 }

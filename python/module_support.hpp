@@ -303,6 +303,8 @@ inline Job job_of(const std::string& algo, int n, int k, const std::vector<doubl
 Job shuffle_of(const py::kwargs& given, const char* function, Job job);
 // melange.SHUFFLE_KEYWORDS, the keywords shuffle_of reads, in table order.
 void add_shuffle_keywords(py::module_& m);
+// predict.cpp: melange.predict and melange.PREDICT_FAMILIES.
+void add_predict(py::module_& m);
 
 // A document's value as Python has it: JSON's null (a statistic that is not
 // finite among them) is None.

@@ -9,6 +9,7 @@ import numpy.typing as npt
 __version__: str
 DEFAULT_SEED: int
 SHUFFLE_KEYWORDS: tuple[str, ...]
+PREDICT_FAMILIES: tuple[str, ...]
 
 Integer = SupportsIndex
 Count = Union[SupportsIndex, float]  # a whole float such as 1e6 is a count too
@@ -91,4 +92,7 @@ def audit_records(records: npt.ArrayLike, *, n: Optional[Integer] = None, k: Opt
 def exact(*, algo: str = "fisher-yates", n: Integer = 4, k: Optional[Integer] = None, weights: Sequence[float] = ...,
           method: str = "batched", bits: Integer = 32, threads: Optional[Integer] = None) -> dict[str, Any]: ...
 def riffle_law(n: Integer, riffles: Integer) -> dict[str, Any]: ...
+def predict(records: Sequence[Sequence[Optional[int]]], *, families: Optional[Sequence[str]] = None,
+            seeds: Optional[tuple[Integer, Integer]] = None, n: Optional[Integer] = None, next: Integer = 1,
+            threads: Optional[Integer] = None) -> dict[str, Any]: ...
 def shelf_law(n: Integer, shelves: Integer, passes: Integer = 1) -> dict[str, Any]: ...

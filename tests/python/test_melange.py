@@ -531,3 +531,22 @@ def test_an_exact_walk_of_a_card_shuffle_names_its_parameters():
     assert (walked["shelves"], walked["passes"], walked["paths"]) == (3, 1, 6 ** 3)
     closed = json.loads(cli("exact", "--algo", "shelf", "--shelves", 3, "--n", 3, "--json", "-"))
     assert (closed["shelves"], closed["passes"]) == (3, 1)
+
+
+def test_predict_finds_the_seed_the_cli_finds():
+    # The CLI's --deal is the family's own deal (checked against the real
+    # runtimes in tests/predict); Python's search names the same seed.
+    decks = [list(map(int, line.split())) for line in cli("predict", "--family", "java", "--deal", 777_000,
+                                                          "--next", 3).decode().split("\n") if line]
+    seen = [d[:5] for d in decks[:2]] + [[decks[2][0], None, -1, decks[2][3], decks[2][4]]]
+    r = melange.predict(seen[:2], families=["java", "delphi"], seeds=(776_000, 778_000), threads=2)
+    assert r["verdict"] == "FAIL" and "java seeded with 777000" in r["why"]
+    java = next(f for f in r["families"] if f["family"] == "java")
+    assert [m["seed"] for m in java["matches"] if m["telling"]] == [777_000]
+    assert java["matches"][0]["next"] == [decks[2]]
+    assert melange.predict(seen, families=["java"], seeds=(776_000, 778_000))["families"][0]["matches"][0]["explained"] == 3
+    assert set(melange.PREDICT_FAMILIES) >= {"java", "php-mt", "python", "cpp-mt19937", "glibc-rand", "asf-1999"}
+    with pytest.raises(ValueError, match="unknown family 'jav'"):
+        melange.predict(seen, families=["jav"])
+    with pytest.raises(ValueError, match="twice"):
+        melange.predict([[1, 1, 2]])

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -127,6 +128,34 @@ FamilyResult search_family(const FamilyRow& family, const Observed& observed, Se
   std::sort(found.begin(), found.end());
   for (std::uint64_t seed : found) result.matches.push_back(deal_on(family, observed, seed, next_deals));
   return result;
+}
+
+int deck_size_of(const std::vector<int>& first) {
+  std::vector<bool> seen(first.size(), false);
+  for (int card : first) {
+    if (card < 0 || card >= static_cast<int>(first.size()) || seen[static_cast<std::size_t>(card)]) return 52;
+    seen[static_cast<std::size_t>(card)] = true;
+  }
+  return static_cast<int>(first.size());
+}
+
+bool telling(const FamilyResult& r, const Match& m, const Observed& o) {
+  return m.explained == static_cast<int>(o.records.size()) && r.chance_matches_all < kTellingChance;
+}
+
+Verdict verdict_of(const std::vector<FamilyResult>& results, const Observed& o) {
+  for (const FamilyResult& r : results)
+    for (const Match& m : r.matches)
+      if (telling(r, m, o)) {
+        char chance[32];
+        std::snprintf(chance, sizeof chance, "%.2g", r.chance_matches_all);
+        return {"FAIL", "predictable: " + std::string(r.family->name) + " seeded with " + std::to_string(m.seed) +
+                            " reproduces all " + std::to_string(o.records.size()) + " records; chance matches expected " +
+                            chance};
+      }
+  for (const FamilyResult& r : results)
+    if (!r.matches.empty()) return {"WEAK", "seeds match, but no more than chance gives: add records (more cards seen) to tell"};
+  return {"PASS", "no seed in the searched spaces reproduces the records"};
 }
 
 }  // namespace melange::predict

@@ -59,6 +59,26 @@ double log10_chance(int n, const std::vector<int>& record);
 FamilyResult search_family(const FamilyRow& family, const Observed& observed, SeedRange range, int threads,
                            int next_deals, const std::function<bool()>& stop = {});
 
+// A chance this small makes a match evidence, as an audit's FAIL level.
+inline constexpr double kTellingChance = 1e-6;
+
+// A match is evidence where it explains every record and so few seeds of
+// the range would do that by chance.
+bool telling(const FamilyResult& result, const Match& match, const Observed& observed);
+
+// The verdict on a search: FAIL where a match is telling (a seed predicts
+// the deals), WEAK where seeds match no more than chance gives, PASS where
+// no seed in the searched ranges reproduces the records; `why` in words.
+struct Verdict {
+  std::string verdict, why;
+};
+Verdict verdict_of(const std::vector<FamilyResult>& results, const Observed& observed);
+
+// The deck a first record is dealt from where its size is not given: a
+// record that holds each of 0..len-1 once is a whole deck of len; anything
+// else is dealt from a deck of 52.
+int deck_size_of(const std::vector<int>& first);
+
 // Throws UsageError unless the records are cards 0..n-1, each at most once
 // a record, no longer than n (a fixed-deck family deals 52).
 void validate_observed(const Observed& observed);

@@ -2,6 +2,7 @@
 // searched for a seed of each family (a library's generator and shuffle,
 // melange/predict/families.hpp) whose deals reproduce them.
 #include <cmath>
+#include <optional>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "melange/report/json.hpp"
 #include "output.hpp"
 #include "parse.hpp"
+#include "predict_clock.hpp"
 #include "progress.hpp"
 #include "signals.hpp"
 
@@ -26,10 +28,11 @@ using predict::FamilyResult;
 using predict::FamilyRow;
 
 struct PredictArgs {
-  std::string file, families, seeds, threads, json, deal;
+  std::string file, families, seeds, clock, clock_unit, threads, json, deal;
+  std::string reseed_window = "1048576";
   int n = 0;  // 0: the first record's length
   int next = 1;
-  bool fail_on_bias = false, quiet = false;
+  bool since_midnight = false, fail_on_bias = false, quiet = false;
 };
 
 // Records as text: a deal a line, cards 0-based, '?' or '-' for a card not
@@ -69,40 +72,72 @@ predict::Observed read_observed(const std::string& path, int n) {
   return o;
 }
 
-// --seeds LO..HI, or the family's whole space.
-predict::SeedRange seed_range(const std::string& text, const FamilyRow& family) {
-  if (text.empty()) return {0, family.seed_space - 1};
-  const auto dots = text.find("..");
-  if (dots == std::string::npos) throw UsageError("--seeds takes LO..HI, such as --seeds 0..4294967295");
-  const std::uint64_t lo = parse_seed(text.substr(0, dots), "--seeds"), hi = parse_seed(text.substr(dots + 2), "--seeds");
-  if (hi < lo) throw UsageError("--seeds " + text + " ends before it starts: give LO..HI with LO <= HI");
-  return {lo, hi};
+// What --seeds, --clock or --since-midnight asks for; none: each family's
+// whole space.
+struct SeedChoice {
+  std::optional<predict::SeedRange> range;
+  std::optional<Clock> clock;
+};
+
+SeedChoice seed_choice(const PredictArgs& a) {
+  const int given = !a.seeds.empty() + !a.clock.empty() + a.since_midnight;
+  if (given > 1) throw UsageError("give one of --seeds, --clock and --since-midnight");
+  if (!a.clock_unit.empty() && a.clock.empty() && !a.since_midnight)
+    throw UsageError("--clock-unit goes with --clock or --since-midnight");
+  SeedChoice choice;
+  if (!a.clock.empty() || a.since_midnight) {
+    Clock clock;
+    clock.since_midnight = a.since_midnight;
+    clock.per_second = clock_ticks_per_second(a.clock_unit.empty() ? (a.since_midnight ? "ms" : "s") : a.clock_unit);
+    choice.range = a.since_midnight ? since_midnight_seeds(clock) : clock_seeds(a.clock, clock);
+    choice.clock = clock;
+  } else if (!a.seeds.empty()) {
+    const auto dots = a.seeds.find("..");
+    if (dots == std::string::npos) throw UsageError("--seeds takes LO..HI, such as --seeds 0..4294967295");
+    const std::uint64_t lo = parse_seed(a.seeds.substr(0, dots), "--seeds");
+    const std::uint64_t hi = parse_seed(a.seeds.substr(dots + 2), "--seeds");
+    if (hi < lo) throw UsageError("--seeds " + a.seeds + " ends before it starts: give LO..HI with LO <= HI");
+    choice.range = predict::SeedRange{lo, hi};
+  }
+  return choice;
+}
+
+// A seed as written: the number, and the time it stands for on a clock.
+std::string seed_text(std::uint64_t seed, const SeedChoice& choice) {
+  return std::to_string(seed) + (choice.clock ? " (" + clock_text(seed, *choice.clock) + ")" : "");
 }
 
 std::vector<const FamilyRow*> chosen_families(const std::string& list) {
-  std::vector<const FamilyRow*> out;
-  if (list.empty()) {
-    for (const FamilyRow& f : predict::families()) out.push_back(&f);
-    return out;
-  }
-  for (const std::string& name : split_list(list, "--family", 64, true)) {
-    const FamilyRow* f = predict::family_named(name);
-    if (!f) throw UsageError("unknown --family '" + name + "': use " + predict::family_names(", "));
-    out.push_back(f);
-  }
-  return out;
+  return predict::families_named(list.empty() ? std::vector<std::string>{} : split_list(list, "--family", 64, true));
 }
 
-std::string deck_text(const std::vector<std::uint16_t>& deck, std::size_t cards) {
+std::string deck_text(const std::vector<std::uint16_t>& deck) {
   std::string text;
-  for (std::size_t i = 0; i < std::min(cards, deck.size()); ++i) {
+  for (std::size_t i = 0; i < deck.size(); ++i) {
     if (i) text += ' ';
     text += std::to_string(deck[i]);
   }
   return text;
 }
 
-report::Json result_json(const std::vector<FamilyResult>& results, const predict::Observed& o, const std::string& verdict) {
+report::Json match_json(const predict::Match& m, const predict::Observed& o, const SeedChoice& choice) {
+  report::Json dealt = report::Json::array();
+  for (const predict::Dealt& d : m.dealt)
+    dealt.push_back(report::Json{{"seed", std::to_string(d.seed)}, {"reseeded", d.reseeded}});
+  report::Json j{{"seed", std::to_string(m.seed)},
+                 {"explained", m.explained()},
+                 {"dealt", dealt},
+                 {"pattern", m.pattern},
+                 {"chance", m.chance},
+                 {"telling", predict::telling(m, o)},
+                 {"next_seed", m.next_seed ? report::Json(std::to_string(*m.next_seed)) : report::Json()},
+                 {"next", m.next}};
+  if (choice.clock) j["clock"] = clock_text(m.seed, *choice.clock);
+  return j;
+}
+
+report::Json result_json(const std::vector<FamilyResult>& results, const predict::Observed& o, const std::string& verdict,
+                         const SeedChoice& choice) {
   report::Json j = report::json_header("predict");
   j["verdict"] = verdict;
   j["n"] = o.n;
@@ -110,12 +145,7 @@ report::Json result_json(const std::vector<FamilyResult>& results, const predict
   report::Json families = report::Json::array();
   for (const FamilyResult& r : results) {
     report::Json matches = report::Json::array();
-    for (const predict::Match& m : r.matches) {
-      report::Json next = report::Json::array();
-      for (const auto& deck : m.next) next.push_back(deck);
-      matches.push_back(report::Json{{"seed", std::to_string(m.seed)}, {"explained", m.explained}, {"next", next},
-                                     {"telling", predict::telling(r, m, o)}});
-    }
+    for (const predict::Match& m : r.matches) matches.push_back(match_json(m, o, choice));
     families.push_back(report::Json{{"family", std::string(r.family->name)},
                                     {"searched", {{"first", std::to_string(r.range.first)},
                                                   {"last", std::to_string(r.range.last)},
@@ -128,43 +158,8 @@ report::Json result_json(const std::vector<FamilyResult>& results, const predict
   return j;
 }
 
-// --deal SEED: the decks a family deals from a seed, a line each, as the
-// library would (what a match's "next deal" is made of).
-int show_deals(const PredictArgs& a, const std::vector<const FamilyRow*>& families) {
-  if (families.size() != 1) throw UsageError("--deal shows one family's deals: give one --family");
-  const std::uint64_t seed = parse_seed(a.deal, "--deal");
-  if (seed >= families[0]->seed_space)
-    throw UsageError("--deal " + a.deal + " is outside " + std::string(families[0]->name) + "'s seeds 0.." +
-                     std::to_string(families[0]->seed_space - 1));
-  for (const auto& deck : predict::deal_decks(*families[0], seed, a.n > 0 ? a.n : 52, std::max(a.next, 1)))
-    std::cout << deck_text(deck, deck.size()) << "\n";
-  return 0;
-}
-
-int run_predict(const PredictArgs& a) {
-  if (a.next < 0 || a.next > 1000) throw UsageError("--next takes 0 to 1000 deals");
-  const std::vector<const FamilyRow*> families = chosen_families(a.families);
-  if (!a.deal.empty()) return show_deals(a, families);
-  if (a.file.empty()) throw UsageError("give the deals: a FILE, or - for standard input");
-  JobArgs threads_arg;
-  threads_arg.threads = a.threads;
-  const int threads = thread_count(threads_arg);
-  Outputs outputs;
-  outputs.declare("--json", a.json);
-  if (a.file != "-") outputs.refuse_reading("FILE", a.file);
-  const predict::Observed observed = read_observed(a.file, a.n);
-  std::vector<predict::SeedRange> ranges;
-  for (const FamilyRow* f : families) ranges.push_back(seed_range(a.seeds, *f));
-
-  std::vector<FamilyResult> results;
-  ProgressLine progress("predict", a.quiet, "families");
-  for (std::size_t i = 0; i < families.size(); ++i) {
-    progress.update(i, families.size(), std::string(families[i]->name));
-    results.push_back(predict::search_family(*families[i], observed, ranges[i], threads, a.next,
-                                             [] { return signals::interrupted() != 0; }));
-  }
-  progress.clear();
-
+std::string result_text(const std::vector<FamilyResult>& results, const predict::Observed& observed,
+                        const SeedChoice& choice) {
   std::ostringstream o;
   std::size_t seen = 0;
   for (const auto& r : observed.records)
@@ -177,19 +172,61 @@ int run_predict(const PredictArgs& a) {
       << (r.matches.size() == 1 ? "" : "es") << "; chance matches expected " << report::general(r.chance_matches, 3)
       << " for the first record, " << report::general(r.chance_matches_all, 3) << " for all\n";
     for (const predict::Match& m : r.matches) {
-      o << "    seed " << m.seed << " reproduces " << m.explained << " of " << observed.records.size()
-        << " records dealt on from one seeding" << (predict::telling(r, m, observed) ? "" : " (as many as chance gives)")
-        << "\n";
-      for (const auto& deck : m.next) o << "    next deal: " << deck_text(deck, deck.size()) << "\n";
+      o << "    seed " << seed_text(m.seed, choice) << " reproduces " << m.explained() << " of "
+        << observed.records.size() << " records: " << m.pattern << "; chance matches expected "
+        << report::general(m.chance, 3) << (predict::telling(m, observed) ? "" : " (no more than chance gives)") << "\n";
+      for (std::size_t i = 1; i < m.dealt.size(); ++i)
+        if (m.dealt[i].reseeded) o << "      record " << i + 1 << " reseeded with " << seed_text(m.dealt[i].seed, choice) << "\n";
+      if (m.next_seed) o << "    next seed: " << seed_text(*m.next_seed, choice) << "\n";
+      for (const auto& deck : m.next) o << "    next deal: " << deck_text(deck) << "\n";
     }
   }
+  return o.str();
+}
+
+// --deal SEED: the decks a family deals from a seed, a line each, as the
+// library would (what a match's "next deal" is made of).
+int show_deals(const PredictArgs& a, const std::vector<const FamilyRow*>& families) {
+  if (families.size() != 1) throw UsageError("--deal shows one family's deals: give one --family");
+  const std::uint64_t seed = parse_seed(a.deal, "--deal");
+  for (const auto& deck : predict::deal_decks(*families[0], seed, a.n > 0 ? a.n : 52, std::max(a.next, 1)))
+    std::cout << deck_text(deck) << "\n";
+  return 0;
+}
+
+int run_predict(const PredictArgs& a) {
+  if (a.next < 0 || a.next > 1000) throw UsageError("--next takes 0 to 1000 deals");
+  const std::vector<const FamilyRow*> families = chosen_families(a.families);
+  if (!a.deal.empty()) return show_deals(a, families);
+  if (a.file.empty()) throw UsageError("give the deals: a FILE, or - for standard input");
+  const int threads = thread_count(a.threads);
+  Outputs outputs;
+  outputs.declare("--json", a.json);
+  if (a.file != "-") outputs.refuse_reading("FILE", a.file);
+  const SeedChoice choice = seed_choice(a);
+  const predict::Observed observed = read_observed(a.file, a.n);
+  predict::SearchOptions options;
+  options.threads = threads;
+  options.next_deals = a.next;
+  options.reseed_window = parse_count(a.reseed_window, "--reseed-window", std::uint64_t{1} << 40);
+  options.stop = [] { return signals::interrupted() != 0; };
+
+  std::vector<FamilyResult> results;
+  ProgressLine progress("predict", a.quiet, "families");
+  for (std::size_t i = 0; i < families.size(); ++i) {
+    progress.update(i, families.size(), std::string(families[i]->name));
+    const predict::SeedRange range = choice.range.value_or(predict::SeedRange{0, families[i]->seed_space - 1});
+    results.push_back(predict::search_family(*families[i], observed, range, options));
+  }
+  progress.clear();
+
   const auto [verdict, why] = predict::verdict_of(results, observed);
-  o << "verdict: " << verdict << ": " << why << "\n";
+  std::string text = result_text(results, observed, choice) + "verdict: " + verdict + ": " + why + "\n";
   if (verdict == "PASS")
-    o << "  (a PASS rules out only the families and seeds searched; a dealer seeded otherwise, or from more bits, "
-         "is not ruled out)\n";
-  if (!a.json.empty()) report::write_json(outputs.open(a.json), result_json(results, observed, verdict));
-  if (a.json != "-") std::cout << o.str();
+    text += "  (a PASS rules out only the families and seeds searched; a dealer seeded otherwise, or from more bits, "
+            "is not ruled out)\n";
+  if (!a.json.empty()) report::write_json(outputs.open(a.json), result_json(results, observed, verdict, choice));
+  if (a.json != "-") std::cout << text;
   outputs.commit();
   if (signals::interrupted()) return 128 + signals::interrupted();
   return a.fail_on_bias && verdict == "FAIL" ? kExitBiased : 0;
@@ -203,6 +240,11 @@ void add_predict_command(CLI::App& app, Action& action) {
   cmd->add_option("file", a->file, "deals, a line each (cards 0-based, ? for one not seen), or - for standard input");
   cmd->add_option("--family", a->families, "families to search (default: all): " + predict::family_names(", "));
   cmd->add_option("--seeds", a->seeds, "LO..HI: the seeds to search (default: each family's whole space)");
+  cmd->add_option("--clock", a->clock, "FROM..TO: search the clock's ticks between two times (Unix seconds or UTC dates)");
+  cmd->add_option("--clock-unit", a->clock_unit, "s, ms or us: the tick of --clock (default s) or --since-midnight (default ms)");
+  cmd->add_flag("--since-midnight", a->since_midnight, "search a day's ticks counted from midnight (Delphi's Randomize)");
+  cmd->add_option("--reseed-window", a->reseed_window,
+                  "W: a later record not dealt on is searched as a reseeding within W of the last seed (default 2^20; 0: none)");
   cmd->add_option("--n", a->n, "cards in the deck (default: the first record's length where it is a whole deck, else 52)");
   cmd->add_option("--next", a->next, "deals a match predicts after the records (default 1)");
   cmd->add_option("--threads", a->threads, "threads (default: one per hardware thread)");

@@ -549,9 +549,7 @@ int sweep_seeds(const ReproduceArgs& a, std::uint64_t seed, std::uint64_t runs, 
 int run_reproduce(const ReproduceArgs& a) {
   const std::uint64_t seed = a.seed.empty() ? kDefaultSeed : parse_seed(a.seed);
   const std::uint64_t runs = a.quick ? 100'000 : 1'000'000;
-  JobArgs threads_arg;
-  threads_arg.threads = a.threads;
-  const int threads = thread_count(threads_arg);
+  const int threads = thread_count(a.threads);
   Outputs outputs;
   outputs.declare("--json", a.json);
   const std::string page = outputs.declare_report("--report", a.report_dir);

@@ -163,13 +163,15 @@ Job make_job(const JobArgs& a, const std::string& trials_flag) {
   return job;
 }
 
-int thread_count(const JobArgs& a) {
-  if (a.threads.empty()) return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+int thread_count(const JobArgs& a) { return thread_count(a.threads); }
+
+int thread_count(const std::string& threads) {
+  if (threads.empty()) return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const std::string must = "--threads must be a whole number from 1 to " + std::to_string(kMaxThreads) +
-                           ", got '" + a.threads + "'";
+                           ", got '" + threads + "'";
   std::uint64_t k = 0;
   try {
-    k = parse_count(a.threads, "--threads", kMaxThreads);
+    k = parse_count(threads, "--threads", kMaxThreads);
   } catch (const UsageError&) {
     throw UsageError(must);
   }

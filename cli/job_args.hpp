@@ -67,6 +67,8 @@ std::vector<Rational> weight_rationals(const JobArgs& a);
 // The job described by the arguments, not yet validated.
 Job make_job(const JobArgs& a, const std::string& trials_flag = "--trials");
 int thread_count(const JobArgs& a);
+// --threads as given by a command that takes no job (empty: every hardware thread).
+int thread_count(const std::string& threads);
 // The --backend value, checked against the engine's backend table.
 std::string backend_arg(const JobArgs& a);
 

@@ -35,6 +35,8 @@ std::vector<std::string> backend_names() {
   for (std::string w; words >> w;) names.push_back(w);
   return names;
 }
+std::vector<std::string> clock_unit_choices() { return {"s", "ms", "us"}; }
+
 std::vector<std::string> family_choices() {
   std::vector<std::string> names;
   for (const predict::FamilyRow& f : predict::families()) names.emplace_back(f.name);
@@ -64,6 +66,9 @@ const ValueRow kValueRows[] = {
     {"--deal", "K"},
     {"predict --deal", "SEED"},
     {"predict --seeds", "LO..HI"},
+    {"--clock", "FROM..TO"},
+    {"--clock-unit", "UNIT", Complete::choices, clock_unit_choices},
+    {"--reseed-window", "W"},
     {"--family", "NAME,...", Complete::choices, family_choices},
     {"--next", "K"},
     {"--weights", "LIST|FILE", Complete::file},
@@ -174,6 +179,8 @@ const Example kExamples[] = {
      "whose seed dealt these: every family, seeds 0 to 1000 (without --seeds, each family's whole space)"},
     {"predict", "melange predict --family java --deal 42 --next 3",
      "the three decks Collections.shuffle deals from new Random(42)"},
+    {"predict", "melange predict deals.txt --family java --clock 2024-12-04..2024-12-05 --clock-unit ms",
+     "Java dealers seeded from a millisecond clock on one day"},
     {"reproduce", "melange reproduce", "check the article's claims"},
     {"version", "melange version --json -", "the version, stream contract and backends"},
     {"completion", "source <(melange completion bash)", "tab completion in this bash"},

@@ -308,8 +308,9 @@ Examples
 inline constexpr const char* kPredict = R"(Find the seed behind a dealer built on a library shuffle, as `melange predict`.
 
 Each family (PREDICT_FAMILIES: glibc's rand, Delphi and the ASF poker shuffle, libstdc++'s std::shuffle
-with mt19937 or minstd_rand, PHP, CPython, Java) is searched for the seeds whose deals reproduce the
-records, dealt on from one seeding.
+with mt19937 or minstd_rand, PHP, CPython, Java, .NET) is searched for the seeds whose first deal
+reproduces the first record; each is dealt on through the later records, a record that dealing on
+does not give being searched as a reseeding near the last seed.
 
 Parameters
 ----------
@@ -325,6 +326,9 @@ next : int
     Deals a match predicts after the records (default 1).
 threads : int, optional
     Threads (default: one per hardware thread).
+reseed_window : int
+    A later record is searched as a reseeding among the seeds within this distance of the last
+    (default 2**20; 0: dealt on only).
 
 Returns
 -------
@@ -332,7 +336,7 @@ dict
     verdict ('FAIL': a seed reproduces every record, and chance alone gives fewer than 1e-6 such seeds;
     'WEAK': seeds match no more than chance gives; 'PASS': none matches), why, n, and families: each
     with family, seeds, complete, chance_matches (for the first record), chance_matches_all, and matches
-    (seed, explained, telling, next).
+    (seed, explained, dealt: (seed, reseeded) a record, pattern, chance, telling, next_seed, next).
 
 Examples
 --------

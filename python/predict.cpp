@@ -30,10 +30,16 @@ py::dict result_dict(const std::vector<predict::FamilyResult>& results, const pr
     for (const predict::Match& m : r.matches) {
       py::list next;
       for (const auto& deck : m.next) next.append(py::cast(std::vector<int>(deck.begin(), deck.end())));
+      py::list dealt;
+      for (const predict::Dealt& x : m.dealt) dealt.append(py::make_tuple(x.seed, x.reseeded));
       py::dict d;
       d["seed"] = m.seed;
-      d["explained"] = m.explained;
-      d["telling"] = predict::telling(r, m, o);
+      d["explained"] = m.explained();
+      d["dealt"] = dealt;
+      d["pattern"] = m.pattern;
+      d["chance"] = m.chance;
+      d["telling"] = predict::telling(m, o);
+      d["next_seed"] = m.next_seed ? py::object(py::int_(*m.next_seed)) : py::object(py::none());
       d["next"] = next;
       matches.append(d);
     }
@@ -56,20 +62,18 @@ py::dict result_dict(const std::vector<predict::FamilyResult>& results, const pr
 }
 
 py::dict predict_records(const py::object& records, const py::object& families_arg, const py::object& seeds,
-                         const py::object& n, const py::object& next, const py::object& threads) {
+                         const py::object& n, const py::object& next, const py::object& threads,
+                         const py::object& reseed_window) {
   const predict::Observed observed = observed_of(records, n);
-  std::vector<const predict::FamilyRow*> families;
-  if (families_arg.is_none()) {
-    for (const predict::FamilyRow& f : predict::families()) families.push_back(&f);
-  } else {
-    for (const py::handle& name : py::iter(families_arg)) {
-      const predict::FamilyRow* f = predict::family_named(name.cast<std::string>());
-      if (!f) throw UsageError("unknown family '" + name.cast<std::string>() + "': use " + predict::family_names(", "));
-      families.push_back(f);
-    }
-  }
-  const int next_deals = int_of(next, "next");
-  const int thread_count = options_of(optional_int_of(threads, "threads"), "auto").threads;
+  std::vector<std::string> names;
+  if (!families_arg.is_none())
+    for (const py::handle& name : py::iter(families_arg)) names.push_back(name.cast<std::string>());
+  const std::vector<const predict::FamilyRow*> families = predict::families_named(names);
+  predict::SearchOptions options;
+  options.next_deals = int_of(next, "next");
+  if (options.next_deals < 0 || options.next_deals > 1000) throw UsageError("next takes 0 to 1000 deals");
+  options.threads = options_of(optional_int_of(threads, "threads"), "auto").threads;
+  options.reseed_window = u64_of(reseed_window, "reseed_window");
   std::vector<predict::FamilyResult> results;
   for (const predict::FamilyRow* f : families) {
     predict::SeedRange range{0, f->seed_space - 1};
@@ -79,7 +83,9 @@ py::dict predict_records(const py::object& records, const py::object& families_a
       if (range.last < range.first) throw UsageError("seeds=(lo, hi) needs lo <= hi");
     }
     results.push_back(interruptible([&](const std::function<bool()>& stop) {
-      return predict::search_family(*f, observed, range, thread_count, next_deals, stop);
+      predict::SearchOptions stoppable = options;
+      stoppable.stop = stop;
+      return predict::search_family(*f, observed, range, stoppable);
     }));
   }
   return result_dict(results, observed);
@@ -91,11 +97,13 @@ void add_predict(py::module_& m) {
   m.def(
       "predict",
       [](const py::object& records, const py::object& families, const py::object& seeds, const py::object& n,
-         const py::object& next, const py::object& threads) {
-        return guarded("trials", [&] { return predict_records(records, families, seeds, n, next, threads); });
+         const py::object& next, const py::object& threads, const py::object& reseed_window) {
+        return guarded("trials",
+                       [&] { return predict_records(records, families, seeds, n, next, threads, reseed_window); });
       },
       py::arg("records"), py::kw_only(), py::arg("families") = py::none(), py::arg("seeds") = py::none(),
-      py::arg("n") = py::none(), py::arg("next") = 1, py::arg("threads") = py::none(), python_docs::kPredict);
+      py::arg("n") = py::none(), py::arg("next") = 1, py::arg("threads") = py::none(),
+      py::arg("reseed_window") = 1 << 20, python_docs::kPredict);
   py::list names;
   for (const predict::FamilyRow& f : predict::families()) names.append(std::string(f.name));
   m.attr("PREDICT_FAMILIES") = py::tuple(names);

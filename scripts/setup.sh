@@ -13,7 +13,7 @@ packages=(
   clang libclang-rt-dev
   libopenmpi-dev openmpi-bin
   man-db zsh fish locales
-  php-cli default-jdk-headless
+  php-cli default-jdk-headless mono-mcs mono-runtime
 )
 
 missing=()

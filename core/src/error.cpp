@@ -66,6 +66,7 @@ std::string_view param_name(Param p) {
     case Param::passes: return "passes";
     case Param::labels: return "labels";
     case Param::format: return "format";
+    case Param::family: return "family";
   }
   return "";
 }

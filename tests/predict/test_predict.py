@@ -46,6 +46,9 @@ def tools(tmp_path_factory):
             ["php", "-r", "mt_srand((int)$argv[1]); for ($d = 0; $d < (int)$argv[3]; ++$d) "
              "{ $a = range(0, (int)$argv[2] - 1); shuffle($a); echo implode(' ', $a), \"\\n\"; }",
              str(seed), str(n), str(decks)])
+    if shutil.which("mcs") and shutil.which("mono"):
+        run(["mcs", "-out:" + str(out / "Deal.exe"), os.path.join(HERE, "Deal.cs")])
+        built["dotnet"] = lambda seed, n, decks: run(["mono", str(out / "Deal.exe"), str(seed), str(n), str(decks)])
     built["python"] = lambda seed, n, decks: run(
         [sys.executable, "-c", "import random, sys\nrandom.seed(int(sys.argv[1]))\n"
          "for _ in range(int(sys.argv[3])):\n a = list(range(int(sys.argv[2]))); random.shuffle(a); print(*a)",
@@ -53,7 +56,8 @@ def tools(tmp_path_factory):
     return built
 
 
-FAMILIES = ["java", "glibc-rand", "cpp-mt19937", "cpp-minstd", "php-mt", "python"]
+FAMILIES = ["java", "glibc-rand", "cpp-mt19937", "cpp-minstd", "php-mt", "python", "dotnet"]
+SEEDS_BELOW = {"dotnet": 2**31}  # new Random(int)
 
 
 def predict(tmp_path, records, seeds, *extra):
@@ -71,7 +75,7 @@ def decks_of(text):
 def test_the_seed_behind_a_runtimes_deals_is_found_and_the_next_deal_predicted(family, tools, tmp_path):
     if family not in tools:
         pytest.skip(f"no runtime for {family} here (scripts/setup.sh installs it)")
-    seed = random.Random(family).randrange(WINDOW, 2**32 - WINDOW)
+    seed = random.Random(family).randrange(WINDOW, SEEDS_BELOW.get(family, 2**32) - WINDOW)
     decks = decks_of(tools[family](seed, N, 4))
     window = (seed - WINDOW // 2, seed + WINDOW // 2)
     for records, next_deal, chance_below in (([decks[0]], decks[1], 1e-40), ([d[:5] for d in decks[:3]], decks[3], 1e-6)):
@@ -81,6 +85,7 @@ def test_the_seed_behind_a_runtimes_deals_is_found_and_the_next_deal_predicted(f
         assert found == [(family, str(seed))], found
         match = next(m for f in doc["families"] if f["family"] == family for m in f["matches"])
         assert match["explained"] == len(records) and match["next"] == [next_deal]
+        assert match["pattern"] == ("one deal" if len(records) == 1 else "one seeding, dealt on")
         assert next(f for f in doc["families"] if f["family"] == family)["chance_matches_all"] < chance_below
 
 
@@ -116,3 +121,59 @@ def test_asf_1999_deck_from_the_first_five_cards_of_a_morning(tmp_path):
     doc = predict(tmp_path, [whole[0][:5]], (9 * 3600 * 1000, 10 * 3600 * 1000), "--family", "asf-1999")
     matches = doc["families"][0]["matches"]
     assert str(seed) in [m["seed"] for m in matches]
+
+
+def test_a_dealer_reseeded_every_deal_is_found_with_its_step_and_next_seed(tmp_path):
+    # CPython reseeded before each deal with a counter stepping by 1000.
+    seed, step = 123_456_789, 1000
+    decks = []
+    for d in range(4):
+        r = random.Random(seed + step * d)
+        deck = list(range(N))
+        r.shuffle(deck)
+        decks.append(deck)
+    doc = predict(tmp_path, [d[:5] for d in decks[:3]], (seed - 500, seed + 500), "--family", "python",
+                  "--reseed-window", "4000")
+    assert doc["verdict"] == "FAIL", doc
+    (match,) = doc["families"][0]["matches"]
+    assert [(d["seed"], d["reseeded"]) for d in match["dealt"]] == [
+        (str(seed + step * d), d > 0) for d in range(3)]
+    assert match["pattern"] == "reseeded every deal, the seed stepping by +1000"
+    assert match["next_seed"] == str(seed + 3 * step) and match["next"] == [decks[3]]
+    # Without the reseeding search the later deals are unexplained: no FAIL.
+    doc = predict(tmp_path, [d[:5] for d in decks[:3]], (seed - 500, seed + 500), "--family", "python",
+                  "--reseed-window", "0")
+    assert doc["verdict"] == "WEAK" and doc["families"][0]["matches"][0]["explained"] == 1
+
+
+def test_a_java_dealer_seeded_from_a_millisecond_clock_is_found_on_the_clock(tools, tmp_path):
+    if "java" not in tools:
+        pytest.skip("no JDK here (scripts/setup.sh installs it)")
+    seed = 1733318400123  # 2024-12-04 13:20:00.123 UTC
+    decks = decks_of(tools["java"](seed, N, 3))
+    path = tmp_path / "deals.txt"
+    path.write_text("".join(" ".join(map(str, d[:5])) + "\n" for d in decks[:2]))
+    doc = json.loads(run([CLI, "predict", str(path), "--family", "java", "--clock",
+                          "2024-12-04T13:19:59..2024-12-04T13:20:01", "--clock-unit", "ms", "--json", "-", "--quiet"]))
+    f = doc["families"][0]
+    assert (f["searched"]["first"], f["searched"]["last"]) == ("1733318399000", "1733318401000")
+    (match,) = [m for m in f["matches"] if m["telling"]]
+    assert match["seed"] == str(seed) and match["clock"] == "2024-12-04 13:20:00.123 UTC as milliseconds"
+    assert match["next"] == [decks[2]]
+    text = run([CLI, "predict", str(path), "--family", "java", "--clock", "1733318399..1733318401",
+                "--clock-unit", "ms", "--quiet"])
+    assert "seed 1733318400123 (2024-12-04 13:20:00.123 UTC as milliseconds) reproduces 2 of 2" in text
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--seeds", "0..9", "--clock", "0..1"], "give one of --seeds, --clock and --since-midnight"),
+    (["--clock", "2024-13-01..2024-12-02"], "--clock takes FROM..TO as Unix seconds or UTC dates"),
+    (["--clock", "2024-12-02..2024-12-01"], "ends before it starts"),
+    (["--since-midnight", "--clock-unit", "ns"], "--clock-unit takes s, ms or us"),
+    (["--clock-unit", "ms"], "--clock-unit goes with --clock or --since-midnight"),
+])
+def test_clock_arguments_are_refused_in_a_line_before_any_search(args, says, tmp_path):
+    path = tmp_path / "deals.txt"
+    path.write_text("1 2 3 4 5\n")
+    done = subprocess.run([CLI, "predict", str(path), "--family", "delphi", *args], capture_output=True, text=True)
+    assert done.returncode == 2 and says in done.stderr and done.stderr.count("\n") == 1, done.stderr

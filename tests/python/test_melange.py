@@ -544,8 +544,16 @@ def test_predict_finds_the_seed_the_cli_finds():
     java = next(f for f in r["families"] if f["family"] == "java")
     assert [m["seed"] for m in java["matches"] if m["telling"]] == [777_000]
     assert java["matches"][0]["next"] == [decks[2]]
+    assert java["matches"][0]["pattern"] == "one seeding, dealt on" and java["matches"][0]["next_seed"] is None
+    assert java["matches"][0]["dealt"] == [(777_000, False), (777_000, False)]
     assert melange.predict(seen, families=["java"], seeds=(776_000, 778_000))["families"][0]["matches"][0]["explained"] == 3
-    assert set(melange.PREDICT_FAMILIES) >= {"java", "php-mt", "python", "cpp-mt19937", "glibc-rand", "asf-1999"}
+    assert set(melange.PREDICT_FAMILIES) >= {"java", "php-mt", "python", "cpp-mt19937", "glibc-rand", "asf-1999",
+                                             "dotnet"}
+    # A later deal of a new seeding is found only with a reseeding window.
+    other = [int(c) for c in cli("predict", "--family", "java", "--deal", 777_500).decode().split()][:5]
+    for window, explained in ((0, 1), (1000, 2)):
+        r = melange.predict([seen[0], other], families=["java"], seeds=(776_900, 777_100), reseed_window=window)
+        assert r["families"][0]["matches"][0]["explained"] == explained
     with pytest.raises(ValueError, match="unknown family 'jav'"):
         melange.predict(seen, families=["jav"])
     with pytest.raises(ValueError, match="twice"):

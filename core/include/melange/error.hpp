@@ -19,10 +19,10 @@ namespace melange {
 enum class Param : std::uint8_t {
   none, n, trials, first, seed, threads, bits, method, range, backend, memory_cap,
   position_matrix, state_bits, deal, model, k, hand_histogram, poker_categories, weights, algorithm,
-  base, skip_invalid, lags, serial, riffles, shelves, passes, labels, format,
+  base, skip_invalid, lags, serial, riffles, shelves, passes, labels, format, family,
 };
 // The last Param: messages read the tokens of every value up to it.
-inline constexpr Param kLastParam = Param::format;
+inline constexpr Param kLastParam = Param::family;
 // The field's name, as written in messages: "trials", "memory_cap".
 std::string_view param_name(Param p);
 

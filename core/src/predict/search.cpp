@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -21,28 +22,147 @@ bool shows(const std::vector<std::uint16_t>& deck, const std::vector<int>& recor
   return true;
 }
 
-std::vector<std::uint16_t> fresh_deck(const FamilyRow& family, int n) {
-  std::vector<std::uint16_t> deck(static_cast<std::size_t>(family.fixed_deck ? 52 : n));
-  for (std::size_t i = 0; i < deck.size(); ++i) deck[i] = static_cast<std::uint16_t>(i);
-  return deck;
+int dealt_deck_size(const FamilyRow& family, const Observed& observed) {
+  return family.fixed_deck ? 52 : observed.n;
 }
 
-// Deals on from a matching seed: the records it explains, then the next deals.
-Match deal_on(const FamilyRow& family, const Observed& observed, std::uint64_t seed, int next_deals) {
-  Match m;
-  m.seed = seed;
-  const std::unique_ptr<Dealer> dealer = family.seeded(seed);
-  for (const std::vector<int>& record : observed.records) {
-    std::vector<std::uint16_t> deck = fresh_deck(family, observed.n);
-    dealer->shuffle(deck);
-    if (!shows(deck, record)) return m;
-    ++m.explained;
+struct Scanned {
+  std::vector<std::uint64_t> seeds;  // in order
+  bool complete = true;
+};
+
+// The seeds of `range` whose first deal shows `record`, in blocks handed
+// out in order to `threads` threads; sorted, so the same for any count.
+Scanned scan_range(const FamilyRow& family, int n, const std::vector<int>& record, SeedRange range, int threads,
+                   const std::function<bool()>& stop) {
+  constexpr std::uint64_t kBlock = 1 << 14;
+  const std::uint64_t blocks = (range.size() - 1) / kBlock + 1;
+  std::atomic<std::uint64_t> next_block{0};
+  std::atomic<bool> stopped{false};
+  std::mutex found_mutex;
+  Scanned out;
+  const Probe probe(n, record);
+  const auto work = [&] {
+    std::vector<std::uint64_t> mine;
+    for (std::uint64_t b; !stopped && (b = next_block.fetch_add(1)) < blocks;) {
+      if (stop && stop()) {
+        stopped = true;
+        break;
+      }
+      const std::uint64_t lo = range.first + b * kBlock;
+      family.dealing.scan(probe, lo, std::min(range.last, lo + (kBlock - 1)), mine);
+    }
+    std::lock_guard lock(found_mutex);
+    out.seeds.insert(out.seeds.end(), mine.begin(), mine.end());
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::max(1, threads); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  out.complete = !stopped;
+  std::sort(out.seeds.begin(), out.seeds.end());
+  return out;
+}
+
+// The seeds within `window` of `last`, clipped to the 64-bit seeds.
+SeedRange window_around(std::uint64_t last, std::uint64_t window) {
+  const std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  return {last > window ? last - window : 0, top - last > window ? last + window : top};
+}
+
+// The seed nearest `last` (ties to the later) whose first deal shows the record.
+std::optional<std::uint64_t> nearest(const std::vector<std::uint64_t>& seeds, std::uint64_t last) {
+  std::optional<std::uint64_t> best;
+  const auto distance = [last](std::uint64_t s) { return s > last ? s - last : last - s; };
+  for (std::uint64_t s : seeds)
+    if (!best || distance(s) < distance(*best) || (distance(s) == distance(*best) && s > *best)) best = s;
+  return best;
+}
+
+std::string signed_text(std::int64_t v) {
+  std::string text = std::to_string(v);
+  if (v >= 0) text.insert(text.begin(), '+');
+  return text;
+}
+
+// The reseedings' pattern in words, and the next seed where every record
+// after the first was a reseeding by one constant step.
+void name_pattern(Match& m) {
+  std::vector<std::int64_t> steps;
+  for (std::size_t i = 1; i < m.dealt.size(); ++i)
+    if (m.dealt[i].reseeded)
+      steps.push_back(static_cast<std::int64_t>(m.dealt[i].seed - m.dealt[i - 1].seed));
+  if (steps.empty()) {
+    m.pattern = m.dealt.size() == 1 ? "one deal" : "one seeding, dealt on";
+    return;
   }
-  for (int d = 0; d < next_deals; ++d) {
-    std::vector<std::uint16_t> deck = fresh_deck(family, observed.n);
+  const bool every_deal = steps.size() + 1 == m.dealt.size();
+  const auto [low, high] = std::minmax_element(steps.begin(), steps.end());
+  if (every_deal && *low == *high) {
+    m.pattern = "reseeded every deal, the seed stepping by " + signed_text(*low) +
+                (steps.size() == 1 ? " (one step seen)" : "");
+    m.next_seed = m.dealt.back().seed + static_cast<std::uint64_t>(*low);
+  } else if (every_deal && *low > 0) {
+    m.pattern = "reseeded every deal with rising seeds, steps " + signed_text(*low) + " to " + signed_text(*high) +
+                " (a clock or a counter): the next seed is later than " + std::to_string(m.dealt.back().seed);
+  } else {
+    m.pattern = "dealt on, reseeded " + std::to_string(steps.size()) + " time" + (steps.size() == 1 ? "" : "s") +
+                " (steps " + signed_text(*low) + " to " + signed_text(*high) + ")";
+  }
+}
+
+// The next deals: a dealer that went on goes on; one reseeded by a
+// constant step is seeded with the next seeds; any other says nothing.
+void predict_next(const FamilyRow& family, int n, std::unique_ptr<Dealer>& dealer, Match& m, int deals) {
+  const bool reseeds = std::any_of(m.dealt.begin(), m.dealt.end(), [](const Dealt& d) { return d.reseeded; });
+  for (int d = 0; d < deals; ++d) {
+    if (reseeds && !m.next_seed) return;
+    if (reseeds) {
+      const std::uint64_t step = *m.next_seed - m.dealt.back().seed;
+      dealer = family.dealing.seeded(*m.next_seed + step * static_cast<std::uint64_t>(d));
+    }
+    std::vector<std::uint16_t> deck = fresh_deck(family, n);
     dealer->shuffle(deck);
     m.next.push_back(std::move(deck));
   }
+}
+
+// Deals on from a matching seed through the later records, reseeding near
+// the last seed where going on does not deal one; then the next deals.
+Match deal_on(const FamilyRow& family, const Observed& observed, std::uint64_t seed, double log10_space,
+              const SearchOptions& options, bool& complete) {
+  const int n = dealt_deck_size(family, observed);
+  Match m;
+  m.seed = seed;
+  m.dealt.push_back({seed, false});
+  double log10_chance_all = log10_space + log10_chance(n, observed.records[0]);
+  std::unique_ptr<Dealer> dealer = family.dealing.seeded(seed);
+  std::vector<std::uint16_t> deck = fresh_deck(family, n);
+  dealer->shuffle(deck);
+  for (std::size_t r = 1; r < observed.records.size(); ++r) {
+    const std::vector<int>& record = observed.records[r];
+    deck = fresh_deck(family, n);
+    dealer->shuffle(deck);
+    if (shows(deck, record)) {
+      m.dealt.push_back({m.dealt.back().seed, false});
+      log10_chance_all += log10_chance(n, record);
+      continue;
+    }
+    if (options.reseed_window == 0) break;
+    const SeedRange window = window_around(m.dealt.back().seed, options.reseed_window);
+    const Scanned near = scan_range(family, n, record, window, options.threads, options.stop);
+    complete = complete && near.complete;
+    const std::optional<std::uint64_t> reseed = nearest(near.seeds, m.dealt.back().seed);
+    if (!reseed) break;
+    m.dealt.push_back({*reseed, true});
+    log10_chance_all += log10_chance(n, record) + std::log10(static_cast<double>(window.size()));
+    dealer = family.dealing.seeded(*reseed);
+    deck = fresh_deck(family, n);
+    dealer->shuffle(deck);
+  }
+  m.chance = std::pow(10.0, log10_chance_all);
+  name_pattern(m);
+  predict_next(family, n, dealer, m, options.next_deals);
   return m;
 }
 
@@ -79,54 +199,23 @@ void validate_observed(const Observed& o) {
   }
 }
 
-FamilyResult search_family(const FamilyRow& family, const Observed& observed, SeedRange range, int threads,
-                           int next_deals, const std::function<bool()>& stop) {
+FamilyResult search_family(const FamilyRow& family, const Observed& observed, SeedRange range,
+                           const SearchOptions& options) {
   FamilyResult result;
   result.family = &family;
   result.range = range;
-  const int n = family.fixed_deck ? 52 : observed.n;
-  const double space = static_cast<double>(range.size());
-  result.chance_matches = space * std::pow(10.0, log10_chance(n, observed.records[0]));
-  double all = 0;
+  const int n = dealt_deck_size(family, observed);
+  const double log10_space = std::log10(static_cast<double>(range.size()));
+  result.chance_matches = std::pow(10.0, log10_space + log10_chance(n, observed.records[0]));
+  double all = log10_space;
   for (const std::vector<int>& r : observed.records) all += log10_chance(n, r);
-  result.chance_matches_all = space * std::pow(10.0, all);
+  result.chance_matches_all = std::pow(10.0, all);
   if (family.fixed_deck && observed.n != 52) return result;  // it deals 52 cards, not n
 
-  // Blocks of seeds handed out in order; each thread keeps its matches.
-  constexpr std::uint64_t kBlock = 1 << 14;
-  const std::uint64_t blocks = (range.size() - 1) / kBlock + 1;
-  std::atomic<std::uint64_t> next_block{0};
-  std::atomic<bool> stopped{false};
-  std::mutex found_mutex;
-  std::vector<std::uint64_t> found;
-  const std::vector<int>& first = observed.records[0];
-  const auto work = [&] {
-    std::vector<std::uint16_t> deck = fresh_deck(family, n), identity = deck;
-    std::vector<std::uint64_t> mine;
-    for (std::uint64_t b; !stopped && (b = next_block.fetch_add(1)) < blocks;) {
-      if (stop && stop()) {
-        stopped = true;
-        break;
-      }
-      const std::uint64_t lo = range.first + b * kBlock;
-      const std::uint64_t hi = std::min(range.last, lo + (kBlock - 1));
-      for (std::uint64_t seed = lo;; ++seed) {
-        deck = identity;
-        family.seeded(seed)->shuffle(deck);
-        if (shows(deck, first)) mine.push_back(seed);
-        if (seed == hi) break;
-      }
-    }
-    std::lock_guard lock(found_mutex);
-    found.insert(found.end(), mine.begin(), mine.end());
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, threads); ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  result.complete = !stopped;
-  std::sort(found.begin(), found.end());
-  for (std::uint64_t seed : found) result.matches.push_back(deal_on(family, observed, seed, next_deals));
+  const Scanned first = scan_range(family, n, observed.records[0], range, options.threads, options.stop);
+  result.complete = first.complete;
+  for (std::uint64_t seed : first.seeds)
+    result.matches.push_back(deal_on(family, observed, seed, log10_space, options, result.complete));
   return result;
 }
 
@@ -139,19 +228,19 @@ int deck_size_of(const std::vector<int>& first) {
   return static_cast<int>(first.size());
 }
 
-bool telling(const FamilyResult& r, const Match& m, const Observed& o) {
-  return m.explained == static_cast<int>(o.records.size()) && r.chance_matches_all < kTellingChance;
+bool telling(const Match& m, const Observed& o) {
+  return m.explained() == static_cast<int>(o.records.size()) && m.chance < kTellingChance;
 }
 
 Verdict verdict_of(const std::vector<FamilyResult>& results, const Observed& o) {
   for (const FamilyResult& r : results)
     for (const Match& m : r.matches)
-      if (telling(r, m, o)) {
+      if (telling(m, o)) {
         char chance[32];
-        std::snprintf(chance, sizeof chance, "%.2g", r.chance_matches_all);
+        std::snprintf(chance, sizeof chance, "%.2g", m.chance);
         return {"FAIL", "predictable: " + std::string(r.family->name) + " seeded with " + std::to_string(m.seed) +
-                            " reproduces all " + std::to_string(o.records.size()) + " records; chance matches expected " +
-                            chance};
+                            " reproduces all " + std::to_string(o.records.size()) + " records (" + m.pattern +
+                            "); chance matches expected " + chance};
       }
   for (const FamilyResult& r : results)
     if (!r.matches.empty()) return {"WEAK", "seeds match, but no more than chance gives: add records (more cards seen) to tell"};

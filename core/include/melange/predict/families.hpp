@@ -25,12 +25,23 @@ class Dealer {
   virtual void shuffle(std::span<std::uint16_t> items) = 0;
 };
 
+class Probe;  // melange/predict/probe.hpp
+
+// A family's dealer in its two uses: seeded, dealing on as the library
+// would; and scanning the seeds first..last for those whose first deal
+// agrees with a probe (appended in order), each dropped at its first card
+// that differs. Both come from one definition of the library's shuffle.
+struct Dealing {
+  std::unique_ptr<Dealer> (*seeded)(std::uint64_t seed);
+  void (*scan)(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vector<std::uint64_t>& matches);
+};
+
 struct FamilyRow {
   std::string_view name;         // kebab-case, as --family names it
   std::string_view library;      // what it models, in a line
-  std::uint64_t seed_space;      // seeds 0 .. seed_space - 1 are its whole space
-  std::string_view seeding;      // how callers seed it
-  std::unique_ptr<Dealer> (*seeded)(std::uint64_t seed);
+  std::uint64_t seed_space;      // seeds 0 .. seed_space - 1: what is searched by default
+  std::string_view seeding;      // how callers seed it, and how a wider seed is taken
+  Dealing dealing;
   bool fixed_deck = false;       // deals 52 cards whatever n is asked (asf-1999)
 };
 
@@ -38,8 +49,15 @@ struct FamilyRow {
 std::span<const FamilyRow> families();
 // The row named `name`; nullptr where there is none.
 const FamilyRow* family_named(std::string_view name);
+// The rows named, in the order given (none named: every family); throws
+// UsageError naming {family} and the choices for a name with no row.
+std::vector<const FamilyRow*> families_named(const std::vector<std::string>& names);
 // "glibc-rand, delphi, ...".
 std::string family_names(std::string_view separator);
+
+// The items 0..n-1 in order, as a family's shuffle takes them (52 of them
+// for a fixed-deck family, whatever n).
+std::vector<std::uint16_t> fresh_deck(const FamilyRow& family, int n);
 
 // A fresh deck of n items dealt by `family` seeded with `seed`, then
 // `more` decks after it from the same generator (each from a fresh deck).

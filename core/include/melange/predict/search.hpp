@@ -5,15 +5,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "melange/predict/families.hpp"
+#include "melange/predict/probe.hpp"
 
 namespace melange::predict {
-
-// A card not seen (a '?' in a record).
-inline constexpr int kUnseen = -1;
 
 // The records as dealt, in order: each the first cards of a shuffled deck
 // of n (a whole deck: n of them), kUnseen where a card was not seen.
@@ -27,13 +26,26 @@ struct SeedRange {
   std::uint64_t size() const { return last - first + 1; }
 };
 
-// A seed whose generator reproduces the first record, and how many of the
-// records it explains dealing on (records[0 .. explained)), and the next
-// deals it would make.
+// How a record a match explains was dealt: from `seed`, by the generator
+// going on from the record before (reseeded false) or seeded afresh.
+struct Dealt {
+  std::uint64_t seed = 0;
+  bool reseeded = false;
+};
+
+// A seed whose generator reproduces the first record; the records it
+// explains (records[0 .. dealt.size())), each dealt on or reseeded; the
+// seeds expected to explain as much by chance; the seed pattern in words;
+// and the next deals it predicts (none where the pattern does not say the
+// next seed).
 struct Match {
   std::uint64_t seed = 0;
-  int explained = 0;
+  std::vector<Dealt> dealt;
+  double chance = 0;
+  std::string pattern;
+  std::optional<std::uint64_t> next_seed;  // a reseeded dealer's next seed, where its steps say it
   std::vector<std::vector<std::uint16_t>> next;
+  int explained() const { return static_cast<int>(dealt.size()); }
 };
 
 struct FamilyResult {
@@ -43,7 +55,7 @@ struct FamilyResult {
   // Seeds expected to reproduce the first record by chance: the range's size
   // times the chance a random deck shows its seen cards.
   double chance_matches = 0;
-  // The same for every record a match explains (all of them).
+  // The same for every record, as one seeding dealing on.
   double chance_matches_all = 0;
   bool complete = true;  // false: stopped before the range's end
 };
@@ -52,19 +64,28 @@ struct FamilyResult {
 // cards, as log10.
 double log10_chance(int n, const std::vector<int>& record);
 
+struct SearchOptions {
+  int threads = 1;
+  int next_deals = 1;
+  // A later record the generator going on does not deal is searched as a
+  // reseeding among the seeds within this distance of the last one (0: no
+  // reseeding).
+  std::uint64_t reseed_window = std::uint64_t{1} << 20;
+  std::function<bool()> stop;  // may be empty; polled between blocks of seeds
+};
+
 // Searches `range` of `family` for seeds that reproduce observed.records[0]
-// (cards kUnseen match anything), on `threads` threads; each match is then
-// dealt on through the other records and `next_deals` more. `stop` (may be
-// empty) is polled between blocks of seeds.
-FamilyResult search_family(const FamilyRow& family, const Observed& observed, SeedRange range, int threads,
-                           int next_deals, const std::function<bool()>& stop = {});
+// (cards kUnseen match anything); each match is then dealt on through the
+// other records (or reseeded near its last seed) and the next deals.
+FamilyResult search_family(const FamilyRow& family, const Observed& observed, SeedRange range,
+                           const SearchOptions& options);
 
 // A chance this small makes a match evidence, as an audit's FAIL level.
 inline constexpr double kTellingChance = 1e-6;
 
-// A match is evidence where it explains every record and so few seeds of
-// the range would do that by chance.
-bool telling(const FamilyResult& result, const Match& match, const Observed& observed);
+// A match is evidence where it explains every record and so few seeds
+// would do that by chance.
+bool telling(const Match& match, const Observed& observed);
 
 // The verdict on a search: FAIL where a match is telling (a seed predicts
 // the deals), WEAK where seeds match no more than chance gives, PASS where

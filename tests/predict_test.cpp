@@ -1,0 +1,94 @@
+// The search against its own definition: for every family, the seeds a
+// scan keeps (each dropped at its first card that differs) are exactly
+// those whose whole deal, dealt by the family's Dealer, shows the record:
+// for whole decks, short deals with many chance matches, and cards not seen.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "melange/predict/search.hpp"
+
+namespace melange::predict {
+namespace {
+
+constexpr std::uint64_t kSeed = 3'000'017, kWindow = 3000;
+
+// Every seed of the range whose first deal, shuffled whole, shows `record`.
+std::vector<std::uint64_t> by_whole_deals(const FamilyRow& f, int n, const std::vector<int>& record, SeedRange range) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t seed = range.first; seed <= range.last; ++seed) {
+    const std::vector<std::uint16_t> deck = deal_decks(f, seed, n, 1)[0];
+    bool shows = true;
+    for (std::size_t i = 0; i < record.size(); ++i) shows = shows && (record[i] == kUnseen || record[i] == deck[i]);
+    if (shows) out.push_back(seed);
+  }
+  return out;
+}
+
+SearchOptions on_threads(int threads, int next_deals) {
+  SearchOptions options;
+  options.threads = threads;
+  options.next_deals = next_deals;
+  return options;
+}
+
+std::vector<std::uint64_t> seeds_of(const FamilyResult& r) {
+  std::vector<std::uint64_t> out;
+  for (const Match& m : r.matches) out.push_back(m.seed);
+  return out;
+}
+
+std::string text(const std::vector<std::uint64_t>& seeds) {
+  std::string t;
+  for (std::uint64_t s : seeds) t += std::to_string(s) + " ";
+  return t;
+}
+
+TEST(Predict, EveryFamilysScanKeepsExactlyTheSeedsWhoseWholeDealShowsTheRecord) {
+  const SeedRange range{kSeed - kWindow, kSeed + kWindow};
+  for (const FamilyRow& f : families()) {
+    for (const int n : {52, 13}) {
+      if (f.fixed_deck && n != 52) continue;
+      const std::vector<std::uint16_t> deck = deal_decks(f, kSeed, n, 1)[0];
+      const std::vector<int> whole(deck.begin(), deck.end());
+      const std::vector<int> two(deck.begin(), deck.begin() + 2);
+      std::vector<int> unseen(deck.begin(), deck.begin() + 5);
+      unseen[1] = unseen[3] = kUnseen;
+      for (const std::vector<int>& record : {whole, two, unseen}) {
+        const Observed observed{n, {record}};
+        const std::vector<std::uint64_t> want = by_whole_deals(f, n, record, range);
+        const FamilyResult one = search_family(f, observed, range, on_threads(1, 0));
+        const FamilyResult two_threads = search_family(f, observed, range, on_threads(2, 0));
+        SCOPED_TRACE(std::string(f.name) + " n " + std::to_string(n) + " cards " + std::to_string(record.size()));
+        EXPECT_EQ(seeds_of(one), want) << "scan: " << text(seeds_of(one)) << "\nwhole: " << text(want);
+        EXPECT_EQ(seeds_of(two_threads), want);
+        EXPECT_TRUE(std::find(want.begin(), want.end(), kSeed) != want.end());
+        if (record.size() == 2 && n == 13) {
+          EXPECT_GT(want.size(), 1u) << "a 2-card deal of 13 matches by chance";
+        }
+      }
+    }
+  }
+}
+
+TEST(Predict, AMatchDealsOnThroughTheRecordsAndPredictsTheNextDeal) {
+  for (const FamilyRow& f : families()) {
+    const std::vector<std::vector<std::uint16_t>> decks = deal_decks(f, kSeed, 52, 4);
+    Observed observed{52, {}};
+    for (int d = 0; d < 3; ++d) observed.records.emplace_back(decks[d].begin(), decks[d].begin() + 5);
+    const FamilyResult r = search_family(f, observed, {kSeed - 100, kSeed + 100}, on_threads(2, 1));
+    SCOPED_TRACE(std::string(f.name));
+    const auto m = std::find_if(r.matches.begin(), r.matches.end(), [](const Match& x) { return x.seed == kSeed; });
+    ASSERT_NE(m, r.matches.end());
+    EXPECT_EQ(m->explained(), 3);
+    EXPECT_EQ(m->pattern, "one seeding, dealt on");
+    ASSERT_EQ(m->next.size(), 1u);
+    EXPECT_EQ(m->next[0], decks[3]);
+    EXPECT_TRUE(telling(*m, observed));
+  }
+}
+
+}  // namespace
+}  // namespace melange::predict

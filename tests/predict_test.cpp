@@ -49,7 +49,7 @@ std::string text(const std::vector<std::uint64_t>& seeds) {
 TEST(Predict, EveryFamilysScanKeepsExactlyTheSeedsWhoseWholeDealShowsTheRecord) {
   const SeedRange range{kSeed - kWindow, kSeed + kWindow};
   for (const FamilyRow& f : families()) {
-    for (const int n : {52, 13}) {
+    for (const int n : {52, 13, 120}) {  // 120: past the outputs MT lanes make ahead
       if (f.fixed_deck && n != 52) continue;
       const std::vector<std::uint16_t> deck = deal_decks(f, kSeed, n, 1)[0];
       const std::vector<int> whole(deck.begin(), deck.end());
@@ -70,6 +70,20 @@ TEST(Predict, EveryFamilysScanKeepsExactlyTheSeedsWhoseWholeDealShowsTheRecord) 
         }
       }
     }
+  }
+}
+
+// CPython's seeds past 2^32 are two key words: a run of lanes across 2^32
+// is seeded one by one, and the matches are the same.
+TEST(Predict, SeedsAcross2To32AreSearchedAsTheLibrarySeedsThem) {
+  const std::uint64_t seed = (std::uint64_t{1} << 32) + 7;
+  const SeedRange range{seed - 300, seed + 300};
+  for (const FamilyRow& f : families()) {
+    const std::vector<std::uint16_t> deck = deal_decks(f, seed, 52, 1)[0];
+    const std::vector<int> two(deck.begin(), deck.begin() + 2);
+    SCOPED_TRACE(std::string(f.name));
+    EXPECT_EQ(seeds_of(search_family(f, Observed{52, {two}}, range, on_threads(2, 0))),
+              by_whole_deals(f, 52, two, range));
   }
 }
 

@@ -9,307 +9,16 @@
 
 #include "melange/error.hpp"
 #include "melange/predict/probe.hpp"
+#include "generators.hpp"
+#include "mt_lanes.hpp"
+#include "shuffles.hpp"
 
 namespace melange::predict {
 namespace {
 
+using namespace internal;
+
 constexpr std::uint64_t k32 = std::uint64_t{1} << 32;
-
-// ---- Generators --------------------------------------------------------------
-
-// glibc's random() behind rand(), TYPE_3: an additive feedback generator of
-// 34 words seeded by a Lehmer generator, its first 310 outputs discarded
-// (srand(seed); seed 0 is 1).
-class GlibcRand {
- public:
-  explicit GlibcRand(std::uint32_t seed) {
-    std::array<std::int32_t, 34> r{};
-    r[0] = static_cast<std::int32_t>(seed == 0 ? 1 : seed);
-    for (int i = 1; i < 31; ++i) {
-      // 16807 r mod (2^31 - 1), by Schrage's method as glibc computes it.
-      const std::int32_t hi = r[i - 1] / 127773, lo = r[i - 1] % 127773;
-      std::int32_t word = 16807 * lo - 2836 * hi;
-      if (word < 0) word += 2147483647;
-      r[i] = word;
-    }
-    for (int i = 31; i < 34; ++i) r[i] = r[i - 31];
-    for (int i = 0; i < 34; ++i) state_[i] = static_cast<std::uint32_t>(r[i]);
-    at_ = 34;
-    for (int i = 0; i < 310; ++i) step();
-  }
-  // rand(): 31 bits.
-  std::uint32_t next() { return step() >> 1; }
-
- private:
-  std::uint32_t step() {
-    const std::uint32_t v = state_[(at_ - 31) % 34] + state_[(at_ - 3) % 34];
-    state_[at_ % 34] = v;
-    ++at_;
-    return v;
-  }
-  std::array<std::uint32_t, 34> state_{};
-  std::uint64_t at_ = 0;
-};
-
-// MT19937 seeded by init_genrand(seed) (C++'s std::mt19937(seed), PHP's
-// mt_srand), or by init_by_array (CPython's random.seed(int)). The first
-// generation is made as it is read: output i needs the seeded words i,
-// i + 1 and i + 397 only, so a deck's first 60 outputs cost about 460
-// seeding steps and 60 twists, where seeding and twisting whole would cost
-// 624 and 624 (the search's time is mostly this).
-class Mt19937 {
- public:
-  static constexpr int kN = 624, kM = 397;
-  explicit Mt19937(std::uint32_t seed) {
-    mt_[0] = seed;
-    seeded_ = 1;
-  }
-  // CPython's seed words: one, or two for a seed past 2^32.
-  struct Key {
-    std::array<std::uint32_t, 2> words;
-    std::size_t size;
-  };
-  // init_by_array(key): mixes the key into the state init_genrand(19650218)
-  // leaves (the same for every key: made once).
-  static Mt19937 by_array(const Key& key) {
-    static const Mt19937 kBase = [] {
-      Mt19937 base(19650218u);
-      base.seed_up_to(kN - 1);
-      return base;
-    }();
-    Mt19937 g = kBase;
-    std::array<std::uint32_t, kN>& mt = g.mt_;
-    const int key_size = static_cast<int>(key.size);
-    int i = 1, j = 0;
-    for (int k = kN; k > 0; --k) {
-      mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key.words[j] + static_cast<std::uint32_t>(j);
-      ++i;
-      ++j;
-      if (i >= kN) {
-        mt[0] = mt[kN - 1];
-        i = 1;
-      }
-      if (j >= key_size) j = 0;
-    }
-    for (int k = kN - 1; k > 0; --k) {
-      mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941u)) - static_cast<std::uint32_t>(i);
-      ++i;
-      if (i >= kN) {
-        mt[0] = mt[kN - 1];
-        i = 1;
-      }
-    }
-    mt[0] = 0x80000000u;
-    return g;
-  }
-  std::uint32_t next() {
-    if (at_ == kN) {
-      at_ = 0;
-      first_generation_ = false;
-    }
-    if (first_generation_) seed_up_to(at_ < kN - kM ? at_ + kM : std::min(at_ + 1, kN - 1));
-    twist(at_);
-    std::uint32_t y = mt_[at_++];
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680u;
-    y ^= (y << 15) & 0xefc60000u;
-    return y ^ (y >> 18);
-  }
-
- private:
-  void seed_up_to(int k) {
-    for (; seeded_ <= k; ++seeded_)
-      mt_[seeded_] = 1812433253u * (mt_[seeded_ - 1] ^ (mt_[seeded_ - 1] >> 30)) + static_cast<std::uint32_t>(seeded_);
-  }
-  // Word i of the next generation, in place (words before i are new, after
-  // it old, as the whole twist leaves them when it reaches i).
-  void twist(int i) {
-    const std::uint32_t y = (mt_[i] & 0x80000000u) | (mt_[(i + 1) % kN] & 0x7fffffffu);
-    mt_[i] = mt_[(i + kM) % kN] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-  }
-  // Left unset: words are written before they are read (seeded_ says how
-  // far), which saves zeroing 2.5 KB a seed.
-  std::array<std::uint32_t, kN> mt_;
-  int seeded_ = 0;
-  int at_ = 0;
-  bool first_generation_ = true;
-};
-
-// std::minstd_rand(seed): x <- 48271 x mod (2^31 - 1), from seed mod
-// (2^31 - 1) (0 becomes 1).
-class Minstd {
- public:
-  explicit Minstd(std::uint64_t seed) : x_(seed % 2147483647u) {
-    if (x_ == 0) x_ = 1;
-  }
-  std::uint64_t next() { return x_ = x_ * 48271u % 2147483647u; }
-  static constexpr std::uint64_t kMin = 1, kMax = 2147483646;
-
- private:
-  std::uint64_t x_;
-};
-
-// Borland Delphi's Random: RandSeed := RandSeed * 134775813 + 1 (mod
-// 2^32), Random(N) = (RandSeed * N) >> 32.
-class DelphiRandom {
- public:
-  explicit DelphiRandom(std::uint32_t seed) : seed_(seed) {}
-  std::uint32_t below(std::uint32_t n) {
-    seed_ = seed_ * 134775813u + 1u;
-    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(seed_) * n) >> 32);
-  }
-
- private:
-  std::uint32_t seed_;
-};
-
-// .NET's new Random(seed): Knuth's subtractive generator as .NET Framework
-// seeds it (.NET Core keeps it for seeded use; mono runs the same), its
-// int arithmetic wrapping as C#'s does. Next(max) = (int)(Sample() * max),
-// Sample() = InternalSample() * (1.0 / int.MaxValue), in doubles.
-class DotnetRandom {
- public:
-  explicit DotnetRandom(std::int32_t seed) {
-    const std::int32_t subtraction = seed == INT32_MIN ? INT32_MAX : (seed < 0 ? -seed : seed);
-    std::int32_t mj = wrap(std::int64_t{kMSeed} - subtraction), mk = 1;
-    a_[55] = mj;
-    for (int i = 1; i < 55; ++i) {
-      const int ii = 21 * i % 55;
-      a_[ii] = mk;
-      mk = wrap(std::int64_t{mj} - mk);
-      if (mk < 0) mk = wrap(std::int64_t{mk} + kMBig);
-      mj = a_[ii];
-    }
-    for (int k = 1; k < 5; ++k)
-      for (int i = 1; i < 56; ++i) {
-        a_[i] = wrap(std::int64_t{a_[i]} - a_[1 + (i + 30) % 55]);
-        if (a_[i] < 0) a_[i] = wrap(std::int64_t{a_[i]} + kMBig);
-      }
-  }
-  std::uint32_t below(std::uint32_t max) {
-    return static_cast<std::uint32_t>(static_cast<std::int32_t>(sample() * (1.0 / kMBig) * max));
-  }
-
- private:
-  static constexpr std::int32_t kMBig = INT32_MAX, kMSeed = 161803398;
-  static std::int32_t wrap(std::int64_t v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v)); }
-  std::int32_t sample() {
-    if (++next_ >= 56) next_ = 1;
-    if (++nextp_ >= 56) nextp_ = 1;
-    std::int32_t v = wrap(std::int64_t{a_[next_]} - a_[nextp_]);
-    if (v == kMBig) --v;
-    if (v < 0) v = wrap(std::int64_t{v} + kMBig);
-    a_[next_] = v;
-    return v;
-  }
-  std::array<std::int32_t, 56> a_{};
-  int next_ = 0, nextp_ = 21;
-};
-
-// ---- Decks a library shuffle writes to -----------------------------------------
-// A shuffle swaps positions and says when a position holds its final card
-// (settled: a downward Fisher-Yates settles position i as it leaves it); a
-// deck may then stop the shuffle (false), as the search's probe does at its
-// first card that differs.
-
-// The caller's items: a Dealer's deal, never stopped.
-class ItemsDeck {
- public:
-  explicit ItemsDeck(std::span<std::uint16_t> items) : a_(items) {}
-  std::size_t size() const { return a_.size(); }
-  void swap(std::size_t i, std::size_t j) { std::swap(a_[i], a_[j]); }
-  bool settled(std::size_t) const { return true; }
-  bool all_settled() const { return true; }
-
- private:
-  std::span<std::uint16_t> a_;
-};
-
-// The search's deck: each settled position is held to the first record.
-class ProbeDeck {
- public:
-  ProbeDeck(const Probe& probe, std::span<std::uint16_t> items) : probe_(probe), a_(items) {}
-  std::size_t size() const { return a_.size(); }
-  void swap(std::size_t i, std::size_t j) { std::swap(a_[i], a_[j]); }
-  bool settled(std::size_t i) const { return probe_.agrees(i, a_[i]); }
-  bool all_settled() const {
-    for (std::size_t i = 0; i < a_.size(); ++i)
-      if (!probe_.agrees(i, a_[i])) return false;
-    return true;
-  }
-
- private:
-  const Probe& probe_;
-  std::span<std::uint16_t> a_;
-};
-
-// ---- Library shuffles --------------------------------------------------------
-
-// The downward Fisher-Yates most libraries write: for i = n-1 down to 1,
-// swap a[i] with a[below(i + 1)]. False where the deck stopped it.
-template <class Deck, class Below>
-bool downward_fisher_yates(Deck& deck, Below below) {
-  for (std::size_t i = deck.size(); i-- > 1;) {
-    deck.swap(i, below(static_cast<std::uint32_t>(i + 1)));
-    if (!deck.settled(i)) return false;
-  }
-  return deck.settled(0);
-}
-
-// libstdc++'s uniform_int_distribution<unsigned long> over [0, range):
-// Lemire's nearly divisionless reduction for a generator of exactly 32
-// bits, else downscaling by rejection.
-template <class G>
-std::uint64_t libstdcxx_below(G& g, std::uint64_t range, std::uint64_t gen_min, std::uint64_t gen_max) {
-  const std::uint64_t gen_range = gen_max - gen_min;
-  if (gen_range == 0xffffffffu) {
-    const auto r32 = static_cast<std::uint32_t>(range);
-    std::uint64_t product = static_cast<std::uint64_t>(static_cast<std::uint32_t>(g.next() - gen_min)) * r32;
-    auto low = static_cast<std::uint32_t>(product);
-    if (low < r32) {
-      const std::uint32_t threshold = -r32 % r32;
-      while (low < threshold) {
-        product = static_cast<std::uint64_t>(static_cast<std::uint32_t>(g.next() - gen_min)) * r32;
-        low = static_cast<std::uint32_t>(product);
-      }
-    }
-    return product >> 32;
-  }
-  const std::uint64_t scaling = gen_range / range, past = range * scaling;
-  std::uint64_t r;
-  do r = g.next() - gen_min;
-  while (r >= past);
-  return r / scaling;
-}
-
-// libstdc++'s std::shuffle: forward, i = 1 .. n-1 swapped with [0, i];
-// where the generator's range holds two draws at once, two positions from
-// one draw (x / (i + 2), x % (i + 2) over [0, (i + 1)(i + 2))), the first
-// alone when n is even. No position settles before the end.
-template <class Deck, class G>
-bool libstdcxx_shuffle(Deck& deck, G& g, std::uint64_t gen_min, std::uint64_t gen_max) {
-  const std::size_t n = deck.size();
-  if (n < 2) return deck.all_settled();
-  const std::uint64_t gen_range = gen_max - gen_min, urange = n;
-  if (gen_range / urange >= urange) {
-    std::size_t i = 1;
-    if (urange % 2 == 0) {
-      deck.swap(i, libstdcxx_below(g, 2, gen_min, gen_max));
-      ++i;
-    }
-    while (i != n) {
-      const std::uint64_t b0 = i + 1, b1 = i + 2;
-      const std::uint64_t x = libstdcxx_below(g, b0 * b1, gen_min, gen_max);
-      deck.swap(i, x / b1);
-      ++i;
-      deck.swap(i, x % b1);
-      ++i;
-    }
-  } else {
-    for (std::size_t i = 1; i < n; ++i) deck.swap(i, libstdcxx_below(g, i + 1, gen_min, gen_max));
-  }
-  return deck.all_settled();
-}
 
 // ---- The families' dealers ----------------------------------------------------
 // A dealer: built from a seed as the library takes it, shuffle(deck) as the
@@ -325,14 +34,17 @@ struct GlibcDealer {
   GlibcRand g;
 };
 
-// std::shuffle(deck, std::mt19937(seed)).
-struct CppMtDealer {
-  explicit CppMtDealer(std::uint64_t seed) : g(static_cast<std::uint32_t>(seed)) {}
+// std::shuffle(deck, std::mt19937(seed)), over any source of its words.
+template <class G>
+struct CppMt {
   template <class Deck>
   bool shuffle(Deck& deck) {
     return libstdcxx_shuffle(deck, g, 0, 0xffffffffu);
   }
-  Mt19937 g;
+  G g;
+};
+struct CppMtDealer : CppMt<Mt19937> {
+  explicit CppMtDealer(std::uint64_t seed) : CppMt<Mt19937>{Mt19937(static_cast<std::uint32_t>(seed))} {}
 };
 
 // std::shuffle(deck, std::minstd_rand(seed)).
@@ -348,8 +60,8 @@ struct CppMinstdDealer {
 // PHP >= 7.1: mt_srand(seed); shuffle($deck): for i = n-1 down to 1,
 // j = mt_rand_range(0, i): the full 32-bit output, a power of two masked,
 // else rejected above the last whole multiple and reduced mod (i + 1).
-struct PhpMtDealer {
-  explicit PhpMtDealer(std::uint64_t seed) : g(static_cast<std::uint32_t>(seed)) {}
+template <class G>
+struct PhpMt {
   template <class Deck>
   bool shuffle(Deck& deck) {
     return downward_fisher_yates(deck, [this](std::uint32_t umax) { return range(umax); });
@@ -361,14 +73,17 @@ struct PhpMtDealer {
     while (result > limit) result = g.next();
     return result % umax;
   }
-  Mt19937 g;
+  G g;
+};
+struct PhpMtDealer : PhpMt<Mt19937> {
+  explicit PhpMtDealer(std::uint64_t seed) : PhpMt<Mt19937>{Mt19937(static_cast<std::uint32_t>(seed))} {}
 };
 
 // CPython: random.seed(seed) (init_by_array of the seed's 32-bit words),
 // random.shuffle: for i = n-1 down to 1, j = _randbelow(i + 1) by
 // getrandbits(bit_length) and rejection.
-struct PythonDealer {
-  explicit PythonDealer(std::uint64_t seed) : g(Mt19937::by_array(key_of(seed))) {}
+template <class G>
+struct PythonShuffle {
   template <class Deck>
   bool shuffle(Deck& deck) {
     return downward_fisher_yates(deck, [this](std::uint32_t n) {
@@ -379,12 +94,10 @@ struct PythonDealer {
       return r;
     });
   }
-  static Mt19937::Key key_of(std::uint64_t seed) {
-    Mt19937::Key key{{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)},
-                     std::size_t{seed >> 32 ? 2u : 1u}};
-    return key;
-  }
-  Mt19937 g;
+  G g;
+};
+struct PythonDealer : PythonShuffle<Mt19937> {
+  explicit PythonDealer(std::uint64_t seed) : PythonShuffle<Mt19937>{Mt19937::by_array(python_key(seed))} {}
 };
 
 // java.util.Random(seed) and Collections.shuffle(list, rnd): for i = n
@@ -488,6 +201,61 @@ constexpr Dealing dealing() {
   return {make<D>, scan<D>};
 }
 
+// How a run of kMtLanes seeds is seeded in lanes: fill() writes their
+// first outputs (false: not these seeds, seed them one by one), seeded()
+// seeds one as the library does.
+struct GenrandLanes {
+  static Mt19937 seeded(std::uint64_t seed) { return Mt19937(static_cast<std::uint32_t>(seed)); }
+  bool fill(std::uint64_t base, std::uint32_t* outputs) {
+    std::uint32_t seeds[kMtLanes];
+    for (int lane = 0; lane < kMtLanes; ++lane) seeds[lane] = static_cast<std::uint32_t>(base + lane);
+    mt19937_first_outputs(seeds, outputs);
+    return true;
+  }
+};
+struct ByArrayLanes {
+  static Mt19937 seeded(std::uint64_t seed) { return Mt19937::by_array(python_key(seed)); }
+  bool fill(std::uint64_t base, std::uint32_t* outputs) {
+    const std::size_t key_size = python_key(base).size;
+    if (python_key(base + (kMtLanes - 1)).size != key_size) return false;  // the run crosses 2^32
+    std::uint64_t seeds[kMtLanes];
+    for (int lane = 0; lane < kMtLanes; ++lane) seeds[lane] = base + lane;
+    mt19937_by_array_first_outputs(seeds, key_size, state, outputs);
+    return true;
+  }
+  std::vector<std::uint32_t> state;
+};
+
+// The scan of a family over MT19937's words (Shuffle<G>: the library's
+// shuffle over a source G of them), seeded kMtLanes seeds at a time
+// (mt_lanes.hpp).
+template <template <class> class Shuffle, class Lanes>
+void scan_mt_lanes(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vector<std::uint64_t>& matches) {
+  std::vector<std::uint16_t> identity(static_cast<std::size_t>(probe.deck_size())), items(identity.size());
+  for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<std::uint16_t>(i);
+  std::vector<std::uint32_t> outputs(kMtOutputs * kMtLanes);
+  Lanes lanes;
+  for (std::uint64_t base = first;; base += kMtLanes) {
+    const std::uint64_t count = last - base < kMtLanes ? last - base + 1 : kMtLanes;
+    const bool filled = base <= ~std::uint64_t{0} - (kMtLanes - 1) && lanes.fill(base, outputs.data());
+    for (std::uint64_t lane = 0; lane < count; ++lane) {
+      std::copy(identity.begin(), identity.end(), items.begin());
+      ProbeDeck deck(probe, items);
+      const std::uint64_t seed = base + lane;
+      // Unfilled: a replay with no outputs ahead seeds afresh at once.
+      Shuffle<Mt19937Replay> dealer{Mt19937Replay(filled ? outputs.data() + lane : nullptr, Lanes::seeded, seed,
+                                                  filled ? kMtOutputs : 0)};
+      if (dealer.shuffle(deck)) matches.push_back(seed);
+    }
+    if (last - base < kMtLanes) break;
+  }
+}
+
+template <class D, template <class> class Shuffle, class Lanes>
+constexpr Dealing dealing_in_mt_lanes() {
+  return {make<D>, scan_mt_lanes<Shuffle, Lanes>};
+}
+
 constexpr std::uint64_t kMillisecondsADay = 86'400'000;
 
 // Seeds are 64-bit numbers, taken as the library takes them: a 32-bit
@@ -502,11 +270,11 @@ const FamilyRow kFamilies[] = {
     {"cpp-minstd", "C++: std::shuffle with std::minstd_rand(seed) (libstdc++)", k32,
      "a seed, often the time; taken mod 2^31 - 1", dealing<CppMinstdDealer>()},
     {"cpp-mt19937", "C++: std::shuffle with std::mt19937(seed) (libstdc++)", k32,
-     "the time, random_device(): a seed taken mod 2^32", dealing<CppMtDealer>()},
+     "the time, random_device(): a seed taken mod 2^32", dealing_in_mt_lanes<CppMtDealer, CppMt, GenrandLanes>()},
     {"php-mt", "PHP >= 7.1: mt_srand(seed); shuffle()", k32, "mt_srand(seed), or PHP's own: 32 bits",
-     dealing<PhpMtDealer>()},
+     dealing_in_mt_lanes<PhpMtDealer, PhpMt, GenrandLanes>()},
     {"python", "CPython: random.seed(seed); random.shuffle()", k32, "random.seed(an int): up to 64 bits here",
-     dealing<PythonDealer>()},
+     dealing_in_mt_lanes<PythonDealer, PythonShuffle, ByArrayLanes>()},
     {"java", "Java: Collections.shuffle(list, new Random(seed))", k32,
      "new Random(a long): 48 bits count; a clock's milliseconds in --clock", dealing<JavaDealer>()},
     {"dotnet", ".NET: new Random(seed); Next(i + 1) Fisher-Yates", std::uint64_t{1} << 31,

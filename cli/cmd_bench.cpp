@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "bench_chart.hpp"
+#include "bench_predict.hpp"
 #include "bench_peer.hpp"
 #include "command.hpp"
 #include "melange/report/bench.hpp"
@@ -56,6 +57,7 @@ struct BenchArgs {
   std::string mode = "audit";
   double seconds = 20;
   std::string json, csv, svg;
+  std::string families;  // predict mode
   bool quiet = false;
   JobArgs cards;  // --riffles, --shelves, --passes: for the card shuffles in --algo
 };
@@ -234,7 +236,7 @@ Row bench_row(const BenchArgs& a, const std::string& algo, int n, const std::str
 std::vector<Row> plan_rows(const BenchArgs& a) {
   if (!(a.seconds > 0) || !std::isfinite(a.seconds))
     throw UsageError("--seconds must be a number of seconds above 0, such as --seconds 20; got " + general(a.seconds, 3));
-  if (a.mode != "audit" && a.mode != "sample") throw UsageError("--mode must be audit or sample");
+  if (a.mode != "audit" && a.mode != "sample") throw UsageError("--mode must be audit, sample or predict");
   const std::vector<std::string> backends = bench_backends(a);
   const std::vector<int> thread_counts = bench_threads(a);
   const std::vector<int> ns = bench_ns(a);
@@ -420,7 +422,23 @@ std::string chart_svg(const report::BenchDocument& doc) {
   return bench_chart_svg(chart);
 }
 
+// --mode predict: the families' seeds per second (bench_predict.hpp).
+int run_bench_predict(const BenchArgs& a) {
+  if (!(a.seconds > 0) || !std::isfinite(a.seconds))
+    throw UsageError("--seconds must be a number of seconds above 0, such as --seconds 20; got " + general(a.seconds, 3));
+  if (!a.csv.empty() || !a.svg.empty()) throw UsageError("--mode predict writes --json only, not --csv or --svg");
+  PredictBenchArgs p;
+  if (!a.families.empty()) p.families = comma_list(a.families, "--family", "php-mt,java");
+  p.threads = bench_threads(a);
+  p.seconds = a.seconds;
+  p.json = a.json;
+  p.quiet = a.quiet;
+  return run_predict_bench(p);
+}
+
 int run_bench(const BenchArgs& a) {
+  if (a.mode == "predict") return run_bench_predict(a);
+  if (!a.families.empty()) throw UsageError("--family goes with --mode predict");
   std::vector<Row> rows = plan_rows(a);  // everything is checked before the first measurement
   Outputs outputs;
   outputs.declare("--json", a.json);
@@ -456,8 +474,10 @@ void add_bench_command(CLI::App& app, Action& action) {
   nonempty(cmd->add_option("--method", a->method, "bounded method")->capture_default_str());
   nonempty(cmd->add_option("--mode", a->mode,
                            "audit: tally every shuffle (rank histogram to n 10, position matrix above); "
-                           "sample: fill a reused buffer with the permutations (16-bit items)")
+                           "sample: fill a reused buffer with the permutations (16-bit items); "
+                           "predict: seeds per second of each predict family (--family, --threads, --seconds, --json)")
                ->capture_default_str());
+  nonempty(cmd->add_option("--family", a->families, "predict mode: the families to time, comma-separated (default: all)"));
   cmd->add_option("--seconds", a->seconds, "time for the whole bench, shared by its measurements")
       ->capture_default_str();
   nonempty(cmd->add_option("--json", a->json, "write the rows as JSON to FILE ('-': JSON on stdout only)"));

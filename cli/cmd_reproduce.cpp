@@ -28,6 +28,7 @@
 #include "output.hpp"
 #include "parse.hpp"
 #include "progress.hpp"
+#include "reproduce_predict.hpp"
 #include "reproduce_tables.hpp"
 
 namespace melange::cli {
@@ -53,6 +54,7 @@ struct SeedFree {
   std::optional<std::array<double, 10>> riffle_distances;  // 52 cards, k = 1..10 riffles
   std::optional<std::array<double, 2>> shelf_distances;    // 52 cards, 10 shelves, one and two passes
   std::optional<std::array<ShelfGuessing, 2>> shelf_guessing;  // the same machines' guessing means
+  std::optional<Claim> asf;  // a day's search: once a command, for its first seed
 };
 
 struct Sampled {
@@ -488,6 +490,11 @@ class Reproduction {
         "astronomically apart, so descending order lists the items lightest first, nearly always as ABCD");
   }
 
+  void asf_claims() {
+    if (!seed_free_.asf) seed_free_.asf = asf_claim(seed_, threads_, quiet_);
+    claims.push_back(*seed_free_.asf);
+  }
+
   std::uint64_t seed_, runs_;
   int threads_;
   bool quiet_;
@@ -509,6 +516,7 @@ class Reproduction {
       &Reproduction::weighted_claims,  // the weighted orders and the PHP page's demo formula
       &Reproduction::riffle_claims,  // Bayer and Diaconis: 52 cards, k riffles, exactly
       &Reproduction::shelf_claims,  // Diaconis, Fulman and Holmes: a casino shelf shuffler, one pass and two
+      &Reproduction::asf_claims,  // ASF's poker shuffle: a deck named by five cards among a day's seeds
   };
 
 };

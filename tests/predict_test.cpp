@@ -74,16 +74,19 @@ TEST(Predict, EveryFamilysScanKeepsExactlyTheSeedsWhoseWholeDealShowsTheRecord) 
 }
 
 // CPython's seeds past 2^32 are two key words: a run of lanes across 2^32
-// is seeded one by one, and the matches are the same.
-TEST(Predict, SeedsAcross2To32AreSearchedAsTheLibrarySeedsThem) {
-  const std::uint64_t seed = (std::uint64_t{1} << 32) + 7;
-  const SeedRange range{seed - 300, seed + 300};
-  for (const FamilyRow& f : families()) {
-    const std::vector<std::uint16_t> deck = deal_decks(f, seed, 52, 1)[0];
-    const std::vector<int> two(deck.begin(), deck.begin() + 2);
-    SCOPED_TRACE(std::string(f.name));
-    EXPECT_EQ(seeds_of(search_family(f, Observed{52, {two}}, range, on_threads(2, 0))),
-              by_whole_deals(f, 52, two, range));
+// is seeded one by one, and the matches are the same. Past 2^31, a C int
+// seed is negative (glibc's srand, .NET's Random).
+TEST(Predict, SeedsAcross2To31And2To32AreSearchedAsTheLibrarySeedsThem) {
+  const std::uint64_t seeds[] = {(std::uint64_t{1} << 31) + 7, (std::uint64_t{1} << 32) + 7, 0xffffff00};
+  for (const std::uint64_t seed : seeds) {
+    for (const FamilyRow& f : families()) {
+      const SeedRange range{seed - 300, seed + 300};
+      const std::vector<std::uint16_t> deck = deal_decks(f, seed, 52, 1)[0];
+      const std::vector<int> two(deck.begin(), deck.begin() + 2);
+      SCOPED_TRACE(std::string(f.name) + " near seed " + std::to_string(seed));
+      EXPECT_EQ(seeds_of(search_family(f, Observed{52, {two}}, range, on_threads(2, 0))),
+                by_whole_deals(f, 52, two, range));
+    }
   }
 }
 

@@ -85,6 +85,8 @@ def documents(tmp):
         "reach": ["reach", "--n", 52],
         "version": ["version"],
         "bench": ["bench", "--n", 4, "--seconds", 0.02, "--quiet"],
+        "bench, predict": ["bench", "--mode", "predict", "--family", "delphi,php-mt", "--threads", 1, "--seconds", 0.05,
+                           "--quiet"],
         "predict": ["predict", deals_52, "--seeds", "1000..9000", "--family", "java,delphi", "--quiet"],
     }
     for what, args in cases.items():

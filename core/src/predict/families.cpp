@@ -10,6 +10,7 @@
 #include "melange/error.hpp"
 #include "melange/predict/probe.hpp"
 #include "generators.hpp"
+#include "asf_lanes.hpp"
 #include "mt_lanes.hpp"
 #include "shuffles.hpp"
 
@@ -25,13 +26,21 @@ constexpr std::uint64_t k32 = std::uint64_t{1} << 32;
 // library shuffles, going on from where its last deal left the generator.
 
 // srand(seed), then for i = n-1 down to 1: j = rand() % (i + 1).
-struct GlibcDealer {
-  explicit GlibcDealer(std::uint64_t seed) : g(static_cast<std::uint32_t>(seed)) {}
+template <class G>
+struct GlibcShuffle {
   template <class Deck>
   bool shuffle(Deck& deck) {
     return downward_fisher_yates(deck, [this](std::uint32_t m) { return g.next() % m; });
   }
-  GlibcRand g;
+  G g;
+};
+struct GlibcDealer : GlibcShuffle<GlibcRand> {
+  explicit GlibcDealer(std::uint64_t seed) : GlibcShuffle<GlibcRand>{GlibcRand(static_cast<std::uint32_t>(seed))} {}
+};
+// The search's: rand() by its linear form.
+struct GlibcProbeDealer : GlibcShuffle<GlibcRandLinear> {
+  explicit GlibcProbeDealer(std::uint64_t seed)
+      : GlibcShuffle<GlibcRandLinear>{GlibcRandLinear(static_cast<std::uint32_t>(seed))} {}
 };
 
 // std::shuffle(deck, std::mt19937(seed)), over any source of its words.
@@ -256,17 +265,34 @@ constexpr Dealing dealing_in_mt_lanes() {
   return {make<D>, scan_mt_lanes<Shuffle, Lanes>};
 }
 
+// asf-1999's scan: the card at the record's first seen position for
+// kAsfLanes seeds at once (asf_lanes.hpp); a seed showing it is dealt whole.
+void scan_asf(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vector<std::uint64_t>& matches) {
+  const int position = probe.first_seen();
+  if (position < 0) return scan<AsfDealer>(probe, first, last, matches);
+  const auto card = static_cast<std::uint32_t>(probe.want(position));
+  std::uint32_t seeds[kAsfLanes], cards[kAsfLanes];
+  for (std::uint64_t base = first;; base += kAsfLanes) {
+    const std::uint64_t count = last - base < kAsfLanes ? last - base + 1 : kAsfLanes;
+    for (int lane = 0; lane < kAsfLanes; ++lane) seeds[lane] = static_cast<std::uint32_t>(base + lane);
+    asf_cards_at(seeds, position, cards);
+    for (std::uint64_t lane = 0; lane < count; ++lane)
+      if (cards[lane] == card) scan<AsfDealer>(probe, base + lane, base + lane, matches);
+    if (last - base < kAsfLanes) break;
+  }
+}
+
 constexpr std::uint64_t kMillisecondsADay = 86'400'000;
 
 // Seeds are 64-bit numbers, taken as the library takes them: a 32-bit
 // family's dealer keeps the low 32 bits, as a C cast of a wider clock does.
 const FamilyRow kFamilies[] = {
     {"glibc-rand", "C: srand(seed); rand() % (i + 1) Fisher-Yates (glibc's additive generator)", k32,
-     "srand(time(NULL)), srand(getpid()): an unsigned int", dealing<GlibcDealer>()},
+     "srand(time(NULL)), srand(getpid()): an unsigned int", {make<GlibcDealer>, scan<GlibcProbeDealer>}},
     {"delphi", "Delphi: RandSeed := seed; Random(i + 1) Fisher-Yates", k32, "Randomize (the time): a 32-bit RandSeed",
      dealing<DelphiDealer>()},
     {"asf-1999", "ASF Software's poker shuffle (1999): swap card[ctr] with card[Random(51) + 1]", kMillisecondsADay,
-     "Randomize: the milliseconds since midnight", dealing<AsfDealer>(), true},
+     "Randomize: the milliseconds since midnight", {make<AsfDealer>, scan_asf}, true},
     {"cpp-minstd", "C++: std::shuffle with std::minstd_rand(seed) (libstdc++)", k32,
      "a seed, often the time; taken mod 2^31 - 1", dealing<CppMinstdDealer>()},
     {"cpp-mt19937", "C++: std::shuffle with std::mt19937(seed) (libstdc++)", k32,

@@ -6,7 +6,9 @@
 #include <array>
 #include <climits>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <vector>
 
 namespace melange::predict::internal {
 
@@ -42,6 +44,75 @@ class GlibcRand {
   }
   std::array<std::uint32_t, 34> state_{};
   std::uint64_t at_ = 0;
+};
+
+// glibc's rand() for the search, as a linear form: the additive
+// generator's words are sums (mod 2^32) of the 31 words srand seeds, and
+// those are 16807^i times the seed mod 2^31 - 1, each from the seed alone;
+// so output k is a dot product of fixed coefficients (made once) with them,
+// about 60 multiplications for a first output where GlibcRand steps 344
+// times, one after the other. Past kAhead outputs it goes on from a GlibcRand.
+class GlibcRandLinear {
+ public:
+  static constexpr int kAhead = 64;
+  explicit GlibcRandLinear(std::uint32_t seed) : seed_(seed) {
+    constexpr std::int64_t kP = 2147483647;
+    const auto first = static_cast<std::int32_t>(seed == 0 ? 1 : seed);
+    const auto s = static_cast<std::uint64_t>((first % kP + kP) % kP);
+    words_[0] = static_cast<std::uint32_t>(first);
+    const Tables& t = tables();
+    for (int i = 1; i < kWords; ++i) {
+      std::uint64_t x = t.powers[i] * s;  // below 2^62
+      x = (x & kP) + (x >> 31);
+      x = (x & kP) + (x >> 31);
+      words_[i] = static_cast<std::uint32_t>(x >= kP ? x - kP : x);
+    }
+  }
+  std::uint32_t next() {
+    if (at_ < kAhead) {
+      const std::array<std::uint32_t, kWords>& c = tables().coefficients[at_++];
+      std::uint32_t word = 0;
+      for (int j = 0; j < kWords; ++j) word += c[j] * words_[j];
+      return word >> 1;
+    }
+    if (!more_) {
+      more_.emplace(seed_);
+      for (int i = 0; i < kAhead; ++i) more_->next();
+    }
+    return more_->next();
+  }
+
+ private:
+  static constexpr int kWords = 31, kDiscarded = 310, kRing = 34;
+  struct Tables {
+    std::array<std::uint64_t, kWords> powers{};  // 16807^i mod 2^31 - 1
+    std::array<std::array<std::uint32_t, kWords>, kAhead> coefficients{};
+  };
+  // Made by running the generator's recurrence on the coefficients
+  // themselves: word i = word i-31 + word i-3, words 31..33 = words 0..2.
+  static const Tables& tables() {
+    static const Tables kTables = [] {
+      Tables t;
+      t.powers[0] = 1;
+      for (int i = 1; i < kWords; ++i) t.powers[i] = t.powers[i - 1] * 16807 % 2147483647;
+      std::vector<std::array<std::uint32_t, kWords>> ring(kRing);
+      for (int i = 0; i < kRing; ++i) ring[i][i % kWords] = 1;
+      for (int i = kRing; i < kRing + kDiscarded + kAhead; ++i) {
+        std::array<std::uint32_t, kWords>& word = ring[i % kRing];
+        const std::array<std::uint32_t, kWords>&a = ring[(i - 31) % kRing], &b = ring[(i - 3) % kRing];
+        std::array<std::uint32_t, kWords> sum;
+        for (int j = 0; j < kWords; ++j) sum[j] = a[j] + b[j];
+        word = sum;
+        if (i >= kRing + kDiscarded) t.coefficients[i - kRing - kDiscarded] = word;
+      }
+      return t;
+    }();
+    return kTables;
+  }
+  std::array<std::uint32_t, kWords> words_;
+  std::uint32_t seed_;
+  int at_ = 0;
+  std::optional<GlibcRand> more_;
 };
 
 // MT19937 seeded by init_genrand(seed) (C++'s std::mt19937(seed), PHP's

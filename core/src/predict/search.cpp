@@ -238,9 +238,10 @@ Verdict verdict_of(const std::vector<FamilyResult>& results, const Observed& o) 
       if (telling(m, o)) {
         char chance[32];
         std::snprintf(chance, sizeof chance, "%.2g", m.chance);
+        const std::string what =
+            o.records.size() == 1 ? "the record" : "all " + std::to_string(o.records.size()) + " records";
         return {"FAIL", "predictable: " + std::string(r.family->name) + " seeded with " + std::to_string(m.seed) +
-                            " reproduces all " + std::to_string(o.records.size()) + " records (" + m.pattern +
-                            "); chance matches expected " + chance};
+                            " reproduces " + what + " (" + m.pattern + "); chance matches expected " + chance};
       }
   for (const FamilyResult& r : results)
     if (!r.matches.empty()) return {"WEAK", "seeds match, but no more than chance gives: add records (more cards seen) to tell"};

@@ -24,6 +24,14 @@ class Probe {
     }
   }
   int deck_size() const { return static_cast<int>(want_.size()); }
+  // The first position the record shows a card at (its card: want(p)), or
+  // -1 where it shows none.
+  int first_seen() const {
+    for (std::size_t pos = 0; pos < want_.size(); ++pos)
+      if (want_[pos] >= 0) return static_cast<int>(pos);
+    return -1;
+  }
+  int want(int pos) const { return want_[static_cast<std::size_t>(pos)]; }
   // Whether `card` at position `pos` agrees with the record: the card seen
   // there, any card where none was seen, and below the deal any card the
   // record does not show elsewhere.

@@ -20,6 +20,8 @@
 #include "predict_clock.hpp"
 #include "progress.hpp"
 #include "signals.hpp"
+#include "team.hpp"
+#include "melange/ranks.hpp"
 
 namespace melange::cli {
 namespace {
@@ -28,7 +30,7 @@ using predict::FamilyResult;
 using predict::FamilyRow;
 
 struct PredictArgs {
-  std::string file, families, seeds, clock, clock_unit, threads, json, deal;
+  std::string file, families, seeds, clock, clock_unit, threads, json, deal, backend = "simd";
   std::string reseed_window = "1048576";
   int n = 0;  // 0: the first record's length
   int next = 1;
@@ -194,15 +196,57 @@ int show_deals(const PredictArgs& a, const std::vector<const FamilyRow*>& famili
   return 0;
 }
 
-int run_predict(const PredictArgs& a) {
+// What every MPI rank must be given alike: the records, the deck, the
+// families and their ranges, what is dealt on.
+Team::Fingerprint rank_fingerprint(const predict::Observed& o, const std::vector<const FamilyRow*>& families,
+                                   const std::vector<predict::SeedRange>& ranges, const predict::SearchOptions& options) {
+  std::uint64_t records = 14695981039346656037u;  // FNV-1a over the cards
+  for (const std::vector<int>& r : o.records)
+    for (int card : r) records = (records ^ static_cast<std::uint64_t>(card + 2)) * 1099511628211u;
+  Team::Fingerprint f{{"records", records},
+                      {"n", static_cast<std::uint64_t>(o.n)},
+                      {"next", static_cast<std::uint64_t>(options.next_deals)},
+                      {"reseed window", options.reseed_window},
+                      {"backend", options.one_by_one ? 1u : 0u}};
+  for (std::size_t i = 0; i < families.size(); ++i) {
+    f.emplace_back("family " + std::to_string(i), std::hash<std::string_view>{}(families[i]->name));
+    f.emplace_back("seeds from", ranges[i].first);
+    f.emplace_back("seeds to", ranges[i].last);
+  }
+  return f;
+}
+
+// One family's scan: the whole range here, or under MPI this rank's share
+// of it (contract §6's split), the seeds found gathered at rank 0 in order.
+predict::Scanned scan(const Team& team, const FamilyRow& family, const predict::Observed& observed,
+                      predict::SeedRange range, const predict::SearchOptions& options) {
+  if (!team.many()) return predict::scan_family(family, observed, range, options);
+  const Share share = share_of(range.first, range.size(), team.ranks()->rank(), team.size());
+  predict::Scanned mine;
+  if (share.trials > 0) mine = predict::scan_family(family, observed, {share.first, share.first + share.trials - 1}, options);
+  std::vector<std::vector<std::uint64_t>> to_rank(static_cast<std::size_t>(team.size()));
+  to_rank[0] = mine.seeds;
+  predict::Scanned all;
+  all.seeds = team.ranks()->all_to_all(to_rank);
+  std::int64_t stopped[1] = {mine.complete ? 0 : 1};
+  team.ranks()->max_all(stopped);
+  all.complete = stopped[0] == 0;
+  return all;
+}
+
+int run_predict(const PredictArgs& a, Team& team) {
   if (a.next < 0 || a.next > 1000) throw UsageError("--next takes 0 to 1000 deals");
+  if (a.backend != "simd" && a.backend != "scalar")
+    throw UsageError("--backend takes simd (seeds in vector lanes where a family has them) or scalar, got '" + a.backend + "'");
   const std::vector<const FamilyRow*> families = chosen_families(a.families);
   if (!a.deal.empty()) return show_deals(a, families);
   if (a.file.empty()) throw UsageError("give the deals: a FILE, or - for standard input");
   const int threads = thread_count(a.threads);
   Outputs outputs;
-  outputs.declare("--json", a.json);
-  if (a.file != "-") outputs.refuse_reading("FILE", a.file);
+  if (team.root()) {  // rank 0 alone writes
+    outputs.declare("--json", a.json);
+    if (a.file != "-") outputs.refuse_reading("FILE", a.file);
+  }
   const SeedChoice choice = seed_choice(a);
   const predict::Observed observed = read_observed(a.file, a.n);
   predict::SearchOptions options;
@@ -210,15 +254,20 @@ int run_predict(const PredictArgs& a) {
   options.next_deals = a.next;
   options.reseed_window = parse_count(a.reseed_window, "--reseed-window", std::uint64_t{1} << 40);
   options.stop = [] { return signals::interrupted() != 0; };
+  options.one_by_one = a.backend == "scalar";
+  std::vector<predict::SeedRange> ranges;
+  for (const FamilyRow* f : families) ranges.push_back(choice.range.value_or(predict::SeedRange{0, f->seed_space - 1}));
+  team.agree(rank_fingerprint(observed, families, ranges, options));
 
   std::vector<FamilyResult> results;
-  ProgressLine progress("predict", a.quiet, "families");
+  ProgressLine progress("predict", a.quiet || !team.root(), "families");
   for (std::size_t i = 0; i < families.size(); ++i) {
     progress.update(i, families.size(), std::string(families[i]->name));
-    const predict::SeedRange range = choice.range.value_or(predict::SeedRange{0, families[i]->seed_space - 1});
-    results.push_back(predict::search_family(*families[i], observed, range, options));
+    const predict::Scanned found = scan(team, *families[i], observed, ranges[i], options);
+    if (team.root()) results.push_back(predict::explain(*families[i], observed, ranges[i], found, options));
   }
   progress.clear();
+  if (!team.root()) return 0;  // rank 0 reports for every rank
 
   const auto [verdict, why] = predict::verdict_of(results, observed);
   std::string text = result_text(results, observed, choice) + "verdict: " + verdict + ": " + why + "\n";
@@ -234,7 +283,7 @@ int run_predict(const PredictArgs& a) {
 
 }  // namespace
 
-void add_predict_command(CLI::App& app, Action& action) {
+void add_predict_command(CLI::App& app, Action& action, Team& team) {
   auto a = std::make_shared<PredictArgs>();
   auto* cmd = app.add_subcommand("predict", "Find the seed behind a dealer built on a library shuffle, from its deals");
   cmd->add_option("file", a->file, "deals, a line each (cards 0-based, ? for one not seen), or - for standard input");
@@ -252,7 +301,12 @@ void add_predict_command(CLI::App& app, Action& action) {
   cmd->add_option("--deal", a->deal, "SEED: show the --next decks (default 1) one --family deals from SEED, and stop");
   cmd->add_flag("--fail-on-bias", a->fail_on_bias, "exit 3 when a seed predicts the deals (verdict FAIL)");
   cmd->add_flag("--quiet", a->quiet, "no progress line");
-  cmd->callback([a, &action] { action = [a] { return run_predict(*a); }; });
+  cmd->add_option("--backend", a->backend,
+                  "simd (default: seeds in vector lanes where a family has them) or scalar (each seed dealt alone)");
+  cmd->footer("Under 'mpirun -np K' each family's seeds are split over K ranks and rank 0 reports; the matches are "
+              "the same.\nExit status: 0 searched; 3 a seed predicts the deals, with --fail-on-bias; 2 usage error; "
+              "1 runtime error.");
+  cmd->callback([a, &action, &team] { action = [a, &team] { return run_predict(*a, team); }; });
 }
 
 }  // namespace melange::cli

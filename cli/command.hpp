@@ -27,7 +27,7 @@ void add_bench_command(CLI::App& app, Action& action);
 void add_exact_command(CLI::App& app, Action& action);
 void add_sample_command(CLI::App& app, Action& action);
 void add_reach_command(CLI::App& app, Action& action);
-void add_predict_command(CLI::App& app, Action& action);
+void add_predict_command(CLI::App& app, Action& action, Team& team);
 void add_reproduce_command(CLI::App& app, Action& action);
 
 }  // namespace melange::cli

@@ -120,7 +120,7 @@ bool may_mean_stdin(const CLI::App& app, const std::string& command) {
 
 // The commands that split their work over MPI ranks; the others run in one
 // process and are refused under mpirun rather than run once a rank.
-bool runs_on_ranks(const std::string& command) { return command == "audit"; }
+bool runs_on_ranks(const std::string& command) { return command == "audit" || command == "predict"; }
 
 // Every command, and what every command's options share: no empty
 // values, --quiet, placeholders, examples.
@@ -132,7 +132,7 @@ void add_commands(CLI::App& app, melange::cli::Action& action, melange::cli::Tea
   melange::cli::add_exact_command(app, action);
   melange::cli::add_sample_command(app, action);
   melange::cli::add_reach_command(app, action);
-  melange::cli::add_predict_command(app, action);
+  melange::cli::add_predict_command(app, action, team);
   melange::cli::add_reproduce_command(app, action);
   melange::cli::add_version_command(app, action);
   melange::cli::add_manual_commands(app, action);
@@ -157,8 +157,8 @@ std::pair<int, std::string> run_command(const CLI::App& app, melange::cli::Actio
   std::string message;
   try {
     if (team.many() && !runs_on_ranks(command))
-      throw melange::UsageError("'melange " + command + "' runs in one process (only audit splits its trials over "
-                                "MPI ranks): run it without mpirun");
+      throw melange::UsageError("'melange " + command + "' runs in one process (audit splits its trials over MPI "
+                                "ranks, predict its seeds): run it without mpirun");
     if (may_mean_stdin(app, command)) melange::cli::refuse_piped_stdin();
     status = action ? action() : 0;
     melange::cli::check_stdout();

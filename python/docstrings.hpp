@@ -329,6 +329,9 @@ threads : int, optional
 reseed_window : int
     A later record is searched as a reseeding among the seeds within this distance of the last
     (default 2**20; 0: dealt on only).
+backend : str
+    'auto' or 'simd' (seeds in vector lanes where a family has them) or 'scalar' (each seed dealt
+    alone by the family's own dealer); the matches are the same.
 
 Returns
 -------

@@ -63,7 +63,7 @@ py::dict result_dict(const std::vector<predict::FamilyResult>& results, const pr
 
 py::dict predict_records(const py::object& records, const py::object& families_arg, const py::object& seeds,
                          const py::object& n, const py::object& next, const py::object& threads,
-                         const py::object& reseed_window) {
+                         const py::object& reseed_window, const std::string& backend) {
   const predict::Observed observed = observed_of(records, n);
   std::vector<std::string> names;
   if (!families_arg.is_none())
@@ -74,6 +74,10 @@ py::dict predict_records(const py::object& records, const py::object& families_a
   if (options.next_deals < 0 || options.next_deals > 1000) throw UsageError("next takes 0 to 1000 deals");
   options.threads = options_of(optional_int_of(threads, "threads"), "auto").threads;
   options.reseed_window = u64_of(reseed_window, "reseed_window");
+  if (backend != "auto" && backend != "simd" && backend != "scalar")
+    throw UsageError("backend takes 'auto' or 'simd' (seeds in vector lanes where a family has them) or 'scalar', got '" +
+                     token_safe(backend) + "'");
+  options.one_by_one = backend == "scalar";
   std::vector<predict::FamilyResult> results;
   for (const predict::FamilyRow* f : families) {
     predict::SeedRange range{0, f->seed_space - 1};
@@ -97,13 +101,15 @@ void add_predict(py::module_& m) {
   m.def(
       "predict",
       [](const py::object& records, const py::object& families, const py::object& seeds, const py::object& n,
-         const py::object& next, const py::object& threads, const py::object& reseed_window) {
-        return guarded("trials",
-                       [&] { return predict_records(records, families, seeds, n, next, threads, reseed_window); });
+         const py::object& next, const py::object& threads, const py::object& reseed_window,
+         const std::string& backend) {
+        return guarded("trials", [&] {
+          return predict_records(records, families, seeds, n, next, threads, reseed_window, backend);
+        });
       },
       py::arg("records"), py::kw_only(), py::arg("families") = py::none(), py::arg("seeds") = py::none(),
       py::arg("n") = py::none(), py::arg("next") = 1, py::arg("threads") = py::none(),
-      py::arg("reseed_window") = 1 << 20, python_docs::kPredict);
+      py::arg("reseed_window") = 1 << 20, py::arg("backend") = "auto", python_docs::kPredict);
   py::list names;
   for (const predict::FamilyRow& f : predict::families()) names.append(std::string(f.name));
   m.attr("PREDICT_FAMILIES") = py::tuple(names);

@@ -1,7 +1,8 @@
 // The search against its own definition: for every family, the seeds a
-// scan keeps (each dropped at its first card that differs) are exactly
-// those whose whole deal, dealt by the family's Dealer, shows the record:
-// for whole decks, short deals with many chance matches, and cards not seen.
+// scan keeps (each dropped at its first card that differs; in vector lanes,
+// or one by one) are exactly those whose whole deal, dealt by the family's
+// Dealer, shows the record: for whole decks, short deals with many chance
+// matches, and cards not seen, on one thread and two.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -61,9 +62,13 @@ TEST(Predict, EveryFamilysScanKeepsExactlyTheSeedsWhoseWholeDealShowsTheRecord) 
         const std::vector<std::uint64_t> want = by_whole_deals(f, n, record, range);
         const FamilyResult one = search_family(f, observed, range, on_threads(1, 0));
         const FamilyResult two_threads = search_family(f, observed, range, on_threads(2, 0));
+        SearchOptions scalar = on_threads(2, 0);
+        scalar.one_by_one = true;
+        const FamilyResult one_by_one = search_family(f, observed, range, scalar);
         SCOPED_TRACE(std::string(f.name) + " n " + std::to_string(n) + " cards " + std::to_string(record.size()));
         EXPECT_EQ(seeds_of(one), want) << "scan: " << text(seeds_of(one)) << "\nwhole: " << text(want);
         EXPECT_EQ(seeds_of(two_threads), want);
+        EXPECT_EQ(seeds_of(one_by_one), want);
         EXPECT_TRUE(std::find(want.begin(), want.end(), kSeed) != want.end());
         if (record.size() == 2 && n == 13) {
           EXPECT_GT(want.size(), 1u) << "a 2-card deal of 13 matches by chance";

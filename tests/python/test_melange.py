@@ -551,6 +551,10 @@ def test_predict_finds_the_seed_the_cli_finds():
                                              "dotnet"}
     # A later deal of a new seeding is found only with a reseeding window.
     other = [int(c) for c in cli("predict", "--family", "java", "--deal", 777_500).decode().split()][:5]
+    assert melange.predict([seen[0], other], families=["java"], seeds=(776_900, 777_100), backend="scalar") == \
+        melange.predict([seen[0], other], families=["java"], seeds=(776_900, 777_100))
+    with pytest.raises(ValueError, match="backend takes"):
+        melange.predict(seen, families=["java"], seeds=(0, 9), backend="gpu")
     for window, explained in ((0, 1), (1000, 2)):
         r = melange.predict([seen[0], other], families=["java"], seeds=(776_900, 777_100), reseed_window=window)
         assert r["families"][0]["matches"][0]["explained"] == explained

@@ -176,3 +176,22 @@ def test_a_save_that_fails_on_rank_zero_ends_every_rank(tmp_path):
     assert p.returncode == 1, p.stderr
     lines = [line for line in p.stderr.splitlines() if line.startswith("melange: ")]
     assert len(lines) == 1 and "'ck'" in lines[0], p.stderr
+
+
+# --- predict over ranks ----------------------------------------------------
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_predict_over_ranks_finds_the_matches_of_one_process(tmp_path, ranks):
+    # Two cards of a minstd deck: many chance matches in 300,001 seeds, in
+    # every rank's share, and its own seed; every family, so that the lanes
+    # (php-mt, python), the closed forms (glibc-rand) and asf-1999 split too.
+    deck = run(CLI, "predict", "--family", "cpp-minstd", "--deal", "123456").stdout.split()
+    deals = tmp_path / "deals.txt"
+    deals.write_text(" ".join(deck[:2]) + "\n")
+    args = ["predict", str(deals), "--seeds", "1..300001", "--json", "-", "--quiet", "--reseed-window", "0"]
+    one = json.loads(run(CLI, *args).stdout)
+    assert sum(len(f["matches"]) for f in one["families"]) > 500
+    assert "123456" in [m["seed"] for f in one["families"] if f["family"] == "cpp-minstd" for m in f["matches"]]
+    assert json.loads(mpirun(ranks, *args, "--threads", "1").stdout) == one
+    assert json.loads(run(CLI, *args, "--backend", "scalar", "--threads", "1").stdout) == one

@@ -207,7 +207,7 @@ void scan(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vect
 
 template <class D>
 constexpr Dealing dealing() {
-  return {make<D>, scan<D>};
+  return {make<D>, scan<D>, scan<D>};
 }
 
 // How a run of kMtLanes seeds is seeded in lanes: fill() writes their
@@ -262,7 +262,7 @@ void scan_mt_lanes(const Probe& probe, std::uint64_t first, std::uint64_t last, 
 
 template <class D, template <class> class Shuffle, class Lanes>
 constexpr Dealing dealing_in_mt_lanes() {
-  return {make<D>, scan_mt_lanes<Shuffle, Lanes>};
+  return {make<D>, scan_mt_lanes<Shuffle, Lanes>, scan<D>};
 }
 
 // asf-1999's scan: the card at the record's first seen position for
@@ -288,11 +288,11 @@ constexpr std::uint64_t kMillisecondsADay = 86'400'000;
 // family's dealer keeps the low 32 bits, as a C cast of a wider clock does.
 const FamilyRow kFamilies[] = {
     {"glibc-rand", "C: srand(seed); rand() % (i + 1) Fisher-Yates (glibc's additive generator)", k32,
-     "srand(time(NULL)), srand(getpid()): an unsigned int", {make<GlibcDealer>, scan<GlibcProbeDealer>}},
+     "srand(time(NULL)), srand(getpid()): an unsigned int", {make<GlibcDealer>, scan<GlibcProbeDealer>, scan<GlibcDealer>}},
     {"delphi", "Delphi: RandSeed := seed; Random(i + 1) Fisher-Yates", k32, "Randomize (the time): a 32-bit RandSeed",
      dealing<DelphiDealer>()},
     {"asf-1999", "ASF Software's poker shuffle (1999): swap card[ctr] with card[Random(51) + 1]", kMillisecondsADay,
-     "Randomize: the milliseconds since midnight", {make<AsfDealer>, scan_asf}, true},
+     "Randomize: the milliseconds since midnight", {make<AsfDealer>, scan_asf, scan<AsfDealer>}, true},
     {"cpp-minstd", "C++: std::shuffle with std::minstd_rand(seed) (libstdc++)", k32,
      "a seed, often the time; taken mod 2^31 - 1", dealing<CppMinstdDealer>()},
     {"cpp-mt19937", "C++: std::shuffle with std::mt19937(seed) (libstdc++)", k32,

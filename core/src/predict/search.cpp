@@ -26,17 +26,13 @@ int dealt_deck_size(const FamilyRow& family, const Observed& observed) {
   return family.fixed_deck ? 52 : observed.n;
 }
 
-struct Scanned {
-  std::vector<std::uint64_t> seeds;  // in order
-  bool complete = true;
-};
-
 // The seeds of `range` whose first deal shows `record`, in blocks handed
 // out in order to `threads` threads; sorted, so the same for any count.
-Scanned scan_range(const FamilyRow& family, int n, const std::vector<int>& record, SeedRange range, int threads,
-                   const std::function<bool()>& stop) {
+Scanned scan_range(const FamilyRow& family, int n, const std::vector<int>& record, SeedRange range,
+                   const SearchOptions& options) {
+  const Scan scan = options.one_by_one ? family.dealing.scan_one_by_one : family.dealing.scan;
   constexpr std::uint64_t kBlock = 1 << 14;
-  const std::uint64_t blocks = (range.size() - 1) / kBlock + 1;
+  const std::uint64_t blocks = (range.last - range.first) / kBlock + 1;
   std::atomic<std::uint64_t> next_block{0};
   std::atomic<bool> stopped{false};
   std::mutex found_mutex;
@@ -45,18 +41,18 @@ Scanned scan_range(const FamilyRow& family, int n, const std::vector<int>& recor
   const auto work = [&] {
     std::vector<std::uint64_t> mine;
     for (std::uint64_t b; !stopped && (b = next_block.fetch_add(1)) < blocks;) {
-      if (stop && stop()) {
+      if (options.stop && options.stop()) {
         stopped = true;
         break;
       }
       const std::uint64_t lo = range.first + b * kBlock;
-      family.dealing.scan(probe, lo, std::min(range.last, lo + (kBlock - 1)), mine);
+      scan(probe, lo, std::min(range.last, lo + (kBlock - 1)), mine);
     }
     std::lock_guard lock(found_mutex);
     out.seeds.insert(out.seeds.end(), mine.begin(), mine.end());
   };
   std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, threads); ++t) pool.emplace_back(work);
+  for (int t = 1; t < std::max(1, options.threads); ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
   out.complete = !stopped;
@@ -150,12 +146,12 @@ Match deal_on(const FamilyRow& family, const Observed& observed, std::uint64_t s
     }
     if (options.reseed_window == 0) break;
     const SeedRange window = window_around(m.dealt.back().seed, options.reseed_window);
-    const Scanned near = scan_range(family, n, record, window, options.threads, options.stop);
+    const Scanned near = scan_range(family, n, record, window, options);
     complete = complete && near.complete;
     const std::optional<std::uint64_t> reseed = nearest(near.seeds, m.dealt.back().seed);
     if (!reseed) break;
     m.dealt.push_back({*reseed, true});
-    log10_chance_all += log10_chance(n, record) + std::log10(static_cast<double>(window.size()));
+    log10_chance_all += log10_chance(n, record) + std::log10(window.seeds());
     dealer = family.dealing.seeded(*reseed);
     deck = fresh_deck(family, n);
     dealer->shuffle(deck);
@@ -199,24 +195,31 @@ void validate_observed(const Observed& o) {
   }
 }
 
-FamilyResult search_family(const FamilyRow& family, const Observed& observed, SeedRange range,
-                           const SearchOptions& options) {
+Scanned scan_family(const FamilyRow& family, const Observed& observed, SeedRange range, const SearchOptions& options) {
+  if (family.fixed_deck && observed.n != 52) return {};  // it deals 52 cards, not n
+  return scan_range(family, dealt_deck_size(family, observed), observed.records[0], range, options);
+}
+
+FamilyResult explain(const FamilyRow& family, const Observed& observed, SeedRange range, const Scanned& scanned,
+                     const SearchOptions& options) {
   FamilyResult result;
   result.family = &family;
   result.range = range;
+  result.complete = scanned.complete;
   const int n = dealt_deck_size(family, observed);
-  const double log10_space = std::log10(static_cast<double>(range.size()));
+  const double log10_space = std::log10(range.seeds());
   result.chance_matches = std::pow(10.0, log10_space + log10_chance(n, observed.records[0]));
   double all = log10_space;
   for (const std::vector<int>& r : observed.records) all += log10_chance(n, r);
   result.chance_matches_all = std::pow(10.0, all);
-  if (family.fixed_deck && observed.n != 52) return result;  // it deals 52 cards, not n
-
-  const Scanned first = scan_range(family, n, observed.records[0], range, options.threads, options.stop);
-  result.complete = first.complete;
-  for (std::uint64_t seed : first.seeds)
+  for (std::uint64_t seed : scanned.seeds)
     result.matches.push_back(deal_on(family, observed, seed, log10_space, options, result.complete));
   return result;
+}
+
+FamilyResult search_family(const FamilyRow& family, const Observed& observed, SeedRange range,
+                           const SearchOptions& options) {
+  return explain(family, observed, range, scan_family(family, observed, range, options), options);
 }
 
 int deck_size_of(const std::vector<int>& first) {

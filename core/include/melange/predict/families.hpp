@@ -27,13 +27,19 @@ class Dealer {
 
 class Probe;  // melange/predict/probe.hpp
 
-// A family's dealer in its two uses: seeded, dealing on as the library
-// would; and scanning the seeds first..last for those whose first deal
-// agrees with a probe (appended in order), each dropped at its first card
-// that differs. Both come from one definition of the library's shuffle.
+// The seeds first..last whose first deal agrees with a probe, appended in
+// order, each dropped at its first card that differs.
+using Scan = void (*)(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vector<std::uint64_t>& matches);
+
+// A family's dealer in its uses: seeded, dealing on as the library would;
+// scanning seeds, as fast as the family allows (vector lanes of seeds, a
+// generator's closed form); and scanning them one by one with the dealer
+// itself, the scalar definition the fast scan must agree with. All come
+// from one definition of the library's shuffle.
 struct Dealing {
   std::unique_ptr<Dealer> (*seeded)(std::uint64_t seed);
-  void (*scan)(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vector<std::uint64_t>& matches);
+  Scan scan;
+  Scan scan_one_by_one;
 };
 
 struct FamilyRow {

@@ -23,7 +23,8 @@ struct Observed {
 
 struct SeedRange {
   std::uint64_t first = 0, last = 0;  // inclusive
-  std::uint64_t size() const { return last - first + 1; }
+  std::uint64_t size() const { return last - first + 1; }  // 0 for all 2^64 seeds
+  double seeds() const { return static_cast<double>(last - first) + 1.0; }
 };
 
 // How a record a match explains was dealt: from `seed`, by the generator
@@ -72,11 +73,29 @@ struct SearchOptions {
   // reseeding).
   std::uint64_t reseed_window = std::uint64_t{1} << 20;
   std::function<bool()> stop;  // may be empty; polled between blocks of seeds
+  // Each seed dealt on its own by the family's dealer (Dealing's
+  // scan_one_by_one), not the fast scan: the same seeds, slower.
+  bool one_by_one = false;
 };
 
+// The seeds of a range whose first deal shows the first record: the
+// search's costly part, which threads (and MPI ranks, each given a share
+// of the range) split.
+struct Scanned {
+  std::vector<std::uint64_t> seeds;  // in order
+  bool complete = true;              // false: stopped before the range's end
+};
+Scanned scan_family(const FamilyRow& family, const Observed& observed, SeedRange range, const SearchOptions& options);
+
+// The result over `range` from the seeds its scan found: each dealt on
+// through the later records (or reseeded near its last seed), with the
+// chance matches and the next deals.
+FamilyResult explain(const FamilyRow& family, const Observed& observed, SeedRange range, const Scanned& scanned,
+                     const SearchOptions& options);
+
 // Searches `range` of `family` for seeds that reproduce observed.records[0]
-// (cards kUnseen match anything); each match is then dealt on through the
-// other records (or reseeded near its last seed) and the next deals.
+// (cards kUnseen match anything), and explains each: scan_family, then
+// explain.
 FamilyResult search_family(const FamilyRow& family, const Observed& observed, SeedRange range,
                            const SearchOptions& options);
 

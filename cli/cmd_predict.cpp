@@ -1,6 +1,7 @@
 // `melange predict`: who could predict the next deal. The records are
 // searched for a seed of each family (a library's generator and shuffle,
 // melange/predict/families.hpp) whose deals reproduce them.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "parse.hpp"
 #include "predict_clock.hpp"
 #include "progress.hpp"
+#include "record_input.hpp"
 #include "signals.hpp"
 #include "team.hpp"
 #include "melange/ranks.hpp"
@@ -30,16 +32,37 @@ using predict::FamilyResult;
 using predict::FamilyRow;
 
 struct PredictArgs {
-  std::string file, families, seeds, clock, clock_unit, threads, json, deal, backend = "simd";
+  std::string file, families, seeds, clock, clock_unit, threads, json, deal, labels, backend = "simd";
+  int base = 0;
   std::string reseed_window = "1048576";
   int n = 0;  // 0: the first record's length
   int next = 1;
   bool since_midnight = false, fail_on_bias = false, quiet = false;
 };
 
-// Records as text: a deal a line, cards 0-based, '?' or '-' for a card not
-// seen; '#' starts a comment.
-predict::Observed read_observed(const std::string& path, int n) {
+// A card as a record line writes it: '?' or '-' for one not seen, a label
+// (--labels), or a number (0-based, or 1-based with --base 1).
+int card_of(const std::string& word, const std::vector<std::string>& labels, int base, std::size_t line,
+            const std::string& path) {
+  if (word == "?" || word == "-") return predict::kUnseen;
+  if (!labels.empty()) {
+    const auto at = std::find(labels.begin(), labels.end(), word);
+    if (at == labels.end())
+      throw UsageError("line " + std::to_string(line) + " of '" + path + "' has '" + word +
+                       "', not one of --labels: write each card by its label, or ? for one not seen");
+    return static_cast<int>(at - labels.begin());
+  }
+  char* end = nullptr;
+  const long card = std::strtol(word.c_str(), &end, 10) - base;
+  if (*end != '\0' || word.empty() || card < 0 || card > 65535)
+    throw UsageError("line " + std::to_string(line) + " of '" + path + "' has '" + word + "': cards are " +
+                     (base ? "1" : "0") + "-based numbers (--base), labels (--labels cards), or ? for a card not seen");
+  return static_cast<int>(card);
+}
+
+// Records as text: a deal a line, cards separated by spaces, commas,
+// semicolons or tabs; '#' starts a comment.
+predict::Observed read_observed(const std::string& path, int n, const std::vector<std::string>& labels, int base) {
   std::ifstream file;
   if (path != "-") {
     file.open(path);
@@ -54,22 +77,11 @@ predict::Observed read_observed(const std::string& path, int n) {
       if (c == ',' || c == ';' || c == '\t' || c == '\r') c = ' ';
     std::istringstream words(line);
     std::vector<int> record;
-    for (std::string w; words >> w;) {
-      if (w == "?" || w == "-") {
-        record.push_back(predict::kUnseen);
-        continue;
-      }
-      char* end = nullptr;
-      const long card = std::strtol(w.c_str(), &end, 10);
-      if (*end != '\0' || card < 0 || card > 65535)
-        throw UsageError("line " + std::to_string(number) + " of '" + path + "' has '" + w +
-                         "': cards are 0-based numbers, or ? for a card not seen");
-      record.push_back(static_cast<int>(card));
-    }
+    for (std::string w; words >> w;) record.push_back(card_of(w, labels, base, number, path));
     if (!record.empty()) o.records.push_back(std::move(record));
   }
   if (o.records.empty()) throw UsageError("'" + path + "' holds no deal: a deal a line, cards 0-based");
-  o.n = n > 0 ? n : predict::deck_size_of(o.records[0]);
+  o.n = n > 0 ? n : !labels.empty() ? static_cast<int>(labels.size()) : predict::deck_size_of(o.records[0]);
   predict::validate_observed(o);
   return o;
 }
@@ -113,11 +125,18 @@ std::vector<const FamilyRow*> chosen_families(const std::string& list) {
   return predict::families_named(list.empty() ? std::vector<std::string>{} : split_list(list, "--family", 64, true));
 }
 
-std::string deck_text(const std::vector<std::uint16_t>& deck) {
+// How the records name cards, for the decks a match predicts: by label, or
+// by number from --base.
+struct CardNames {
+  std::vector<std::string> labels;
+  int base = 0;
+};
+
+std::string deck_text(const std::vector<std::uint16_t>& deck, const CardNames& names) {
   std::string text;
   for (std::size_t i = 0; i < deck.size(); ++i) {
     if (i) text += ' ';
-    text += std::to_string(deck[i]);
+    text += deck[i] < names.labels.size() ? names.labels[deck[i]] : std::to_string(deck[i] + names.base);
   }
   return text;
 }
@@ -161,7 +180,7 @@ report::Json result_json(const std::vector<FamilyResult>& results, const predict
 }
 
 std::string result_text(const std::vector<FamilyResult>& results, const predict::Observed& observed,
-                        const SeedChoice& choice) {
+                        const SeedChoice& choice, const CardNames& names) {
   std::ostringstream o;
   std::size_t seen = 0;
   for (const auto& r : observed.records)
@@ -180,7 +199,7 @@ std::string result_text(const std::vector<FamilyResult>& results, const predict:
       for (std::size_t i = 1; i < m.dealt.size(); ++i)
         if (m.dealt[i].reseeded) o << "      record " << i + 1 << " reseeded with " << seed_text(m.dealt[i].seed, choice) << "\n";
       if (m.next_seed) o << "    next seed: " << seed_text(*m.next_seed, choice) << "\n";
-      for (const auto& deck : m.next) o << "    next deal: " << deck_text(deck) << "\n";
+      for (const auto& deck : m.next) o << "    next deal: " << deck_text(deck, names) << "\n";
     }
   }
   return o.str();
@@ -188,11 +207,11 @@ std::string result_text(const std::vector<FamilyResult>& results, const predict:
 
 // --deal SEED: the decks a family deals from a seed, a line each, as the
 // library would (what a match's "next deal" is made of).
-int show_deals(const PredictArgs& a, const std::vector<const FamilyRow*>& families) {
+int show_deals(const PredictArgs& a, const std::vector<const FamilyRow*>& families, const CardNames& names) {
   if (families.size() != 1) throw UsageError("--deal shows one family's deals: give one --family");
   const std::uint64_t seed = parse_seed(a.deal, "--deal");
   for (const auto& deck : predict::deal_decks(*families[0], seed, a.n > 0 ? a.n : 52, std::max(a.next, 1)))
-    std::cout << deck_text(deck) << "\n";
+    std::cout << deck_text(deck, names) << "\n";
   return 0;
 }
 
@@ -239,7 +258,9 @@ int run_predict(const PredictArgs& a, Team& team) {
   if (a.backend != "simd" && a.backend != "scalar")
     throw UsageError("--backend takes simd (seeds in vector lanes where a family has them) or scalar, got '" + a.backend + "'");
   const std::vector<const FamilyRow*> families = chosen_families(a.families);
-  if (!a.deal.empty()) return show_deals(a, families);
+  if (a.base != 0 && a.base != 1) throw UsageError("--base takes 0 or 1");
+  const CardNames names{a.labels.empty() ? std::vector<std::string>{} : parse_labels(a.labels, 1 << 20), a.base};
+  if (!a.deal.empty()) return show_deals(a, families, names);
   if (a.file.empty()) throw UsageError("give the deals: a FILE, or - for standard input");
   const int threads = thread_count(a.threads);
   Outputs outputs;
@@ -248,7 +269,7 @@ int run_predict(const PredictArgs& a, Team& team) {
     if (a.file != "-") outputs.refuse_reading("FILE", a.file);
   }
   const SeedChoice choice = seed_choice(a);
-  const predict::Observed observed = read_observed(a.file, a.n);
+  const predict::Observed observed = read_observed(a.file, a.n, names.labels, a.base);
   predict::SearchOptions options;
   options.threads = threads;
   options.next_deals = a.next;
@@ -270,7 +291,7 @@ int run_predict(const PredictArgs& a, Team& team) {
   if (!team.root()) return 0;  // rank 0 reports for every rank
 
   const auto [verdict, why] = predict::verdict_of(results, observed);
-  std::string text = result_text(results, observed, choice) + "verdict: " + verdict + ": " + why + "\n";
+  std::string text = result_text(results, observed, choice, names) + "verdict: " + verdict + ": " + why + "\n";
   if (verdict == "PASS")
     text += "  (a PASS rules out only the families and seeds searched; a dealer seeded otherwise, or from more bits, "
             "is not ruled out)\n";
@@ -296,6 +317,8 @@ void add_predict_command(CLI::App& app, Action& action, Team& team) {
                   "W: a later record not dealt on is searched as a reseeding within W of the last seed (default 2^20; 0: none)");
   cmd->add_option("--n", a->n, "cards in the deck (default: the first record's length where it is a whole deck, else 52)");
   cmd->add_option("--next", a->next, "deals a match predicts after the records (default 1)");
+  cmd->add_option("--labels", a->labels, "cards (2c..As: 52 names), a comma-separated list or a FILE: the records' cards by name");
+  cmd->add_option("--base", a->base, "0 or 1: the number of the first card (default 0)");
   cmd->add_option("--threads", a->threads, "threads (default: one per hardware thread)");
   cmd->add_option("--json", a->json, "write the result as JSON to FILE (- for standard output)");
   cmd->add_option("--deal", a->deal, "SEED: show the --next decks (default 1) one --family deals from SEED, and stop");

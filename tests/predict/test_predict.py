@@ -177,3 +177,23 @@ def test_clock_arguments_are_refused_in_a_line_before_any_search(args, says, tmp
     path.write_text("1 2 3 4 5\n")
     done = subprocess.run([CLI, "predict", str(path), "--family", "delphi", *args], capture_output=True, text=True)
     assert done.returncode == 2 and says in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_deals_written_with_card_labels_and_unseen_cards_name_the_seed(tmp_path):
+    deals = run([CLI, "predict", "--family", "php-mt", "--deal", "777", "--next", "4", "--labels", "cards"]).split("\n")
+    seen = [d.split()[:5] for d in deals[:3]]
+    seen[2][0] = "?"  # a card not seen
+    path = tmp_path / "deals.txt"
+    path.write_text("".join(" ".join(d) + "\n" for d in seen))
+    text = run([CLI, "predict", str(path), "--labels", "cards", "--family", "php-mt", "--seeds", "0..2000", "--quiet"])
+    assert "seed 777 reproduces 3 of 3 records" in text
+    assert "next deal: " + deals[3] in text  # written with the labels
+    one_based = [[int(c) + 1 for c in d.split()] for d in run(
+        [CLI, "predict", "--family", "php-mt", "--deal", "777", "--next", "2"]).strip().split("\n")]
+    path.write_text("".join(" ".join(map(str, d[:5])) + "\n" for d in one_based))
+    doc = json.loads(run([CLI, "predict", str(path), "--base", "1", "--family", "php-mt", "--seeds", "0..2000",
+                          "--json", "-"]))
+    assert [m["seed"] for m in doc["families"][0]["matches"] if m["telling"]] == ["777"]
+    bad = subprocess.run([CLI, "predict", str(path), "--labels", "cards", "--family", "php-mt"], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "not one of --labels" in bad.stderr

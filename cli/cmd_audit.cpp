@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +20,7 @@
 #include "audit_files.hpp"
 #include "melange/audit.hpp"
 #include "melange/audit_plan.hpp"
+#include "melange/predictability.hpp"
 #include "melange/checkpoint.hpp"
 #include "melange/job_fields.hpp"
 #include "melange/deal.hpp"
@@ -69,6 +73,7 @@ struct AuditArgs {
   bool hands = false;
   std::vector<int> lags{1};
   bool no_stream_tests = false;
+  std::string predict_seconds;  // "": the fixed plan; "0": no predictability pass; S: S seconds more
   bool serial = false;
   std::vector<std::string> job_flags_given;  // flags of a built-in job that were set
 };
@@ -221,7 +226,34 @@ struct Counted {
   std::string final_save_error;  // the last checkpoint's, when it failed
   std::shared_ptr<const StreamTally> stream;  // records: their stream tests' counts
   std::optional<RepeatCount> serial_repeats;  // --serial beyond a histogram of every record
+  std::vector<std::vector<int>> head;         // records: the first few, for the predictability pass
 };
+
+// The records file's time, where it is a file: the predictability pass
+// searches the clock before it.
+std::optional<std::int64_t> records_time(const std::string& input) {
+  std::error_code ec;
+  if (input == "-" || !std::filesystem::is_regular_file(input, ec)) return std::nullopt;
+  const auto written = std::filesystem::last_write_time(input, ec);
+  if (ec) return std::nullopt;
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::file_clock::to_sys(written).time_since_epoch()).count();
+}
+
+// Records' predictability pass (melange/predictability.hpp): the fixed
+// plan, more with --predict-seconds S, none with 0 or where the records'
+// order is not read (--hands).
+void predictability_pass(const AuditArgs& a, const Job& job, const std::vector<std::vector<int>>& head,
+                         AuditReport& report) {
+  const double extra = a.predict_seconds.empty() ? 0 : std::strtod(a.predict_seconds.c_str(), nullptr);
+  if ((!a.predict_seconds.empty() && extra == 0) || a.hands) return;
+  PredictabilityPlan plan;
+  plan.extra_seconds = extra;
+  plan.records_time = records_time(a.input);
+  plan.threads = thread_count(JobArgs{});
+  plan.stop = [] { return signals::interrupted() != 0; };
+  add_predictability(report, check_predictability(head, job.n, plan));
+}
 
 // --input: one pass over the records, memory the tallies. On a stream
 // (standard input, or --progressive) a line per test after 2^10, 2^11, ..
@@ -256,6 +288,7 @@ Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOpti
   c.job = auditor.job();
   c.run = auditor.result();
   c.stream = auditor.stream();
+  c.head = auditor.head();
   c.input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,
                       stats.first_invalid, a.inferred, a.labels};
   return c;
@@ -357,9 +390,16 @@ void infer_shape(AuditArgs& a, InputFile& input) {
 // The flags' own checks, before any file is opened: what goes with
 // --input, the thresholds. Moves a positional FILE into --input.
 void check_audit_args(AuditArgs& a, const Team& team) {
+  if (!a.predict_seconds.empty()) {
+    char* end = nullptr;
+    const double s = std::strtod(a.predict_seconds.c_str(), &end);
+    if (*end != '\0' || !(s >= 0) || !std::isfinite(s))
+      throw UsageError("--predict-seconds takes a number of seconds, 0 or more (0: no search), got '" +
+                       a.predict_seconds + "'");
+  }
   if (a.file.empty() && a.input.empty() && (!a.format.empty() || a.base != 0 || !a.skip_invalid.empty() || !a.labels_arg.empty() || a.progressive || a.stop_on_fail ||
-                      a.no_stream_tests || a.lags != std::vector<int>{1}))
-    throw UsageError("--format, --base, --skip-invalid, --labels, --lag, --no-stream-tests, --progressive and --stop-on-fail are for "
+                      a.no_stream_tests || a.lags != std::vector<int>{1} || !a.predict_seconds.empty()))
+    throw UsageError("--format, --base, --skip-invalid, --labels, --lag, --no-stream-tests, --predict-seconds, --progressive and --stop-on-fail are for "
                      "--input records; "
                      "add --input FILE or drop them");
   if (!a.file.empty()) {
@@ -438,7 +478,8 @@ int run_audit(AuditArgs a, Team& team) {
   audit.stream = counted.stream.get();
   audit.serial_repeats = counted.serial_repeats ? &*counted.serial_repeats : nullptr;
   audit.records = from_input;
-  const AuditReport report = planned_report(plan, done, run.tally, audit, a.model);
+  AuditReport report = planned_report(plan, done, run.tally, audit, a.model);
+  if (from_input) predictability_pass(a, done, counted.head, report);
 
   const AuditView view{done, run, report, model.get(), a.model, source, audit.statistic_model};
   write_audit_files(outputs, files, view);
@@ -514,6 +555,10 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
   cmd->add_flag("--serial", a->serial,
                 "audit the trials as a stream: trial t against trial t - 1 (relabeled transition matrix, fixed "
                 "points, rising sequences, serial pairs for n <= 5), on the reference path");
+  cmd->add_option("--predict-seconds", a->predict_seconds,
+                  "S: records are also searched for a library dealer's seed (melange predict): by default the day "
+                  "before the file's time in seconds for each family and ASF's day; S more seconds for the day in "
+                  "milliseconds and whole 32-bit spaces; 0: not searched");
   cmd->add_flag("--no-stream-tests", a->no_stream_tests,
                 "records: judge each record alone (no repeats, lags, serial pairs or rising sequences)");
   cmd->add_flag("--progressive", a->progressive,

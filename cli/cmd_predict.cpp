@@ -2,6 +2,7 @@
 // searched for a seed of each family (a library's generator and shuffle,
 // melange/predict/families.hpp) whose deals reproduce them.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <optional>
 #include <fstream>
@@ -19,6 +20,8 @@
 #include "output.hpp"
 #include "parse.hpp"
 #include "predict_clock.hpp"
+#include "checkpoint_lock.hpp"
+#include "predict_checkpoint.hpp"
 #include "progress.hpp"
 #include "record_input.hpp"
 #include "signals.hpp"
@@ -33,6 +36,8 @@ using predict::FamilyRow;
 
 struct PredictArgs {
   std::string file, families, seeds, clock, clock_unit, threads, json, deal, labels, backend = "simd";
+  std::string checkpoint, resume;
+  double checkpoint_every = 60;
   int base = 0;
   std::string reseed_window = "1048576";
   int n = 0;  // 0: the first record's length
@@ -150,6 +155,7 @@ report::Json match_json(const predict::Match& m, const predict::Observed& o, con
                  {"dealt", dealt},
                  {"pattern", m.pattern},
                  {"chance", m.chance},
+                 {"log10_chance", m.log10_chance},
                  {"telling", predict::telling(m, o)},
                  {"next_seed", m.next_seed ? report::Json(std::to_string(*m.next_seed)) : report::Json()},
                  {"next", m.next}};
@@ -195,7 +201,7 @@ std::string result_text(const std::vector<FamilyResult>& results, const predict:
     for (const predict::Match& m : r.matches) {
       o << "    seed " << seed_text(m.seed, choice) << " reproduces " << m.explained() << " of "
         << observed.records.size() << " records: " << m.pattern << "; chance matches expected "
-        << report::general(m.chance, 3) << (predict::telling(m, observed) ? "" : " (no more than chance gives)") << "\n";
+        << predict::chance_text(m.log10_chance) << (predict::telling(m, observed) ? "" : " (no more than chance gives)") << "\n";
       for (std::size_t i = 1; i < m.dealt.size(); ++i)
         if (m.dealt[i].reseeded) o << "      record " << i + 1 << " reseeded with " << seed_text(m.dealt[i].seed, choice) << "\n";
       if (m.next_seed) o << "    next seed: " << seed_text(*m.next_seed, choice) << "\n";
@@ -219,16 +225,22 @@ int show_deals(const PredictArgs& a, const std::vector<const FamilyRow*>& famili
 // families and their ranges, what is dealt on.
 Team::Fingerprint rank_fingerprint(const predict::Observed& o, const std::vector<const FamilyRow*>& families,
                                    const std::vector<predict::SeedRange>& ranges, const predict::SearchOptions& options) {
-  std::uint64_t records = 14695981039346656037u;  // FNV-1a over the cards
-  for (const std::vector<int>& r : o.records)
-    for (int card : r) records = (records ^ static_cast<std::uint64_t>(card + 2)) * 1099511628211u;
+  // FNV-1a: the same on every rank and build (a checkpoint outlives a build).
+  const auto fnv = [](std::uint64_t h, std::uint64_t v) { return (h ^ v) * 1099511628211u; };
+  std::uint64_t records = 14695981039346656037u;
+  for (const std::vector<int>& r : o.records) {
+    for (int card : r) records = fnv(records, static_cast<std::uint64_t>(card + 2));
+    records = fnv(records, 0);  // the record's end
+  }
   Team::Fingerprint f{{"records", records},
                       {"n", static_cast<std::uint64_t>(o.n)},
                       {"next", static_cast<std::uint64_t>(options.next_deals)},
                       {"reseed window", options.reseed_window},
                       {"backend", options.one_by_one ? 1u : 0u}};
   for (std::size_t i = 0; i < families.size(); ++i) {
-    f.emplace_back("family " + std::to_string(i), std::hash<std::string_view>{}(families[i]->name));
+    std::uint64_t name = 14695981039346656037u;
+    for (char c : families[i]->name) name = fnv(name, static_cast<unsigned char>(c));
+    f.emplace_back("family " + std::to_string(i), name);
     f.emplace_back("seeds from", ranges[i].first);
     f.emplace_back("seeds to", ranges[i].last);
   }
@@ -253,6 +265,63 @@ predict::Scanned scan(const Team& team, const FamilyRow& family, const predict::
   return all;
 }
 
+// Seeds a chunk: each family's range is scanned a chunk at a time, so that a
+// checkpoint is saved between chunks and a stop loses at most the one under way.
+constexpr std::uint64_t kChunkSeeds = std::uint64_t{1} << 22;
+
+// Where the search starts: afresh, or where --resume's file left it (read
+// at rank 0, its place in each range handed to every rank).
+PredictProgress starting_progress(const PredictArgs& a, const Team& team, const Team::Fingerprint& search,
+                                  const std::vector<predict::SeedRange>& ranges) {
+  PredictProgress p;
+  for (const predict::SeedRange& r : ranges) p.families.push_back({r.first, false, {}});
+  if (a.resume.empty()) return p;
+  if (team.root()) p = read_predict_checkpoint(a.resume, search);
+  if (team.many()) {
+    std::vector<std::uint64_t> places;
+    for (const PredictProgress::Family& f : p.families) places.insert(places.end(), {f.next, f.done ? 1u : 0u});
+    team.ranks()->broadcast(places);
+    for (std::size_t i = 0; i < p.families.size(); ++i) p.families[i] = {places[2 * i], places[2 * i + 1] != 0, p.families[i].found};
+  }
+  return p;
+}
+
+// Every family's scan, chunk by chunk, saved to --checkpoint (by rank 0)
+// every --checkpoint-every seconds, when stopped, and at the end.
+std::vector<predict::Scanned> scan_all(const PredictArgs& a, const Team& team, const std::vector<const FamilyRow*>& families,
+                                       const predict::Observed& observed, const std::vector<predict::SeedRange>& ranges,
+                                       const predict::SearchOptions& options, const Team::Fingerprint& search) {
+  PredictProgress progress = starting_progress(a, team, search, ranges);
+  const bool saving = !a.checkpoint.empty() && team.root();
+  auto last_save = std::chrono::steady_clock::now();
+  ProgressLine line("predict", a.quiet || !team.root(), "families");
+  bool stopped = false;
+  for (std::size_t i = 0; i < families.size() && !stopped; ++i) {
+    PredictProgress::Family& f = progress.families[i];
+    while (!f.done) {
+      line.update(i, families.size(), std::string(families[i]->name));
+      const predict::SeedRange chunk{f.next, ranges[i].last - f.next < kChunkSeeds ? ranges[i].last : f.next + (kChunkSeeds - 1)};
+      const predict::Scanned s = scan(team, *families[i], observed, chunk, options);
+      if (!s.complete) {
+        stopped = true;  // the chunk under way is scanned again on --resume
+        break;
+      }
+      f.found.insert(f.found.end(), s.seeds.begin(), s.seeds.end());
+      f.done = chunk.last == ranges[i].last;
+      f.next = f.done ? chunk.last : chunk.last + 1;
+      if (saving && std::chrono::steady_clock::now() - last_save >= std::chrono::duration<double>(a.checkpoint_every)) {
+        save_predict_checkpoint(a.checkpoint, search, progress);
+        last_save = std::chrono::steady_clock::now();
+      }
+    }
+  }
+  line.clear();
+  if (saving) save_predict_checkpoint(a.checkpoint, search, progress);
+  std::vector<predict::Scanned> out;
+  for (PredictProgress::Family& f : progress.families) out.push_back({std::move(f.found), f.done});
+  return out;
+}
+
 int run_predict(const PredictArgs& a, Team& team) {
   if (a.next < 0 || a.next > 1000) throw UsageError("--next takes 0 to 1000 deals");
   if (a.backend != "simd" && a.backend != "scalar")
@@ -264,8 +333,12 @@ int run_predict(const PredictArgs& a, Team& team) {
   if (a.file.empty()) throw UsageError("give the deals: a FILE, or - for standard input");
   const int threads = thread_count(a.threads);
   Outputs outputs;
+  if (!(a.checkpoint_every > 0)) throw UsageError("--checkpoint-every takes seconds above 0");
+  if (!a.resume.empty() && a.checkpoint.empty())
+    throw UsageError("--resume goes with --checkpoint (the file to go on saving to, often the same one)");
   if (team.root()) {  // rank 0 alone writes
     outputs.declare("--json", a.json);
+    outputs.declare("--checkpoint", a.checkpoint);
     if (a.file != "-") outputs.refuse_reading("FILE", a.file);
   }
   const SeedChoice choice = seed_choice(a);
@@ -278,16 +351,19 @@ int run_predict(const PredictArgs& a, Team& team) {
   options.one_by_one = a.backend == "scalar";
   std::vector<predict::SeedRange> ranges;
   for (const FamilyRow* f : families) ranges.push_back(choice.range.value_or(predict::SeedRange{0, f->seed_space - 1}));
-  team.agree(rank_fingerprint(observed, families, ranges, options));
 
+  const Team::Fingerprint search = rank_fingerprint(observed, families, ranges, options);
+  CheckpointLock lock;
+  if (team.root() && !a.checkpoint.empty()) lock = CheckpointLock(a.checkpoint);
+  team.agree(search);
+
+  if (!a.checkpoint.empty()) signals::defer_interrupt(true);  // a Ctrl-C saves, then stops
+  const std::vector<predict::Scanned> scanned = scan_all(a, team, families, observed, ranges, options, search);
+  signals::defer_interrupt(false);
   std::vector<FamilyResult> results;
-  ProgressLine progress("predict", a.quiet || !team.root(), "families");
-  for (std::size_t i = 0; i < families.size(); ++i) {
-    progress.update(i, families.size(), std::string(families[i]->name));
-    const predict::Scanned found = scan(team, *families[i], observed, ranges[i], options);
-    if (team.root()) results.push_back(predict::explain(*families[i], observed, ranges[i], found, options));
-  }
-  progress.clear();
+  if (team.root())
+    for (std::size_t i = 0; i < families.size(); ++i)
+      results.push_back(predict::explain(*families[i], observed, ranges[i], scanned[i], options));
   if (!team.root()) return 0;  // rank 0 reports for every rank
 
   const auto [verdict, why] = predict::verdict_of(results, observed);
@@ -324,6 +400,10 @@ void add_predict_command(CLI::App& app, Action& action, Team& team) {
   cmd->add_option("--deal", a->deal, "SEED: show the --next decks (default 1) one --family deals from SEED, and stop");
   cmd->add_flag("--fail-on-bias", a->fail_on_bias, "exit 3 when a seed predicts the deals (verdict FAIL)");
   cmd->add_flag("--quiet", a->quiet, "no progress line");
+  cmd->add_option("--checkpoint", a->checkpoint,
+                  "FILE: save the search as it goes (every --checkpoint-every seconds, and on Ctrl-C or SIGTERM)");
+  cmd->add_option("--checkpoint-every", a->checkpoint_every, "seconds between saves (default 60)");
+  cmd->add_option("--resume", a->resume, "FILE: go on from a --checkpoint file of the same search");
   cmd->add_option("--backend", a->backend,
                   "simd (default: seeds in vector lanes where a family has them) or scalar (each seed dealt alone)");
   cmd->footer("Under 'mpirun -np K' each family's seeds are split over K ranks and rank 0 reports; the matches are "

@@ -69,6 +69,7 @@ const ValueRow kValueRows[] = {
     {"--clock", "FROM..TO"},
     {"--clock-unit", "UNIT", Complete::choices, clock_unit_choices},
     {"--reseed-window", "W"},
+    {"--predict-seconds", "S"},
     {"--family", "NAME,...", Complete::choices, family_choices},
     {"--next", "K"},
     {"--weights", "LIST|FILE", Complete::file},

@@ -2,6 +2,8 @@
 // the result an audit returns.
 #include "module_support.hpp"
 
+#include "melange/predictability.hpp"
+
 namespace melange::python_module {
 
 // An audit's result: the tallies as arrays, the tests, the verdict, and the
@@ -125,7 +127,9 @@ py::array integer_records(const py::object& given) {
 // algo=, method=, bits= and card parameters) from **shuffle.
 AuditResult audit_records(const py::object& records, const py::kwargs& shuffle, bool position, bool hands,
                           const std::optional<std::string>& model, const std::variant<bool, std::string>& skip_invalid,
-                          bool stream_tests, const std::vector<int>& lags) {
+                          bool stream_tests, const std::vector<int>& lags, const std::optional<double>& predict_seconds) {
+  if (predict_seconds && !(*predict_seconds >= 0 && std::isfinite(*predict_seconds)))
+    throw UsageError("predict_seconds takes a number of seconds, 0 or more (0: no search), or None");
   const py::array data = integer_records(records);
   const int items = static_cast<int>(std::min<py::ssize_t>(data.shape(1), std::numeric_limits<int>::max()));
   const Job given = shuffle_of(shuffle, "audit_records", Job{.n = 0});  // n 0: not given
@@ -166,7 +170,19 @@ AuditResult audit_records(const py::object& records, const py::kwargs& shuffle, 
   }, static_cast<std::size_t>(data.size()) <= kShortCallItems);
   const report::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid, ""};
   const std::shared_ptr<const StreamTally> stream = auditor.stream();
-  return finish_audit(request, plan, auditor.job(), auditor.result(), law.get(), model, &input, stream.get());
+  AuditResult result = finish_audit(request, plan, auditor.job(), auditor.result(), law.get(), model, &input, stream.get());
+  // The predictability pass, as the CLI's (an array has no file time).
+  if (!hands && predict_seconds.value_or(1) > 0) {
+    PredictabilityPlan search;
+    search.extra_seconds = predict_seconds.value_or(0);
+    search.threads = options_of(std::nullopt, "auto").threads;
+    add_predictability(result.report, interruptible([&](const std::function<bool()>& stop) {
+                         search.stop = stop;
+                         return check_predictability(auditor.head(), plan.job.n, search);
+                       }));
+    result.json = report::audit_json_text(result.job, result.run, result.report, &input);
+  }
+  return result;
 }
 
 // An audit of a built-in shuffle, planned as `melange audit` plans it.
@@ -288,14 +304,15 @@ void add_audit_functions(py::module_& m) {
       "audit_records",
       [](const py::object& records, bool position, bool hands, const std::optional<std::string>& model,
          const std::variant<bool, std::string>& skip_invalid, bool stream_tests, const std::vector<int>& lags,
-         const py::kwargs& shuffle) {
+         const std::optional<double>& predict_seconds, const py::kwargs& shuffle) {
         return guarded("trials", [&] {
-          return audit_records(records, shuffle, position, hands, model, skip_invalid, stream_tests, lags);
+          return audit_records(records, shuffle, position, hands, model, skip_invalid, stream_tests, lags,
+                               predict_seconds);
         });
       },
       py::arg("records"), py::kw_only(), py::arg("position") = false, py::arg("hands") = false,
       py::arg("model") = py::none(), py::arg("skip_invalid") = false, py::arg("stream_tests") = true,
-      py::arg("lags") = std::vector<int>{1}, python_docs::kAuditRecords);
+      py::arg("lags") = std::vector<int>{1}, py::arg("predict_seconds") = py::none(), python_docs::kAuditRecords);
 }
 
 // The exact law of a walk, and the card shuffles' closed forms.

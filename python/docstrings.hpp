@@ -282,6 +282,10 @@ stream_tests : bool
     Also test the rows as a stream: repeats, serial pairs, rising sequences, lags.
 lags : sequence of int
     The lags of the relabeled-record tests (default [1]).
+predict_seconds : float, optional
+    The first records are searched for a library dealer's seed, as predict does: None (default)
+    searches ASF's day of milliseconds (52-card records); S > 0 also the families' whole 32-bit
+    spaces while S seconds last; 0 searches nothing. A seed that deals them makes the verdict FAIL.
 **shuffle
     n (items; omitted: the rows' length), k (items a deal; omitted: the rows' length when n is
     larger), and for model='exact' the shuffle whose law it is, by audit's keywords (algo, method,

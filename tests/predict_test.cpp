@@ -95,6 +95,37 @@ TEST(Predict, SeedsAcross2To31And2To32AreSearchedAsTheLibrarySeedsThem) {
   }
 }
 
+// A dealer seeded afresh from unrelated seeds: each later record, neither
+// dealt on nor near the last seed, is found over the whole range once the
+// first record has made the match unlikely by chance.
+TEST(Predict, ARecordDealtFromAnUnrelatedSeedIsFoundOverTheWholeRange) {
+  const FamilyRow& f = *family_named("php-mt");
+  const std::uint64_t seeds[] = {1000, 77777, 31337};
+  Observed observed{52, {}};
+  for (const std::uint64_t seed : seeds) {
+    const std::vector<std::uint16_t> deck = deal_decks(f, seed, 52, 1)[0];
+    observed.records.emplace_back(deck.begin(), deck.end());
+  }
+  SearchOptions options = on_threads(2, 1);
+  options.reseed_window = 16;
+  const FamilyResult r = search_family(f, observed, {0, 99'999}, options);
+  ASSERT_EQ(r.matches.size(), 1u);
+  const Match& m = r.matches[0];
+  ASSERT_EQ(m.explained(), 3);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(m.dealt[i].seed, seeds[i]);
+    EXPECT_EQ(m.dealt[i].reseeded, i > 0);
+  }
+  EXPECT_TRUE(telling(m, observed));
+  EXPECT_EQ(m.pattern, "reseeded every deal from unrelated seeds, steps -46440 to +76777: the next seed is not predicted");
+  EXPECT_TRUE(m.next.empty());
+  // A short first record leaves the match as likely by chance: no whole search.
+  Observed short_first = observed;
+  short_first.records[0].resize(2);
+  const FamilyResult weak = search_family(f, short_first, {0, 99'999}, options);
+  for (const Match& chance : weak.matches) EXPECT_EQ(chance.explained(), 1) << chance.seed;
+}
+
 TEST(Predict, AMatchDealsOnThroughTheRecordsAndPredictsTheNextDeal) {
   for (const FamilyRow& f : families()) {
     const std::vector<std::vector<std::uint16_t>> decks = deal_decks(f, kSeed, 52, 4);

@@ -329,6 +329,7 @@ RecordBatch RecordAuditor::count_items(const std::function<bool()>& stop) {
     const bool more = count_batch(batch, [&](std::size_t begin, std::size_t end) {
       for (std::size_t r = begin; r < end; ++r) {
         const std::uint16_t* record = items + r * width;
+        keep_head(record, width);
         if (ranked_) {
           const std::uint64_t rank = lehmer_rank(record, job_.n);
           count_ranks(&rank, 1);
@@ -359,6 +360,8 @@ RecordStats RecordAuditor::read(const ByteSource& source, const RecordOptions& r
   if (ranked_) {
     // Ranks are all this tally and stream need: the reader's table path gives them.
     return read_record_ranks(source, records, [&](const std::uint64_t* ranks, std::size_t batch) {
+      for (std::size_t r = 0; r < batch && head_.size() < kHeadRecords; ++r)
+        head_.push_back(lehmer_unrank(ranks[r], job_.n));
       const bool more =
           count_batch(batch, [&](std::size_t begin, std::size_t end) { count_ranks(ranks + begin, end - begin); });
       return more && !(stop && stop());
@@ -370,6 +373,10 @@ RecordStats RecordAuditor::read(const ByteSource& source, const RecordOptions& r
 RecordStats RecordAuditor::read(const RecordArray& array, const RecordOptions& records,
                                 const std::function<bool()>& stop) {
   return pipelined([&](const RecordBatch& each) { return read_record_array(array, records, each); }, stop);
+}
+
+void RecordAuditor::keep_head(const std::uint16_t* record, std::size_t items) {
+  if (head_.size() < kHeadRecords) head_.emplace_back(record, record + items);
 }
 
 Job RecordAuditor::job() const {

@@ -242,6 +242,21 @@ Json plain_json(const PlainWords& w) {
   return j;
 }
 
+// The predictability pass: what it searched, what it left, what it found.
+Json predictability_json(const predict::PredictabilityCheck& c) {
+  Json searched = Json::array();
+  for (const predict::PredictabilityCheck::Window& w : c.searched)
+    searched.push_back(Json{{"family", w.family},
+                            {"first", std::to_string(w.first)},
+                            {"last", std::to_string(w.last)},
+                            {"what", w.what}});
+  return Json{{"records", c.records},
+              {"searched", searched},
+              {"left", c.left},
+              {"skipped", c.skipped},
+              {"predictable", c.predictable ? Json(*c.predictable) : Json()}};
+}
+
 }  // namespace
 
 Json audit_json(const Job& job, const RunResult& run, const AuditReport& report, const InputInfo* input) {
@@ -303,6 +318,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     if (t.key != "rank") stats[t.key] = fields_json(t.fields);
   stats["notes"] = report.notes;
   j["stats"] = stats;
+  if (report.predictability) j["predictability"] = predictability_json(*report.predictability);
   j["plain"] = plain_json(plain_words(job, report, input));
   return j;
 }

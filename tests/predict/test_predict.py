@@ -197,3 +197,66 @@ def test_deals_written_with_card_labels_and_unseen_cards_name_the_seed(tmp_path)
     bad = subprocess.run([CLI, "predict", str(path), "--labels", "cards", "--family", "php-mt"], capture_output=True,
                          text=True)
     assert bad.returncode == 2 and "not one of --labels" in bad.stderr
+
+
+def test_audit_of_records_searches_the_clock_before_the_file_and_fails_a_predictable_dealer(tmp_path):
+    # PHP's mt_srand(time()) at 10:00:00 UTC dealing 20 decks on; the file
+    # written that evening. Its decks pass the bias tests; the pass finds it.
+    seed = 1796464800  # 2026-12-05 10:00:00 UTC
+    path = tmp_path / "decks.txt"
+    path.write_text(run([CLI, "predict", "--family", "php-mt", "--deal", str(seed), "--next", "20"]))
+    os.utime(path, (seed + 8 * 3600, seed + 8 * 3600))
+    doc = json.loads(run([CLI, "audit", str(path), "--quiet", "--json", "-"]))
+    assert doc["verdict"] == "FAIL", doc["stats"]["notes"]
+    assert doc["predictability"]["predictable"].startswith(f"predictable: php-mt seeded with {seed}")
+    # Without the pass, or with the file dated a week later, nothing names it.
+    assert json.loads(run([CLI, "audit", str(path), "--quiet", "--json", "-", "--predict-seconds", "0"]))[
+        "verdict"] != "FAIL"
+    os.utime(path, (seed + 7 * 86400, seed + 7 * 86400))
+    later = json.loads(run([CLI, "audit", str(path), "--quiet", "--json", "-"]))
+    assert later["verdict"] != "FAIL" and later["predictability"]["predictable"] is None
+    searched = later["predictability"]["searched"]
+    assert {w["family"] for w in searched} == {"glibc-rand", "delphi", "cpp-minstd", "cpp-mt19937", "php-mt", "python",
+                                               "java", "dotnet", "asf-1999"}
+    assert any("ruled out" in n or "no seed searched deals" in n for n in later["stats"]["notes"])
+
+
+def test_audit_predict_seconds_is_checked_before_any_work(tmp_path):
+    path = tmp_path / "decks.txt"
+    path.write_text("0 1 2 3\n")
+    for bad in ("-1", "soon", "nan"):
+        done = subprocess.run([CLI, "audit", str(path), "--predict-seconds", bad], capture_output=True, text=True)
+        assert done.returncode == 2 and "--predict-seconds takes" in done.stderr, done.stderr
+    done = subprocess.run([CLI, "audit", "--n", "4", "--trials", "100", "--predict-seconds", "1"], capture_output=True,
+                          text=True)
+    assert done.returncode == 2 and "are for" in done.stderr
+
+
+def test_a_search_stopped_by_ctrl_c_goes_on_from_its_checkpoint_to_the_same_matches(tmp_path):
+    import signal
+    import time
+    deck = run([CLI, "predict", "--family", "php-mt", "--deal", "25000000"]).split()
+    path = tmp_path / "deals.txt"
+    path.write_text(" ".join(deck[:2]) + "\n")  # two cards: thousands of chance matches, in every chunk
+    args = [CLI, "predict", str(path), "--family", "php-mt", "--seeds", "0..30000000", "--json", "-", "--quiet",
+            "--threads", "1", "--reseed-window", "0"]
+    whole = json.loads(run(args))
+    saved = tmp_path / "search.checkpoint"
+    p = subprocess.Popen(args + ["--checkpoint", str(saved), "--checkpoint-every", "0.05"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    for _ in range(600):
+        if saved.exists() or p.poll() is not None:
+            break
+        time.sleep(0.01)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    stopped = json.loads(out)
+    assert stopped["families"][0]["searched"]["complete"] is False
+    resumed = json.loads(run(args + ["--checkpoint", str(saved), "--resume", str(saved)]))
+    assert resumed["families"] == whole["families"] and len(whole["families"][0]["matches"]) > 1000
+    # Another search's checkpoint is refused in a line, before any work.
+    other = subprocess.run([CLI, "predict", str(path), "--family", "php-mt", "--seeds", "0..9", "--threads", "1",
+                            "--reseed-window", "0", "--checkpoint", str(saved), "--resume", str(saved)],
+                           capture_output=True, text=True)
+    assert other.returncode == 2 and "saved another search" in other.stderr, other.stderr

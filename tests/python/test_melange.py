@@ -562,3 +562,18 @@ def test_predict_finds_the_seed_the_cli_finds():
         melange.predict(seen, families=["jav"])
     with pytest.raises(ValueError, match="twice"):
         melange.predict([[1, 1, 2]])
+
+
+def test_audit_records_fails_records_an_asf_dealer_dealt():
+    # Three decks of ASF's 1999 shuffle from one seeding (09:30:00.250): fair
+    # to the bias tests, found by the predictability pass among a day's seeds.
+    seed = (9 * 3600 + 30 * 60) * 1000 + 250
+    decks = np.array([list(map(int, line.split())) for line in cli(
+        "predict", "--family", "asf-1999", "--deal", seed, "--next", 3).decode().split("\n") if line])
+    found = melange.audit_records(decks)
+    assert found.verdict == "FAIL"
+    assert json.loads(found.to_json())["predictability"]["predictable"].startswith(
+        f"predictable: asf-1999 seeded with {seed}")
+    assert melange.audit_records(decks, predict_seconds=0).verdict != "FAIL"
+    with pytest.raises(ValueError, match="predict_seconds"):
+        melange.audit_records(decks, predict_seconds=-1)

@@ -11,6 +11,7 @@
 
 #include "melange/exact.hpp"
 #include "melange/job.hpp"
+#include "melange/predict/check.hpp"
 #include "melange/stats.hpp"
 #include "melange/stream_tests.hpp"
 
@@ -116,6 +117,9 @@ struct AuditReport {
   // the rank or position test with the smaller p, when it is WEAK or FAIL.
   std::vector<Departure> departures;
   std::vector<std::string> notes;         // e.g. why a test was skipped
+  // Records' predictability pass, where one ran (add_predictability): a
+  // seed that deals the records makes the verdict FAIL.
+  std::optional<predict::PredictabilityCheck> predictability;
   std::optional<Verdict> verdict;         // worst of the tests, if any ran
   double mean_words = 0;                  // stream words per trial, rejected ones included
   double mean_draws = 0;                  // bounded draws or comparator calls per trial

@@ -101,6 +101,9 @@ void name_pattern(Match& m) {
   } else if (every_deal && *low > 0) {
     m.pattern = "reseeded every deal with rising seeds, steps " + signed_text(*low) + " to " + signed_text(*high) +
                 " (a clock or a counter): the next seed is later than " + std::to_string(m.dealt.back().seed);
+  } else if (every_deal) {
+    m.pattern = "reseeded every deal from unrelated seeds, steps " + signed_text(*low) + " to " + signed_text(*high) +
+                ": the next seed is not predicted";
   } else {
     m.pattern = "dealt on, reseeded " + std::to_string(steps.size()) + " time" + (steps.size() == 1 ? "" : "s") +
                 " (steps " + signed_text(*low) + " to " + signed_text(*high) + ")";
@@ -125,13 +128,38 @@ void predict_next(const FamilyRow& family, int n, std::unique_ptr<Dealer>& deale
 
 // Deals on from a matching seed through the later records, reseeding near
 // the last seed where going on does not deal one; then the next deals.
-Match deal_on(const FamilyRow& family, const Observed& observed, std::uint64_t seed, double log10_space,
+// Where a record the generator going on does not deal was dealt from: a
+// reseeding within the window of the last seed (the nearest), else, for a
+// match that chance alone explains less than once in a thousand so far,
+// any seed of the range (the first). With the log10 of the seeds searched.
+struct Reseeding {
+  std::uint64_t seed;
+  double log10_searched;
+};
+std::optional<Reseeding> reseeding(const FamilyRow& family, int n, const std::vector<int>& record, std::uint64_t last,
+                                   SeedRange range, double log10_so_far, const SearchOptions& options, bool& complete) {
+  if (options.reseed_window > 0 && log10_so_far < std::log10(options.reseed_below_chance)) {
+    const SeedRange window = window_around(last, options.reseed_window);
+    const Scanned near = scan_range(family, n, record, window, options);
+    complete = complete && near.complete;
+    if (const std::optional<std::uint64_t> seed = nearest(near.seeds, last)) return Reseeding{*seed, std::log10(window.seeds())};
+  }
+  if (log10_so_far >= std::log10(kSearchWholeBelowChance)) return std::nullopt;
+  const Scanned whole = scan_range(family, n, record, range, options);
+  complete = complete && whole.complete;
+  if (whole.seeds.empty()) return std::nullopt;
+  return Reseeding{whole.seeds.front(), std::log10(range.seeds())};
+}
+
+// Deals on from a matching seed through the later records, reseeding where
+// going on does not deal one (reseeding()); then the next deals.
+Match deal_on(const FamilyRow& family, const Observed& observed, std::uint64_t seed, SeedRange range,
               const SearchOptions& options, bool& complete) {
   const int n = dealt_deck_size(family, observed);
   Match m;
   m.seed = seed;
   m.dealt.push_back({seed, false});
-  double log10_chance_all = log10_space + log10_chance(n, observed.records[0]);
+  double log10_chance_all = std::log10(range.seeds()) + log10_chance(n, observed.records[0]);
   std::unique_ptr<Dealer> dealer = family.dealing.seeded(seed);
   std::vector<std::uint16_t> deck = fresh_deck(family, n);
   dealer->shuffle(deck);
@@ -144,19 +172,17 @@ Match deal_on(const FamilyRow& family, const Observed& observed, std::uint64_t s
       log10_chance_all += log10_chance(n, record);
       continue;
     }
-    if (options.reseed_window == 0) break;
-    const SeedRange window = window_around(m.dealt.back().seed, options.reseed_window);
-    const Scanned near = scan_range(family, n, record, window, options);
-    complete = complete && near.complete;
-    const std::optional<std::uint64_t> reseed = nearest(near.seeds, m.dealt.back().seed);
+    const std::optional<Reseeding> reseed =
+        reseeding(family, n, record, m.dealt.back().seed, range, log10_chance_all, options, complete);
     if (!reseed) break;
-    m.dealt.push_back({*reseed, true});
-    log10_chance_all += log10_chance(n, record) + std::log10(window.seeds());
-    dealer = family.dealing.seeded(*reseed);
+    m.dealt.push_back({reseed->seed, true});
+    log10_chance_all += log10_chance(n, record) + reseed->log10_searched;
+    dealer = family.dealing.seeded(reseed->seed);
     deck = fresh_deck(family, n);
     dealer->shuffle(deck);
   }
   m.chance = std::pow(10.0, log10_chance_all);
+  m.log10_chance = log10_chance_all;
   name_pattern(m);
   predict_next(family, n, dealer, m, options.next_deals);
   return m;
@@ -213,7 +239,7 @@ FamilyResult explain(const FamilyRow& family, const Observed& observed, SeedRang
   for (const std::vector<int>& r : observed.records) all += log10_chance(n, r);
   result.chance_matches_all = std::pow(10.0, all);
   for (std::uint64_t seed : scanned.seeds)
-    result.matches.push_back(deal_on(family, observed, seed, log10_space, options, result.complete));
+    result.matches.push_back(deal_on(family, observed, seed, range, options, result.complete));
   return result;
 }
 
@@ -231,6 +257,13 @@ int deck_size_of(const std::vector<int>& first) {
   return static_cast<int>(first.size());
 }
 
+std::string chance_text(double log10_chance) {
+  char text[32];
+  if (log10_chance > -300) std::snprintf(text, sizeof text, "%.2g", std::pow(10.0, log10_chance));
+  else std::snprintf(text, sizeof text, "1e%.0f", std::floor(log10_chance));
+  return text;
+}
+
 bool telling(const Match& m, const Observed& o) {
   return m.explained() == static_cast<int>(o.records.size()) && m.chance < kTellingChance;
 }
@@ -239,8 +272,7 @@ Verdict verdict_of(const std::vector<FamilyResult>& results, const Observed& o) 
   for (const FamilyResult& r : results)
     for (const Match& m : r.matches)
       if (telling(m, o)) {
-        char chance[32];
-        std::snprintf(chance, sizeof chance, "%.2g", m.chance);
+        const std::string chance = chance_text(m.log10_chance);
         const std::string what =
             o.records.size() == 1 ? "the record" : "all " + std::to_string(o.records.size()) + " records";
         return {"FAIL", "predictable: " + std::string(r.family->name) + " seeded with " + std::to_string(m.seed) +

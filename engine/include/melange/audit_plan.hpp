@@ -154,6 +154,10 @@ class RecordAuditor {
   // The records as a stream, brought up to date; null without stream
   // tests. For AuditOptions::stream.
   std::shared_ptr<const StreamTally> stream();
+  // The first kHeadRecords records as read, items in order: what the
+  // predictability pass searches (predictability.hpp).
+  static constexpr std::size_t kHeadRecords = 16;
+  const std::vector<std::vector<int>>& head() const { return head_; }
 
  private:
   // Each record's items through count_dealt; false stops the read.
@@ -178,6 +182,8 @@ class RecordAuditor {
   TrialJob trial_job_;
   std::shared_ptr<StreamTally> stream_;
   bool ranked_;
+  std::vector<std::vector<int>> head_;
+  void keep_head(const std::uint16_t* record, std::size_t items);
   std::uint64_t counted_ = 0, next_look_ = 1024;
   int look_ = 1;
 };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,7 +43,8 @@ struct Dealt {
 struct Match {
   std::uint64_t seed = 0;
   std::vector<Dealt> dealt;
-  double chance = 0;
+  double chance = 0;         // 0 where it underflows: log10_chance says how small
+  double log10_chance = 0;
   std::string pattern;
   std::optional<std::uint64_t> next_seed;  // a reseeded dealer's next seed, where its steps say it
   std::vector<std::vector<std::uint16_t>> next;
@@ -72,6 +74,10 @@ struct SearchOptions {
   // reseeding among the seeds within this distance of the last one (0: no
   // reseeding).
   std::uint64_t reseed_window = std::uint64_t{1} << 20;
+  // A match is searched for reseedings only while the seeds expected to
+  // explain as much by chance stay below this (a bound on the work chance
+  // matches of a short first record would make).
+  double reseed_below_chance = std::numeric_limits<double>::infinity();
   std::function<bool()> stop;  // may be empty; polled between blocks of seeds
   // Each seed dealt on its own by the family's dealer (Dealing's
   // scan_one_by_one), not the fast scan: the same seeds, slower.
@@ -95,9 +101,19 @@ FamilyResult explain(const FamilyRow& family, const Observed& observed, SeedRang
 
 // Searches `range` of `family` for seeds that reproduce observed.records[0]
 // (cards kUnseen match anything), and explains each: scan_family, then
-// explain.
+// explain. A later record is tried as the generator going on, then as a
+// reseeding within the window, then (kSearchWholeBelowChance) as any seed
+// of the range.
 FamilyResult search_family(const FamilyRow& family, const Observed& observed, SeedRange range,
                            const SearchOptions& options);
+
+// An expected count in words: "3.3e-20", or "1e-1061" below a double's range.
+std::string chance_text(double log10_chance);
+
+// A later record that neither dealing on nor a reseeding near the last
+// seed explains is searched over the whole range where the match so far
+// is this unlikely by chance (a dealer seeded afresh from unrelated seeds).
+inline constexpr double kSearchWholeBelowChance = 1e-3;
 
 // A chance this small makes a match evidence, as an audit's FAIL level.
 inline constexpr double kTellingChance = 1e-6;

@@ -5,6 +5,7 @@
 #include <bit>
 #include <climits>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include "melange/error.hpp"
@@ -73,14 +74,16 @@ template <class G>
 struct PhpMt {
   template <class Deck>
   bool shuffle(Deck& deck) {
-    return downward_fisher_yates(deck, [this](std::uint32_t umax) { return range(umax); });
+    return downward_fisher_yates(deck, [this](std::uint32_t m) {
+      for (;;)
+        if (const std::optional<std::uint32_t> j = accept(g.next(), m)) return *j;
+    });
   }
-  std::uint32_t range(std::uint32_t umax) {
-    std::uint32_t result = g.next();
-    if ((umax & (umax - 1)) == 0) return result & (umax - 1);
-    const std::uint32_t limit = 0xffffffffu - (0xffffffffu % umax) - 1;
-    while (result > limit) result = g.next();
-    return result % umax;
+  // The draw below m one word gives, or none where PHP rejects the word.
+  static std::optional<std::uint32_t> accept(std::uint32_t word, std::uint32_t m) {
+    if ((m & (m - 1)) == 0) return word & (m - 1);
+    if (word > 0xffffffffu - (0xffffffffu % m) - 1) return std::nullopt;
+    return word % m;
   }
   G g;
 };
@@ -96,12 +99,15 @@ struct PythonShuffle {
   template <class Deck>
   bool shuffle(Deck& deck) {
     return downward_fisher_yates(deck, [this](std::uint32_t n) {
-      const int k = std::bit_width(n);
-      std::uint32_t r;
-      do r = g.next() >> (32 - k);
-      while (r >= n);
-      return r;
+      for (;;)
+        if (const std::optional<std::uint32_t> j = accept(g.next(), n)) return *j;
     });
+  }
+  // The draw below n one word gives (its top bit_length(n) bits), or none
+  // where CPython rejects it.
+  static std::optional<std::uint32_t> accept(std::uint32_t word, std::uint32_t n) {
+    const std::uint32_t r = word >> (32 - std::bit_width(n));
+    return r < n ? std::optional<std::uint32_t>(r) : std::nullopt;
   }
   G g;
 };
@@ -215,25 +221,45 @@ constexpr Dealing dealing() {
 // seeds one as the library does.
 struct GenrandLanes {
   static Mt19937 seeded(std::uint64_t seed) { return Mt19937(static_cast<std::uint32_t>(seed)); }
-  bool fill(std::uint64_t base, std::uint32_t* outputs) {
+  bool fill(std::uint64_t base, int ahead, std::uint32_t* outputs) {
     std::uint32_t seeds[kMtLanes];
     for (int lane = 0; lane < kMtLanes; ++lane) seeds[lane] = static_cast<std::uint32_t>(base + lane);
-    mt19937_first_outputs(seeds, outputs);
+    mt19937_first_outputs(seeds, ahead, outputs);
     return true;
   }
 };
 struct ByArrayLanes {
   static Mt19937 seeded(std::uint64_t seed) { return Mt19937::by_array(python_key(seed)); }
-  bool fill(std::uint64_t base, std::uint32_t* outputs) {
+  bool fill(std::uint64_t base, int ahead, std::uint32_t* outputs) {
     const std::size_t key_size = python_key(base).size;
     if (python_key(base + (kMtLanes - 1)).size != key_size) return false;  // the run crosses 2^32
     std::uint64_t seeds[kMtLanes];
     for (int lane = 0; lane < kMtLanes; ++lane) seeds[lane] = base + lane;
-    mt19937_by_array_first_outputs(seeds, key_size, state, outputs);
+    mt19937_by_array_first_outputs(seeds, key_size, ahead, state, outputs);
     return true;
   }
   std::vector<std::uint32_t> state;
 };
+
+// Whether a shuffle is a downward Fisher-Yates whose first draw one word
+// decides (Shuffle<G>::accept).
+template <template <class> class Shuffle>
+constexpr bool kFirstDrawFromOneWord = requires { Shuffle<Mt19937Replay>::accept(0u, 2u); };
+
+// For such a shuffle: whether the card its first draw settles at the
+// bottom, the identity's item j, agrees with the probe. Checked on the
+// lane's first output before any dealing: for a whole deck, 51 seeds in 52
+// end here.
+template <template <class> class Shuffle>
+bool first_card_agrees(const Probe& probe, std::uint32_t first_output) {
+  if constexpr (kFirstDrawFromOneWord<Shuffle>) {
+    const auto n = static_cast<std::uint32_t>(probe.deck_size());
+    const std::optional<std::uint32_t> j = Shuffle<Mt19937Replay>::accept(first_output, n);
+    return !j || probe.agrees(n - 1, static_cast<std::uint16_t>(*j));
+  } else {
+    return true;  // libstdc++'s shuffle settles no card before its end
+  }
+}
 
 // The scan of a family over MT19937's words (Shuffle<G>: the library's
 // shuffle over a source G of them), seeded kMtLanes seeds at a time
@@ -244,16 +270,19 @@ void scan_mt_lanes(const Probe& probe, std::uint64_t first, std::uint64_t last, 
   for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<std::uint16_t>(i);
   std::vector<std::uint32_t> outputs(kMtOutputs * kMtLanes);
   Lanes lanes;
+  // The bottom card seen: the first output decides all but 1 seed in n.
+  const int ahead = kFirstDrawFromOneWord<Shuffle> && probe.want(probe.deck_size() - 1) >= 0 ? kMtFewOutputs : kMtOutputs;
   for (std::uint64_t base = first;; base += kMtLanes) {
     const std::uint64_t count = last - base < kMtLanes ? last - base + 1 : kMtLanes;
-    const bool filled = base <= ~std::uint64_t{0} - (kMtLanes - 1) && lanes.fill(base, outputs.data());
+    const bool filled = base <= ~std::uint64_t{0} - (kMtLanes - 1) && lanes.fill(base, ahead, outputs.data());
     for (std::uint64_t lane = 0; lane < count; ++lane) {
+      if (filled && !first_card_agrees<Shuffle>(probe, outputs[lane])) continue;
       std::copy(identity.begin(), identity.end(), items.begin());
       ProbeDeck deck(probe, items);
       const std::uint64_t seed = base + lane;
       // Unfilled: a replay with no outputs ahead seeds afresh at once.
       Shuffle<Mt19937Replay> dealer{Mt19937Replay(filled ? outputs.data() + lane : nullptr, Lanes::seeded, seed,
-                                                  filled ? kMtOutputs : 0)};
+                                                  filled ? ahead : 0)};
       if (dealer.shuffle(deck)) matches.push_back(seed);
     }
     if (last - base < kMtLanes) break;

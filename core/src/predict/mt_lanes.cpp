@@ -24,21 +24,22 @@ inline void first_generation_output(const std::uint32_t* word_m, const std::uint
 }  // namespace
 
 __attribute__((target_clones("avx512f", "avx2", "default")))
-void mt19937_first_outputs(const std::uint32_t (&seeds)[kMtLanes], std::uint32_t* out) {
+void mt19937_first_outputs(const std::uint32_t (&seeds)[kMtLanes], int outputs, std::uint32_t* out) {
   alignas(64) std::uint32_t low[kMtOutputs + 1][kMtLanes];  // seeded words 0 .. kMtOutputs
   alignas(64) std::uint32_t high[kMtOutputs][kMtLanes];     // seeded words kM .. kM + kMtOutputs - 1
   alignas(64) std::uint32_t x[kMtLanes];
   for (int lane = 0; lane < kMtLanes; ++lane) x[lane] = low[0][lane] = seeds[lane];
-  for (std::uint32_t i = 1; i < kM + kMtOutputs; ++i) {
+  const auto words = static_cast<std::uint32_t>(kM + outputs);
+  for (std::uint32_t i = 1; i < words; ++i) {
     for (int lane = 0; lane < kMtLanes; ++lane) x[lane] = 1812433253u * (x[lane] ^ (x[lane] >> 30)) + i;
-    if (i <= kMtOutputs) std::copy(x, x + kMtLanes, low[i]);
+    if (i <= static_cast<std::uint32_t>(outputs)) std::copy(x, x + kMtLanes, low[i]);
     if (i >= kM) std::copy(x, x + kMtLanes, high[i - kM]);
   }
-  for (int m = 0; m < kMtOutputs; ++m) first_generation_output(low[m], low[m + 1], high[m], out + m * kMtLanes);
+  for (int m = 0; m < outputs; ++m) first_generation_output(low[m], low[m + 1], high[m], out + m * kMtLanes);
 }
 
 __attribute__((target_clones("avx512f", "avx2", "default")))
-void mt19937_by_array_first_outputs(const std::uint64_t (&seeds)[kMtLanes], std::size_t key_size,
+void mt19937_by_array_first_outputs(const std::uint64_t (&seeds)[kMtLanes], std::size_t key_size, int outputs,
                                     std::vector<std::uint32_t>& state, std::uint32_t* out) {
   state.resize(static_cast<std::size_t>(kN) * kMtLanes);
   const auto row = [&state](int i) { return state.data() + static_cast<std::size_t>(i) * kMtLanes; };
@@ -76,7 +77,7 @@ void mt19937_by_array_first_outputs(const std::uint64_t (&seeds)[kMtLanes], std:
     }
   }
   std::fill(row(0), row(0) + kMtLanes, 0x80000000u);
-  for (int m = 0; m < kMtOutputs; ++m) first_generation_output(row(m), row(m + 1), row(m + kM), out + m * kMtLanes);
+  for (int m = 0; m < outputs; ++m) first_generation_output(row(m), row(m + 1), row(m + kM), out + m * kMtLanes);
 }
 
 }  // namespace melange::predict::internal

@@ -17,20 +17,22 @@
 namespace melange::predict::internal {
 
 inline constexpr int kMtLanes = 128;
-// Outputs a lane makes ahead: more than a 52-card deck's shuffle reads in
-// any family here (libstdc++'s pairs read 26; PHP's and CPython's shuffles
-// stop at their first card that differs). A shuffle that reads more goes
-// on from a generator seeded afresh.
-inline constexpr int kMtOutputs = 48;
+// Outputs a lane makes ahead, at most: more than a 52-card deck's shuffle
+// reads in any family here (libstdc++'s pairs read 26; PHP's and
+// CPython's shuffles stop at their first card that differs). A shuffle
+// that reads more goes on from a generator seeded afresh. Where the first
+// output decides nearly every seed (a deck's bottom card seen), a few are
+// enough: kMtFewOutputs, and 40 fewer seeding steps a lane.
+inline constexpr int kMtOutputs = 48, kMtFewOutputs = 8;
 
 // out[m * kMtLanes + lane] = output m of std::mt19937(seeds[lane]), for
-// m < kMtOutputs.
-void mt19937_first_outputs(const std::uint32_t (&seeds)[kMtLanes], std::uint32_t* out);
+// m < outputs <= kMtOutputs.
+void mt19937_first_outputs(const std::uint32_t (&seeds)[kMtLanes], int outputs, std::uint32_t* out);
 
 // The same after CPython's random.seed(seeds[lane]) (init_by_array of the
 // seed's words); every seed's key has key_size words (1: below 2^32).
 // `state` is scratch, kept between calls.
-void mt19937_by_array_first_outputs(const std::uint64_t (&seeds)[kMtLanes], std::size_t key_size,
+void mt19937_by_array_first_outputs(const std::uint64_t (&seeds)[kMtLanes], std::size_t key_size, int outputs,
                                     std::vector<std::uint32_t>& state, std::uint32_t* out);
 
 // MT19937 read from one lane's `ahead` outputs, then past them from a

@@ -14,6 +14,7 @@
 #include "job_args.hpp"
 #include "list_args.hpp"
 #include "melange/error.hpp"
+#include "melange/internal/fnv1a.hpp"
 #include "melange/predict/search.hpp"
 #include "melange/report/format.hpp"
 #include "melange/report/json.hpp"
@@ -226,11 +227,10 @@ int show_deals(const PredictArgs& a, const std::vector<const FamilyRow*>& famili
 Team::Fingerprint rank_fingerprint(const predict::Observed& o, const std::vector<const FamilyRow*>& families,
                                    const std::vector<predict::SeedRange>& ranges, const predict::SearchOptions& options) {
   // FNV-1a: the same on every rank and build (a checkpoint outlives a build).
-  const auto fnv = [](std::uint64_t h, std::uint64_t v) { return (h ^ v) * 1099511628211u; };
-  std::uint64_t records = 14695981039346656037u;
+  std::uint64_t records = internal::kFnvOffset;
   for (const std::vector<int>& r : o.records) {
-    for (int card : r) records = fnv(records, static_cast<std::uint64_t>(card + 2));
-    records = fnv(records, 0);  // the record's end
+    for (int card : r) records = internal::fnv1a_step(records, static_cast<std::uint64_t>(card + 2));
+    records = internal::fnv1a_step(records, 0);  // the record's end
   }
   Team::Fingerprint f{{"records", records},
                       {"n", static_cast<std::uint64_t>(o.n)},
@@ -238,9 +238,7 @@ Team::Fingerprint rank_fingerprint(const predict::Observed& o, const std::vector
                       {"reseed window", options.reseed_window},
                       {"backend", options.one_by_one ? 1u : 0u}};
   for (std::size_t i = 0; i < families.size(); ++i) {
-    std::uint64_t name = 14695981039346656037u;
-    for (char c : families[i]->name) name = fnv(name, static_cast<unsigned char>(c));
-    f.emplace_back("family " + std::to_string(i), name);
+    f.emplace_back("family " + std::to_string(i), internal::fnv1a(families[i]->name));
     f.emplace_back("seeds from", ranges[i].first);
     f.emplace_back("seeds to", ranges[i].last);
   }

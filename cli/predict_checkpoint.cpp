@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "melange/error.hpp"
+#include "melange/internal/fnv1a.hpp"
 #include "output.hpp"
 
 namespace melange::cli {
@@ -13,12 +14,6 @@ constexpr const char* kMagic = "melange predict checkpoint 1";
 // A checkpoint holds a few lines a family and its matches: anything larger
 // is not one (read only up to this).
 constexpr std::size_t kMostBytes = std::size_t{64} << 20;
-
-std::uint64_t fnv(const std::string& text) {
-  std::uint64_t h = 14695981039346656037u;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211u;
-  return h;
-}
 
 std::string body_of(const Team::Fingerprint& search, const PredictProgress& progress) {
   std::ostringstream o;
@@ -38,7 +33,7 @@ void save_predict_checkpoint(const std::string& path, const Team::Fingerprint& s
   const std::string body = body_of(search, progress);
   Outputs file;
   file.declare("--checkpoint", path);
-  file.open(path) << body << "checksum " << fnv(body) << "\n";
+  file.open(path) << body << "checksum " << internal::fnv1a(body) << "\n";
   file.commit();
 }
 
@@ -52,7 +47,7 @@ PredictProgress read_predict_checkpoint(const std::string& path, const Team::Fin
   if (text.rfind(kMagic, 0) != 0 || text.size() > kMostBytes || sum_at == std::string::npos)
     throw UsageError("--resume '" + path + "' is not a melange predict checkpoint: give the file --checkpoint saved");
   const std::string body = text.substr(0, sum_at);
-  if (text.substr(sum_at) != "checksum " + std::to_string(fnv(body)) + "\n")
+  if (text.substr(sum_at) != "checksum " + std::to_string(internal::fnv1a(body)) + "\n")
     throw Error("--resume '" + path + "' is damaged (its checksum does not match): start the search afresh");
   std::istringstream lines(body);
   std::string line;

@@ -19,6 +19,7 @@
 
 #include "melange/error.hpp"
 #include "melange/internal/decimal.hpp"
+#include "melange/internal/fnv1a.hpp"
 #include "melange/job_fields.hpp"
 #include "melange/stream.hpp"
 #include "tally_workers.hpp"
@@ -47,8 +48,7 @@ auto count_arrays(T& t) {
 // one that depends on the order, so swapped counts show too; an edit that
 // keeps every sum (which the sum checks cannot see) is caught here.
 std::uint64_t checksum(const std::string& header, const Tally& t) {
-  std::uint64_t h = 0xcbf29ce484222325u;
-  for (unsigned char c : header) h = (h ^ c) * 0x100000001b3u;
+  std::uint64_t h = internal::fnv1a(header);
   for (const std::vector<std::uint64_t>* a : count_arrays(t))
     for (std::uint64_t w : *a) h = std::rotl(h ^ w, 23) * 0x9e3779b97f4a7c15u;
   return h;

@@ -151,7 +151,10 @@ report::Json match_json(const predict::Match& m, const predict::Observed& o, con
   report::Json dealt = report::Json::array();
   for (const predict::Dealt& d : m.dealt)
     dealt.push_back(report::Json{{"seed", std::to_string(d.seed)}, {"reseeded", d.reseeded}});
+  report::Json records = report::Json::array();  // the records it explains: always the first ones
+  for (int r = 1; r <= m.explained(); ++r) records.push_back(r);
   report::Json j{{"seed", std::to_string(m.seed)},
+                 {"records", records},
                  {"explained", m.explained()},
                  {"dealt", dealt},
                  {"pattern", m.pattern},

@@ -343,7 +343,7 @@ dict
     verdict ('FAIL': a seed reproduces every record, and chance alone gives fewer than 1e-6 such seeds;
     'WEAK': seeds match no more than chance gives; 'PASS': none matches), why, n, and families: each
     with family, seeds, complete, chance_matches (for the first record), chance_matches_all, and matches
-    (seed, explained, dealt: (seed, reseeded) a record, pattern, chance, telling, next_seed, next).
+    (seed, records: the numbers of those it explains, explained: how many, dealt: (seed, reseeded) a record, pattern, chance, telling, next_seed, next).
 
 Examples
 --------

@@ -34,6 +34,9 @@ py::dict result_dict(const std::vector<predict::FamilyResult>& results, const pr
       for (const predict::Dealt& x : m.dealt) dealt.append(py::make_tuple(x.seed, x.reseeded));
       py::dict d;
       d["seed"] = m.seed;
+      py::list explained;
+      for (int r = 1; r <= m.explained(); ++r) explained.append(r);
+      d["records"] = explained;
       d["explained"] = m.explained();
       d["dealt"] = dealt;
       d["pattern"] = m.pattern;

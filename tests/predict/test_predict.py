@@ -85,6 +85,7 @@ def test_the_seed_behind_a_runtimes_deals_is_found_and_the_next_deal_predicted(f
         assert found == [(family, str(seed))], found
         match = next(m for f in doc["families"] if f["family"] == family for m in f["matches"])
         assert match["explained"] == len(records) and match["next"] == [next_deal]
+        assert match["records"] == list(range(1, len(records) + 1))
         assert match["pattern"] == ("one deal" if len(records) == 1 else "one seeding, dealt on")
         assert next(f for f in doc["families"] if f["family"] == family)["chance_matches_all"] < chance_below
 

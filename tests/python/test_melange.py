@@ -546,6 +546,7 @@ def test_predict_finds_the_seed_the_cli_finds():
     assert java["matches"][0]["next"] == [decks[2]]
     assert java["matches"][0]["pattern"] == "one seeding, dealt on" and java["matches"][0]["next_seed"] is None
     assert java["matches"][0]["dealt"] == [(777_000, False), (777_000, False)]
+    assert java["matches"][0]["records"] == [1, 2]
     assert melange.predict(seen, families=["java"], seeds=(776_000, 778_000))["families"][0]["matches"][0]["explained"] == 3
     assert set(melange.PREDICT_FAMILIES) >= {"java", "php-mt", "python", "cpp-mt19937", "glibc-rand", "asf-1999",
                                              "dotnet"}

@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "melange/predict/search.hpp"
+#include "generators.hpp"
+#include "trace_lanes.hpp"
 
 namespace melange::predict {
 namespace {
@@ -82,10 +85,11 @@ TEST(Predict, EveryFamilysScanKeepsExactlyTheSeedsWhoseWholeDealShowsTheRecord) 
 // is seeded one by one, and the matches are the same. Past 2^31, a C int
 // seed is negative (glibc's srand, .NET's Random).
 TEST(Predict, SeedsAcross2To31And2To32AreSearchedAsTheLibrarySeedsThem) {
-  const std::uint64_t seeds[] = {(std::uint64_t{1} << 31) + 7, (std::uint64_t{1} << 32) + 7, 0xffffff00};
+  // 0: srand takes it as 1.
+  const std::uint64_t seeds[] = {0, (std::uint64_t{1} << 31) + 7, (std::uint64_t{1} << 32) + 7, 0xffffff00};
   for (const std::uint64_t seed : seeds) {
     for (const FamilyRow& f : families()) {
-      const SeedRange range{seed - 300, seed + 300};
+      const SeedRange range{seed < 300 ? 0 : seed - 300, seed + 300};
       const std::vector<std::uint16_t> deck = deal_decks(f, seed, 52, 1)[0];
       const std::vector<int> two(deck.begin(), deck.begin() + 2);
       SCOPED_TRACE(std::string(f.name) + " near seed " + std::to_string(seed));
@@ -124,6 +128,78 @@ TEST(Predict, ARecordDealtFromAnUnrelatedSeedIsFoundOverTheWholeRange) {
   short_first.records[0].resize(2);
   const FamilyResult weak = search_family(f, short_first, {0, 99'999}, options);
   for (const Match& chance : weak.matches) EXPECT_EQ(chance.explained(), 1) << chance.seed;
+}
+
+// The trace lanes divide by a multiply: exact for every 31-bit numerator,
+// checked at each divisor's multiples and their neighbours, the top and a
+// spread of others.
+TEST(Predict, TheLanesDivisionByMultiplyIsExactFor31BitNumerators) {
+  for (std::uint32_t d = 1; d <= 4099; ++d) {
+    const internal::Divisor m = internal::divisor_of(d);
+    std::vector<std::uint32_t> xs = {0, 1, 0x7fffffffu, 0x7ffffffeu};
+    for (std::uint32_t q : {1u, 2u, 1000u, 0x7fffffffu / m.d}) {
+      const std::uint32_t x = q * m.d;
+      xs.insert(xs.end(), {x - 1, x, x + 1 > 0x7fffffffu ? x : x + 1});
+    }
+    for (std::uint32_t x = 12345; x < 0x7fff0000u; x += 0x0ff1u * 1171u) xs.push_back(x);
+    for (const std::uint32_t x : xs) {
+      const auto q = static_cast<std::uint32_t>((std::uint64_t{x} * m.magic) >> m.shift);
+      ASSERT_EQ(q, x / m.d) << x << " / " << m.d << ": magic " << m.magic << " shift " << m.shift;
+    }
+  }
+}
+
+// Seeds whose first deal has a rare rejected draw, which the lanes leave
+// to the dealer. Java's nextInt(52) rejects next(31) in its last partial
+// multiple: a seed made by running the LCG back from such a state.
+std::uint64_t java_rejecting_seed() {
+  constexpr std::uint64_t kMultiplier = 0x5DEECE66Du, kMask = (std::uint64_t{1} << 48) - 1;
+  std::uint64_t inverse = 1;  // kMultiplier^-1 mod 2^48, by Newton's iteration
+  for (int i = 0; i < 6; ++i) inverse *= 2 - kMultiplier * inverse;
+  const std::uint64_t rejected = (std::uint64_t{0x7fffffff} << 17) | 12345;  // next(31) = 2^31 - 1
+  return (((rejected - 0xB) * inverse) & kMask) ^ kMultiplier;
+}
+// libstdc++ downscales minstd_rand's words for its first draw, below 2,
+// rejecting 2^31 - 3 and up: the seed whose first word is 2^31 - 2.
+std::uint64_t minstd_rejecting_seed() {
+  constexpr std::uint64_t kP = 2147483647;
+  std::uint64_t inverse = 1, power = 48271;  // 48271^(p-2) mod p
+  for (std::uint64_t e = kP - 2; e > 0; e >>= 1, power = power * power % kP)
+    if (e & 1) inverse = inverse * power % kP;
+  const std::uint64_t seed = (kP - 1) * inverse % kP;
+  EXPECT_GE(internal::Minstd(seed).next() - 1, 2147483644u);
+  return seed;
+}
+// Lemire's multiply rejects one mt19937 word in millions: the first seed
+// with a rejection in a whole deck's draws, found by a search for it.
+std::uint64_t mt19937_rejecting_seed() {
+  constexpr std::uint64_t kSeed = 29117;
+  const std::vector<int> deck(52, 0);
+  const internal::TracePlan plan = internal::trace_plan(Probe(52, deck), internal::Swaps::upward, 0xffffffffu);
+  internal::Mt19937 g(kSeed);
+  bool rejected = false;
+  for (const internal::UpwardCall& c : plan.calls)
+    rejected = rejected || static_cast<std::uint32_t>(std::uint64_t{g.next()} * c.range) < c.threshold;
+  EXPECT_TRUE(rejected);
+  return kSeed;
+}
+
+TEST(Predict, RareRejectedDrawsAreDealtAsTheLibraryDealsThem) {
+  const std::pair<const char*, std::uint64_t> rejecting[] = {
+      {"java", java_rejecting_seed()}, {"cpp-minstd", minstd_rejecting_seed()}, {"cpp-mt19937", mt19937_rejecting_seed()}};
+  for (const auto& [name, seed] : rejecting) {
+    const FamilyRow& f = *family_named(name);
+    const std::vector<std::uint16_t> deck = deal_decks(f, seed, 52, 1)[0];
+    const SeedRange range{seed - 200, seed + 200};
+    for (const std::vector<int>& record : {std::vector<int>(deck.begin(), deck.end()),
+                                           std::vector<int>(deck.begin(), deck.begin() + 5)}) {
+      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed) + " cards " + std::to_string(record.size()));
+      const std::vector<std::uint64_t> found =
+          seeds_of(search_family(f, Observed{52, {record}}, range, on_threads(1, 0)));
+      EXPECT_EQ(found, by_whole_deals(f, 52, record, range));
+      EXPECT_TRUE(std::find(found.begin(), found.end(), seed) != found.end());
+    }
+  }
 }
 
 TEST(Predict, AMatchDealsOnThroughTheRecordsAndPredictsTheNextDeal) {

@@ -5,15 +5,16 @@
 #include <bit>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <utility>
 
 #include "melange/error.hpp"
 #include "melange/predict/probe.hpp"
 #include "generators.hpp"
-#include "asf_lanes.hpp"
 #include "mt_lanes.hpp"
 #include "shuffles.hpp"
+#include "trace_lanes.hpp"
 
 namespace melange::predict {
 namespace {
@@ -27,21 +28,13 @@ constexpr std::uint64_t k32 = std::uint64_t{1} << 32;
 // library shuffles, going on from where its last deal left the generator.
 
 // srand(seed), then for i = n-1 down to 1: j = rand() % (i + 1).
-template <class G>
-struct GlibcShuffle {
+struct GlibcDealer {
+  explicit GlibcDealer(std::uint64_t seed) : g(static_cast<std::uint32_t>(seed)) {}
   template <class Deck>
   bool shuffle(Deck& deck) {
     return downward_fisher_yates(deck, [this](std::uint32_t m) { return g.next() % m; });
   }
-  G g;
-};
-struct GlibcDealer : GlibcShuffle<GlibcRand> {
-  explicit GlibcDealer(std::uint64_t seed) : GlibcShuffle<GlibcRand>{GlibcRand(static_cast<std::uint32_t>(seed))} {}
-};
-// The search's: rand() by its linear form.
-struct GlibcProbeDealer : GlibcShuffle<GlibcRandLinear> {
-  explicit GlibcProbeDealer(std::uint64_t seed)
-      : GlibcShuffle<GlibcRandLinear>{GlibcRandLinear(static_cast<std::uint32_t>(seed))} {}
+  GlibcRand g;
 };
 
 // std::shuffle(deck, std::mt19937(seed)), over any source of its words.
@@ -196,18 +189,47 @@ std::unique_ptr<Dealer> make(std::uint64_t seed) {
   return std::make_unique<DealerOf<D>>(seed);
 }
 
-// The seeds first..last whose first deal agrees with the probe. The dealer
-// lives on the stack and the deck is reset by a copy: no allocation a seed.
+// One seed's first deal, dealt whole against the probe: the dealer lives
+// on the stack and the deck is reset by a copy, no allocation a seed.
+template <class D>
+class WholeDeal {
+ public:
+  explicit WholeDeal(const Probe& probe)
+      : probe_(probe), identity_(static_cast<std::size_t>(probe.deck_size())), items_(identity_.size()) {
+    for (std::size_t i = 0; i < identity_.size(); ++i) identity_[i] = static_cast<std::uint16_t>(i);
+  }
+  bool shows(std::uint64_t seed) {
+    std::copy(identity_.begin(), identity_.end(), items_.begin());
+    ProbeDeck deck(probe_, items_);
+    D dealer(seed);
+    return dealer.shuffle(deck);
+  }
+
+ private:
+  const Probe& probe_;
+  std::vector<std::uint16_t> identity_, items_;
+};
+
+// The seeds first..last whose first deal agrees with the probe.
 template <class D>
 void scan(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vector<std::uint64_t>& matches) {
-  std::vector<std::uint16_t> identity(static_cast<std::size_t>(probe.deck_size())), items(identity.size());
-  for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<std::uint16_t>(i);
+  WholeDeal<D> whole(probe);
   for (std::uint64_t seed = first;; ++seed) {
-    std::copy(identity.begin(), identity.end(), items.begin());
-    ProbeDeck deck(probe, items);
-    D dealer(seed);
-    if (dealer.shuffle(deck)) matches.push_back(seed);
+    if (whole.shows(seed)) matches.push_back(seed);
     if (seed == last) break;
+  }
+}
+
+// Calls deal(lane) for each lane < count whose flag is set, 8 flags read
+// at once: nearly all are clear.
+template <class Deal>
+void deal_flagged(const DealFlags& flags, std::uint64_t count, Deal deal) {
+  for (std::uint64_t word = 0; word < count; word += 8) {
+    std::uint64_t eight;
+    std::memcpy(&eight, flags + word, sizeof eight);
+    if (eight == 0) continue;
+    for (std::uint64_t lane = word; lane < std::min(count, word + 8); ++lane)
+      if (flags[lane]) deal(lane);
   }
 }
 
@@ -261,6 +283,62 @@ bool first_card_agrees(const Probe& probe, std::uint32_t first_output) {
   }
 }
 
+// Whether a shuffle is libstdc++'s, whose swaps the trace lanes follow.
+template <template <class> class Shuffle>
+constexpr bool kUpwardShuffle = false;
+template <>
+constexpr bool kUpwardShuffle<CppMt> = true;
+
+// The seeds of one run of lanes worth dealing, from their first outputs:
+// the cards an upward shuffle leaves at two seen positions (trace_lanes:
+// all its draws, where a deck's shuffle reads no more words than the lanes
+// made), or the card a downward shuffle's first draw settles.
+template <template <class> class Shuffle>
+class MtLaneFilter {
+  static_assert(kMtLanes % kTraceLanes == 0);
+
+ public:
+  explicit MtLaneFilter(const Probe& probe) : probe_(probe) {
+    if constexpr (kUpwardShuffle<Shuffle>) {
+      plan_ = trace_plan(probe, Swaps::upward, 0xffffffffu);
+      if (plan_.traced.count > 0 && !plan_.calls.empty() && plan_.calls.size() <= kMtOutputs) {
+        ahead_ = static_cast<int>(plan_.calls.size());
+        scratch_.resize(static_cast<std::size_t>(plan_.traced.steps) * kTraceLanes);
+      }
+    } else if (kFirstDrawFromOneWord<Shuffle> && probe.want(probe.deck_size() - 1) >= 0) {
+      ahead_ = kMtFewOutputs;  // the bottom card seen: the first output decides all but 1 seed in n
+    }
+  }
+  // Outputs a lane makes ahead.
+  int ahead() const { return ahead_; }
+  void filter(const std::uint32_t* outputs) {
+    if (!scratch_.empty()) {
+      for (int run = 0; run < kMtLanes / kTraceLanes; ++run)
+        mt19937_trace(outputs + run * kTraceLanes, kMtLanes, plan_, scratch_.data(), keep_[run]);
+      return;
+    }
+    for (int lane = 0; lane < kMtLanes; ++lane)
+      keep_[lane / kTraceLanes][lane % kTraceLanes] = first_card_agrees<Shuffle>(probe_, outputs[lane]) ? 1 : 0;
+  }
+  // Calls deal(lane) for each kept lane below count.
+  template <class Deal>
+  void each_kept(std::uint64_t count, Deal deal) const {
+    for (int run = 0; run < kMtLanes / kTraceLanes; ++run) {
+      const std::uint64_t start = static_cast<std::uint64_t>(run) * kTraceLanes;
+      if (count <= start) break;
+      deal_flagged(keep_[run], std::min<std::uint64_t>(count - start, kTraceLanes),
+                   [&](std::uint64_t lane) { deal(start + lane); });
+    }
+  }
+
+ private:
+  const Probe& probe_;
+  TracePlan plan_;
+  std::vector<std::uint32_t> scratch_;
+  int ahead_ = kMtOutputs;
+  DealFlags keep_[kMtLanes / kTraceLanes] = {};
+};
+
 // The scan of a family over MT19937's words (Shuffle<G>: the library's
 // shuffle over a source G of them), seeded kMtLanes seeds at a time
 // (mt_lanes.hpp).
@@ -270,13 +348,12 @@ void scan_mt_lanes(const Probe& probe, std::uint64_t first, std::uint64_t last, 
   for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<std::uint16_t>(i);
   std::vector<std::uint32_t> outputs(kMtOutputs * kMtLanes);
   Lanes lanes;
-  // The bottom card seen: the first output decides all but 1 seed in n.
-  const int ahead = kFirstDrawFromOneWord<Shuffle> && probe.want(probe.deck_size() - 1) >= 0 ? kMtFewOutputs : kMtOutputs;
+  MtLaneFilter<Shuffle> lane_filter(probe);
+  const int ahead = lane_filter.ahead();
   for (std::uint64_t base = first;; base += kMtLanes) {
     const std::uint64_t count = last - base < kMtLanes ? last - base + 1 : kMtLanes;
     const bool filled = base <= ~std::uint64_t{0} - (kMtLanes - 1) && lanes.fill(base, ahead, outputs.data());
-    for (std::uint64_t lane = 0; lane < count; ++lane) {
-      if (filled && !first_card_agrees<Shuffle>(probe, outputs[lane])) continue;
+    const auto deal = [&](std::uint64_t lane) {
       std::copy(identity.begin(), identity.end(), items.begin());
       ProbeDeck deck(probe, items);
       const std::uint64_t seed = base + lane;
@@ -284,6 +361,12 @@ void scan_mt_lanes(const Probe& probe, std::uint64_t first, std::uint64_t last, 
       Shuffle<Mt19937Replay> dealer{Mt19937Replay(filled ? outputs.data() + lane : nullptr, Lanes::seeded, seed,
                                                   filled ? ahead : 0)};
       if (dealer.shuffle(deck)) matches.push_back(seed);
+    };
+    if (filled) {
+      lane_filter.filter(outputs.data());
+      lane_filter.each_kept(count, deal);
+    } else {
+      for (std::uint64_t lane = 0; lane < count; ++lane) deal(lane);
     }
     if (last - base < kMtLanes) break;
   }
@@ -294,21 +377,30 @@ constexpr Dealing dealing_in_mt_lanes() {
   return {make<D>, scan_mt_lanes<Shuffle, Lanes>, scan<D>};
 }
 
-// asf-1999's scan: the card at the record's first seen position for
-// kAsfLanes seeds at once (asf_lanes.hpp); a seed showing it is dealt whole.
-void scan_asf(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vector<std::uint64_t>& matches) {
-  const int position = probe.first_seen();
-  if (position < 0) return scan<AsfDealer>(probe, first, last, matches);
-  const auto card = static_cast<std::uint32_t>(probe.want(position));
-  std::uint32_t seeds[kAsfLanes], cards[kAsfLanes];
-  for (std::uint64_t base = first;; base += kAsfLanes) {
-    const std::uint64_t count = last - base < kAsfLanes ? last - base + 1 : kAsfLanes;
-    for (int lane = 0; lane < kAsfLanes; ++lane) seeds[lane] = static_cast<std::uint32_t>(base + lane);
-    asf_cards_at(seeds, position, cards);
-    for (std::uint64_t lane = 0; lane < count; ++lane)
-      if (cards[lane] == card) scan<AsfDealer>(probe, base + lane, base + lane, matches);
-    if (last - base < kAsfLanes) break;
+// The scan of an LCG family: the cards at the record's first settled
+// positions for kTraceLanes seeds at once (trace_lanes.hpp); a seed showing
+// them is dealt whole. `kGenRange`: an upward shuffle's generator's.
+template <class D, Swaps kSwaps, TraceLanes kTrace, std::uint64_t kGenRange = 0>
+void scan_traced(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vector<std::uint64_t>& matches) {
+  const TracePlan plan = trace_plan(probe, kSwaps, kGenRange);
+  if (plan.traced.count == 0 || (kSwaps == Swaps::upward && plan.calls.empty()))
+    return scan<D>(probe, first, last, matches);
+  std::vector<std::uint32_t> scratch(static_cast<std::size_t>(plan.traced.steps) * kTraceLanes);
+  WholeDeal<D> whole(probe);
+  DealFlags deal;
+  for (std::uint64_t base = first;; base += kTraceLanes) {
+    const std::uint64_t count = last - base < kTraceLanes ? last - base + 1 : kTraceLanes;
+    kTrace(base, plan, scratch.data(), deal);
+    deal_flagged(deal, count, [&](std::uint64_t lane) {
+      if (whole.shows(base + lane)) matches.push_back(base + lane);
+    });
+    if (last - base < kTraceLanes) break;
   }
+}
+
+template <class D, Swaps kSwaps, TraceLanes kTrace, std::uint64_t kGenRange = 0>
+constexpr Dealing dealing_traced() {
+  return {make<D>, scan_traced<D, kSwaps, kTrace, kGenRange>, scan<D>};
 }
 
 constexpr std::uint64_t kMillisecondsADay = 86'400'000;
@@ -317,13 +409,14 @@ constexpr std::uint64_t kMillisecondsADay = 86'400'000;
 // family's dealer keeps the low 32 bits, as a C cast of a wider clock does.
 const FamilyRow kFamilies[] = {
     {"glibc-rand", "C: srand(seed); rand() % (i + 1) Fisher-Yates (glibc's additive generator)", k32,
-     "srand(time(NULL)), srand(getpid()): an unsigned int", {make<GlibcDealer>, scan<GlibcProbeDealer>, scan<GlibcDealer>}},
+     "srand(time(NULL)), srand(getpid()): an unsigned int", dealing_traced<GlibcDealer, Swaps::downward, glibc_trace>()},
     {"delphi", "Delphi: RandSeed := seed; Random(i + 1) Fisher-Yates", k32, "Randomize (the time): a 32-bit RandSeed",
-     dealing<DelphiDealer>()},
+     dealing_traced<DelphiDealer, Swaps::downward, delphi_trace>()},
     {"asf-1999", "ASF Software's poker shuffle (1999): swap card[ctr] with card[Random(51) + 1]", kMillisecondsADay,
-     "Randomize: the milliseconds since midnight", {make<AsfDealer>, scan_asf, scan<AsfDealer>}, true},
+     "Randomize: the milliseconds since midnight", dealing_traced<AsfDealer, Swaps::asf, asf_trace>(), true},
     {"cpp-minstd", "C++: std::shuffle with std::minstd_rand(seed) (libstdc++)", k32,
-     "a seed, often the time; taken mod 2^31 - 1", dealing<CppMinstdDealer>()},
+     "a seed, often the time; taken mod 2^31 - 1",
+     dealing_traced<CppMinstdDealer, Swaps::upward, minstd_trace, Minstd::kMax - Minstd::kMin>()},
     {"cpp-mt19937", "C++: std::shuffle with std::mt19937(seed) (libstdc++)", k32,
      "the time, random_device(): a seed taken mod 2^32", dealing_in_mt_lanes<CppMtDealer, CppMt, GenrandLanes>()},
     {"php-mt", "PHP >= 7.1: mt_srand(seed); shuffle()", k32, "mt_srand(seed), or PHP's own: 32 bits",
@@ -331,7 +424,8 @@ const FamilyRow kFamilies[] = {
     {"python", "CPython: random.seed(seed); random.shuffle()", k32, "random.seed(an int): up to 64 bits here",
      dealing_in_mt_lanes<PythonDealer, PythonShuffle, ByArrayLanes>()},
     {"java", "Java: Collections.shuffle(list, new Random(seed))", k32,
-     "new Random(a long): 48 bits count; a clock's milliseconds in --clock", dealing<JavaDealer>()},
+     "new Random(a long): 48 bits count; a clock's milliseconds in --clock",
+     dealing_traced<JavaDealer, Swaps::downward, java_trace>()},
     {"dotnet", ".NET: new Random(seed); Next(i + 1) Fisher-Yates", std::uint64_t{1} << 31,
      "new Random(an int): -s is s; Environment.TickCount", dealing<DotnetDealer>()},
 };

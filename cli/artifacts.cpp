@@ -149,11 +149,11 @@ RankChart rank_chart_points(const std::vector<std::uint64_t>& counts, double tri
 // A test's row. The extra tests' z or count stands in the statistic's
 // column, named; the columns only a chi-square has are left blank, and
 // the plain-words line follows the name.
-std::string fit_row(const std::string& name, const TestResult& t) {
+std::string fit_row(const std::string& name, const TestResult& t, const InputInfo* input) {
   const bool chi2 = t.statistic.empty() || t.statistic == "chi2";
   std::ostringstream o;
   o << "<tr><td>" << xml_escape(name);
-  if (!t.plain.empty()) o << "<br><small>" << xml_escape(t.plain) << "</small>";
+  if (!t.plain.empty()) o << "<br><small>" << xml_escape(plain_of(t, input)) << "</small>";
   o << "</td><td>" << (chi2 ? "" : t.statistic + " ") << fixed(t.fit.statistic, 2) << "</td><td>"
     << (chi2 ? fixed(t.fit.df, 0) : "") << "</td><td>" << p_text(t.fit.p_value, t.fit.log10_p) << "</td><td>"
     << fixed(t.fit.log10_p, 2) << "</td><td>" << (chi2 ? fixed(t.fit.critical, 2) : "") << "</td><td>"
@@ -354,6 +354,7 @@ std::string plain_html(const PlainWords& w) {
   std::ostringstream o;
   if (!w.none_reason.empty()) return "<p>" + xml_escape(w.none_reason) + "</p>\n";
   o << "<p>" << xml_escape(w.meaning) << "</p>\n";
+  if (!w.fault.empty()) o << "<p>The fault the tests see: " << xml_escape(w.fault) << ".</p>\n";
   if (!w.furthest.empty()) {
     o << "<p>Furthest from expectation:</p>\n<ul>\n";
     for (const FurthestLine& f : w.furthest) o << "<li>" << xml_escape(f.words) << "</li>\n";
@@ -454,13 +455,13 @@ std::string audit_html(const AuditView& v) {
     o << fit_row(std::string(is_deal(v.job) ? "deal" : "rank") + " (" +
                      grouped(v.run.tally[TallyKind::ranks].bins()) + " " + noun +
                      "s)",
-                 *v.report.rank);
+                 *v.report.rank, v.input);
   if (v.report.position)
-    o << fit_row(is_deal(v.job) ? "item \u00d7 slot" : "item \u00d7 position", *v.report.position);
+    o << fit_row(is_deal(v.job) ? "item \u00d7 slot" : "item \u00d7 position", *v.report.position, v.input);
   for (const TallyKindRow& row : kTallyKindRows)
     if (const std::optional<TestResult>& t = v.report.test(row.kind); row.histogram_test && t)
-      o << fit_row(std::string(row.test_title) + " (" + histogram_test_scope(row, v.run.tally) + ")", *t);
-  for (const TestResult& t : v.report.extra_tests) o << fit_row(t.title, t);
+      o << fit_row(std::string(row.test_title) + " (" + histogram_test_scope(row, v.run.tally) + ")", *t, v.input);
+  for (const TestResult& t : v.report.extra_tests) o << fit_row(t.title, t, v.input);
   o << "</table>\n";
   html_categories_notes_extremes(o, v, noun);
   o << "<h2>Charts</h2>\n" << audit_svg(v) << "\n</body></html>\n";

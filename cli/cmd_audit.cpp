@@ -61,7 +61,8 @@ struct AuditArgs {
   bool checkpoint_every_given = false;
   // audit --input: records written by another program instead of a job.
   std::string input, format;
-  std::string file;  // the positional FILE: the same as --input FILE
+  std::vector<std::string> files;  // the positional FILEs: the first the same as --input FILE
+  std::vector<std::string> more_inputs;  // the files after the first, read on as one stream
   int base = 0;
   bool n_given = false, base_given = false;
   bool header = false;     // inferred: the text's first line names columns
@@ -88,7 +89,8 @@ std::string progress_lines(std::uint64_t records, const AuditReport& r) {
   int log2 = 0;
   while ((std::uint64_t{1} << (log2 + 1)) <= records) ++log2;
   const std::string head = "  records 2^" + std::to_string(log2) + " (" + grouped(records) + "): ";
-  std::string lines;
+  std::string lines = head + "graded at WEAK below " + general(r.thresholds.weak, 3) + ", FAIL below " +
+                      general(r.thresholds.fail, 3) + " (this look's share of each level)\n";
   for (const TestResult* t : r.tests()) {
     // p as the test gives it (log10 where it underflows); the grade is Holm's.
     const std::string p = p_text(t->fit.p_value, t->fit.log10_p, 3);
@@ -98,7 +100,7 @@ std::string progress_lines(std::uint64_t records, const AuditReport& r) {
                                                                     fixed(t->fit.df, 0);
     lines += head + t->name + statistic + " p " + p + " -> " + std::string(verdict_name(t->verdict)) + "\n";
   }
-  return lines.empty() ? head + "no test yet\n" : lines;
+  return r.tests().empty() ? lines + head + "no test yet\n" : lines;
 }
 
 
@@ -227,6 +229,7 @@ struct Counted {
   std::shared_ptr<const StreamTally> stream;  // records: their stream tests' counts
   std::optional<RepeatCount> serial_repeats;  // --serial beyond a histogram of every record
   std::vector<std::vector<int>> head;         // records: the first few, for the predictability pass
+  int looks = 0;                              // progressive looks made: the final verdict gets the level they left
 };
 
 // The records file's time, where it is a file: the predictability pass
@@ -255,11 +258,42 @@ void predictability_pass(const AuditArgs& a, const Job& job, const std::vector<s
   add_predictability(report, check_predictability(head, job.n, plan));
 }
 
+// One file of the records, as it is read: its own options (a header line
+// of its own, say).
+struct RecordFile {
+  std::string path;
+  InputFile* file;
+  RecordOptions options;
+};
+
+// `e` from one file of several, naming it; its {tokens} kept for the
+// front end to spell.
+template <class E>
+E in_file(const E& e, const std::string& path) {
+  if (e.param() == Param::none) return E("in '" + path + "': " + e.what());
+  const std::string kept = e.render([](Param p) { return "{" + std::string(param_name(p)) + "}"; });
+  return E(e.param(), "in '" + token_safe(path) + "': " + kept);
+}
+
+// A file's records into the auditor; an error in one of several names it.
+RecordStats read_one_file(RecordAuditor& auditor, const RecordFile& f, bool name_it) {
+  try {
+    return auditor.read([&](char* buffer, std::size_t capacity) { return f.file->read(buffer, capacity); },
+                        f.options);
+  } catch (const UsageError& e) {
+    if (!name_it || signals::interrupted()) throw;
+    throw in_file(e, f.path);
+  } catch (const Error& e) {
+    if (!name_it || signals::interrupted()) throw;
+    throw in_file(e, f.path);
+  }
+}
+
 // --input: one pass over the records, memory the tallies. On a stream
 // (standard input, or --progressive) a line per test after 2^10, 2^11, ..
 // records; SIGINT ends the read and what was read is reported.
 Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOptions& audit,
-                      const RecordOptions& records, InputFile& input_file) {
+                      const std::vector<RecordFile>& files) {
   std::ostream& lines = a.job.json == "-" ? std::cerr : std::cout;
   RecordLooks looks;
   looks.enabled = a.progressive || a.input == "-";
@@ -272,8 +306,14 @@ Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOpti
   Counted c;
   signals::defer_interrupt(true);
   try {
-    stats = auditor.read([&](char* buffer, std::size_t capacity) { return input_file.read(buffer, capacity); },
-                         records);
+    // One stream: the auditor's tallies and stream tests go on from file to file.
+    for (const RecordFile& f : files) {
+      const RecordStats one = read_one_file(auditor, f, files.size() > 1);
+      if (stats.first_invalid.empty()) stats.first_invalid = one.first_invalid;
+      stats.records += one.records;
+      stats.invalid += one.invalid;
+      if (auditor.stopped_on_fail() || signals::interrupted()) break;
+    }
   } catch (const Error&) {
     if (!signals::interrupted()) throw;
     if (auditor.counted() == 0) {
@@ -286,11 +326,14 @@ Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOpti
   c.interrupted = signals::interrupted();
   // The records tallied: all that were read, or up to the first FAIL.
   c.job = auditor.job();
+  c.looks = auditor.looks();
   c.run = auditor.result();
   c.stream = auditor.stream();
   c.head = auditor.head();
-  c.input = InputInfo{a.input, std::string(record_format_name(records.format)), a.base, stats.invalid,
+  c.input = InputInfo{a.input, std::string(record_format_name(files.front().options.format)), a.base, stats.invalid,
                       stats.first_invalid, a.inferred, a.labels};
+  if (files.size() > 1)
+    for (const RecordFile& f : files) c.input.files.push_back(f.path);
   return c;
 }
 
@@ -387,6 +430,27 @@ void infer_shape(AuditArgs& a, InputFile& input) {
   a.inferred = spell_tokens(s.inferred, [](Param p) { return flag_for("audit", p); });
 }
 
+// The records' files with the options each is read with: the first as
+// inferred; each later one must hold records of the same n, k and format
+// (its header line, if any, its own).
+std::vector<RecordFile> files_to_read(const AuditArgs& a, const Job& job, InputFile& first,
+                                      const std::vector<std::unique_ptr<InputFile>>& more) {
+  std::vector<RecordFile> files{{a.input, &first, record_options(a, job)}};
+  for (std::size_t i = 0; i < more.size(); ++i) {
+    AuditArgs b = a;
+    b.input = a.more_inputs[i];
+    b.n_given = b.base_given = true;
+    b.header = false;
+    if (input_format(b) == input_format(a)) infer_shape(b, *more[i]);
+    if (b.job.n != a.job.n || b.job.k != a.job.k || input_format(b) != input_format(a))
+      throw UsageError("'" + b.input + "' holds other records than '" + a.input + "' (" +
+                       std::string(record_format_name(input_format(b))) + ", n " + std::to_string(b.job.n) +
+                       (b.job.k ? ", k " + std::to_string(b.job.k) : "") + "): audit files of one kind together");
+    files.push_back({b.input, more[i].get(), record_options(b, job)});
+  }
+  return files;
+}
+
 // The flags' own checks, before any file is opened: what goes with
 // --input, the thresholds. Moves a positional FILE into --input.
 void check_audit_args(AuditArgs& a, const Team& team) {
@@ -397,14 +461,17 @@ void check_audit_args(AuditArgs& a, const Team& team) {
       throw UsageError("--predict-seconds takes a number of seconds, 0 or more (0: no search), got '" +
                        a.predict_seconds + "'");
   }
-  if (a.file.empty() && a.input.empty() && (!a.format.empty() || a.base != 0 || !a.skip_invalid.empty() || !a.labels_arg.empty() || a.progressive || a.stop_on_fail ||
+  if (a.files.empty() && a.input.empty() && (!a.format.empty() || a.base != 0 || !a.skip_invalid.empty() || !a.labels_arg.empty() || a.progressive || a.stop_on_fail ||
                       a.no_stream_tests || a.lags != std::vector<int>{1} || !a.predict_seconds.empty()))
     throw UsageError("--format, --base, --skip-invalid, --labels, --lag, --no-stream-tests, --predict-seconds, --progressive and --stop-on-fail are for "
                      "--input records; "
                      "add --input FILE or drop them");
-  if (!a.file.empty()) {
+  if (!a.files.empty()) {
     if (!a.input.empty()) throw UsageError("give the records once: 'melange audit FILE' or --input FILE, not both");
-    a.input = a.file;
+    a.input = a.files.front();
+    a.more_inputs.assign(a.files.begin() + 1, a.files.end());
+    if (!a.more_inputs.empty() && std::find(a.files.begin(), a.files.end(), "-") != a.files.end())
+      throw UsageError("standard input ('-') is one stream of records on its own: give it alone, or files only");
   }
   const bool from_input = !a.input.empty();
   if (a.stop_on_fail && !a.progressive && a.input != "-")
@@ -427,6 +494,8 @@ int run_audit(AuditArgs a, Team& team) {
   check_audit_args(a, team);
   const bool from_input = !a.input.empty();
   const std::unique_ptr<InputFile> input_file = from_input ? std::make_unique<InputFile>(a.input) : nullptr;
+  std::vector<std::unique_ptr<InputFile>> more_files;  // opened now: a missing one is refused before any work
+  for (const std::string& path : a.more_inputs) more_files.push_back(std::make_unique<InputFile>(path));
   // A list of labels is a few bytes an item: a file larger than that, or
   // than the memory cap, is refused before it is read.
   constexpr std::uint64_t kBytesALabel = 64;
@@ -455,11 +524,13 @@ int run_audit(AuditArgs a, Team& team) {
     files = declare_audit_files(outputs, AuditFiles{a.job.json, a.svg, a.csv, a.report_dir}, job);
     outputs.declare("--checkpoint", checkpoint);
     if (from_input && a.input != "-") outputs.refuse_reading("--input", a.input);
+    for (const std::string& path : a.more_inputs) outputs.refuse_reading("--input", path);
     if (request.law == ReferenceLaw::given) outputs.refuse_reading("--model", a.model);
     if (!checkpoint.empty()) lock = CheckpointLock(checkpoint);
     if (!a.resume.empty()) resume = read_resume(a.resume, job, cap);
   }
-  const RecordOptions records = from_input ? record_options(a, job) : RecordOptions{};
+  const std::vector<RecordFile> record_files =
+      from_input ? files_to_read(a, job, *input_file, more_files) : std::vector<RecordFile>{};
 
   const std::shared_ptr<const ExactDistribution> model =
       reference_law(request, plan, draw_kind(job.algorithm) == DrawKind::keys ? weight_rationals(a.job)
@@ -469,7 +540,7 @@ int run_audit(AuditArgs a, Team& team) {
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
 
-  const Counted counted = from_input ? count_records(a, plan, audit, records, *input_file)
+  const Counted counted = from_input ? count_records(a, plan, audit, record_files)
                                     : run_trials(a, team, plan, checkpoint, resume);
   if (counted.exit) return *counted.exit;
   const InputInfo* source = from_input ? &counted.input : nullptr;
@@ -478,7 +549,13 @@ int run_audit(AuditArgs a, Team& team) {
   audit.stream = counted.stream.get();
   audit.serial_repeats = counted.serial_repeats ? &*counted.serial_repeats : nullptr;
   audit.records = from_input;
+  if (counted.looks > 0) audit.thresholds = final_thresholds(audit.thresholds, counted.looks);
   AuditReport report = planned_report(plan, done, run.tally, audit, a.model);
+  if (counted.looks > 0)
+    report.notes.push_back("graded at WEAK below " + general(audit.thresholds.weak, 3) + ", FAIL below " +
+                           general(audit.thresholds.fail, 3) + ": the " + std::to_string(counted.looks) +
+                           " progressive looks spent the rest of each level, so that the looks and this verdict "
+                           "spend it once");
   if (from_input) predictability_pass(a, done, counted.head, report);
 
   const AuditView view{done, run, report, model.get(), a.model, source, audit.statistic_model};
@@ -531,8 +608,10 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
   cmd->add_option("--report", a->report_dir, "write a self-contained HTML report to DIR/index.html");
   cmd->add_flag("--fail-on-bias", a->fail_on_bias, "exit with status 3 when a test FAILs after Holm");
   cmd->add_flag("--quiet", a->quiet, "no progress line on the terminal");
-  cmd->add_option("file", a->file,
-                  "records to audit, from FILE or '-' (standard input): the same as --input FILE");
+  cmd->add_option("file", a->files,
+                  "records to audit, from FILE or '-' (standard input): the same as --input FILE; several FILEs "
+                  "are read as one stream, in the order given (a day's log a file)")
+      ->type_name("FILE ...");
   cmd->add_option("--input", a->input,
                   "audit records another program wrote, from FILE or '-' (standard input): one permutation "
                   "of 0..n-1 a record; --algo then only names the --model exact to test against");

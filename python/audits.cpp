@@ -1,5 +1,7 @@
 // The audits (built-in jobs and records from anywhere), the exact laws and
 // the result an audit returns.
+#include <optional>
+
 #include "module_support.hpp"
 
 #include "melange/predictability.hpp"
@@ -274,7 +276,16 @@ void add_audit_result(py::module_& m) {
       .def("counts", &AuditResult::counts, py::arg("kind"),
            "a tally kind's counts by its name (ranks, positions, hands, categories), or None where not tallied")
       .def_property_readonly("tests", &AuditResult::tests, "the tests run, as dicts")
-      .def_property_readonly("verdict", &AuditResult::verdict, "PASS, WEAK or FAIL")
+      .def_property_readonly("verdict", &AuditResult::verdict,
+                             "PASS, WEAK, FAIL, or none: no test could run, or too few records for a verdict "
+                             "(records_for_a_verdict)")
+      .def_property_readonly(
+          "records_for_a_verdict",
+          [](const AuditResult& r) -> std::optional<double> {
+            if (r.report.records_for_a_verdict > 0) return r.report.records_for_a_verdict;
+            return std::nullopt;
+          },
+          "with verdict none although tests ran: about how many records give a first verdict; else None")
       .def_property_readonly("trials", [](const AuditResult& r) { return r.run.tally.trials; })
       .def("to_json", [](const AuditResult& r) { return r.json; }, "the document `melange audit --json` writes")
       .def("__repr__", [](const AuditResult& r) {

@@ -304,7 +304,7 @@ ValueError
 
 Examples
 --------
->>> decks = melange.permutations(5, 10_000, seed=1)
+>>> decks = melange.permutations(5, 50_000, seed=1)
 >>> melange.audit_records(decks).verdict
 'PASS'
 )";

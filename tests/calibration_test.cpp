@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "ks_support.hpp"
@@ -207,6 +208,57 @@ TEST(Calibration, SmallSamplesAreNotCalledTooUniform) {
   EXPECT_FALSE(small.verdict);
   ASSERT_FALSE(small.notes.empty());
   EXPECT_NE(small.notes[0].find("position test skipped"), std::string::npos) << small.notes[0];
+}
+
+// The exact tests that run at any size (max cell, fixed points, strong
+// hands) on fair audits, few records and many, whole decks and 5-card
+// deals: Bonferroni's max and the discrete tails make them conservative, so
+// their p-values are not uniform; what must hold is no p under the FAIL
+// level and no more under 0.005 than a nominal test gives, and the audits'
+// verdicts WEAK no more often than one audit's thresholds allow (0.5% a
+// tail).
+TEST(Calibration, TheExactCellTestsAreNoBolderThanNominalOnFairAudits) {
+  struct Shape_ {
+    int n, k;
+    std::uint64_t trials;
+  };
+  const Shape_ shapes[] = {{4, 4, 64}, {4, 4, 4096}, {8, 8, 64}, {8, 8, 4096},
+                           {52, 52, 64}, {52, 52, 8192}, {52, 5, 256}, {52, 5, 32768}};
+  RunOptions options;
+  options.threads = 1;
+  for (const Shape_& s : shapes) {
+    Job job = audit_job(s.k < s.n ? Algorithm::partial : Algorithm::fisher_yates, s.n, s.trials, false, true);
+    job.k = s.k < s.n ? s.k : 0;
+    if (s.n == 52 && s.k == 5) job.tallies.set(TallyKind::poker, true);
+    std::vector<std::string> names;
+    std::vector<int> below, ran;
+    int weak = 0, fail = 0, none = 0;
+    for (int seed = 1; seed <= kAudits; ++seed) {
+      job.seed = static_cast<std::uint64_t>(seed);
+      const AuditReport r = analyze(job, run(job, options).tally);
+      weak += r.verdict == Verdict::weak;
+      fail += r.verdict == Verdict::fail;
+      none += !r.verdict;
+      for (const TestResult& t : r.extra_tests) {
+        if (t.key != "max_cell" && t.key != "fixed_points" && t.key != "strong_hands") continue;
+        const auto at = std::find(names.begin(), names.end(), t.key) - names.begin();
+        if (at == static_cast<long>(names.size())) names.push_back(t.key), below.push_back(0), ran.push_back(0);
+        ++ran[static_cast<std::size_t>(at)];
+        below[static_cast<std::size_t>(at)] += t.fit.p_value < 0.005;
+        EXPECT_GE(t.fit.p_value, kDefaultFail) << t.key << " n " << s.n << " k " << s.k << " seed " << seed;
+      }
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      std::printf("n %2d k %2d, %6llu trials: %-12s %d of %d audits below 0.005 (bound %d)\n", s.n, s.k,
+                  static_cast<unsigned long long>(s.trials), names[i].c_str(), below[i], ran[i], tail_bound());
+      EXPECT_LE(below[i], tail_bound()) << names[i] << " n " << s.n << " k " << s.k;
+    }
+    std::printf("n %2d k %2d, %6llu trials: verdicts WEAK %d, FAIL %d, none %d of %d\n", s.n, s.k,
+                static_cast<unsigned long long>(s.trials), weak, fail, none, kAudits);
+    EXPECT_EQ(fail, 0) << "n " << s.n << " k " << s.k;
+    EXPECT_LE(weak, 2 * tail_bound()) << "n " << s.n << " k " << s.k;
+    EXPECT_FALSE(names.empty());
+  }
 }
 
 }  // namespace

@@ -530,6 +530,57 @@ TEST(CliInput, RecordsFromSampleMatchTheBuiltInAudit) {
   std::filesystem::remove_all(dir);
 }
 
+// A log in daily files: several files are one stream, in the order given,
+// each with its own header line; the audit equals the one of their
+// concatenation, lags and repeats across the files' boundaries included.
+// Files of other records, a folder, standard input among files: refused
+// before anything is read, and a wrong record names its file.
+TEST(CliInput, SeveralFilesAreOneStream) {
+  const auto dir = scratch_dir("input-files");
+  const std::string all = (dir / "all.txt").string();
+  ASSERT_EQ(run_cli("sample --algo riffle --riffles 3 --n 8 --count 30000 --seed 4 --output " + all).status, 0);
+  std::vector<std::string> parts;
+  for (int p = 0; p < 3; ++p) {
+    parts.push_back((dir / ("day" + std::to_string(p) + ".txt")).string());
+    const std::string lines = std::to_string(2 + p * 10000) + "," + std::to_string(1 + (p + 1) * 10000) + "p";
+    ASSERT_EQ(run_shell("(head -1 " + all + "; sed -n " + lines + " " + all + ") > " + parts.back()).status, 0);
+  }
+  const std::string files = parts[0] + " " + parts[1] + " " + parts[2];
+  const auto whole = run_cli("audit " + all + " --predict-seconds 0 --json -");
+  const auto split = run_cli("audit " + files + " --predict-seconds 0 --json -");
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  ASSERT_EQ(split.status, 0) << split.err;
+  auto w = nlohmann::json::parse(whole.out), s = nlohmann::json::parse(split.out);
+  EXPECT_EQ(s["input"]["files"], nlohmann::json(parts));
+  EXPECT_EQ(s["trials"], "30000");
+  EXPECT_EQ(s["verdict"], "FAIL") << "three riffles of the last deck: lag 1";
+  w.erase("input");
+  s.erase("input");
+  EXPECT_EQ(s, w);
+  const auto text = run_cli("audit " + files + " --predict-seconds 0 --quiet");
+  EXPECT_NE(text.out.find("records from 3 files, " + parts[0] + " to " + parts[2]), std::string::npos) << text.out;
+
+  const std::string four = (dir / "four.txt").string(), bad = (dir / "bad.txt").string();
+  ASSERT_EQ(run_cli("sample --n 4 --count 10 --output " + four).status, 0);
+  ASSERT_EQ(run_shell("(cat " + parts[1] + "; echo 1 2 3) > " + bad).status, 0);
+  const std::string json = (dir / "out.json").string();
+  const std::pair<std::string, std::string> refused[] = {
+      {parts[0] + " " + four, "holds other records than"},
+      {parts[0] + " " + dir.string(), "is a folder"},
+      {parts[0] + " -", "standard input ('-') is one stream of records on its own"},
+      {parts[0] + " " + (dir / "none.txt").string(), "cannot read --input"},
+      {parts[0] + " " + bad, "in '" + bad + "': record 10001 (line 10002)"},
+  };
+  for (const auto& [args, words] : refused) {
+    const auto r = run_cli("audit " + args + " --predict-seconds 0 --json " + json);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(json)) << args;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // On a stream: a line per test after 2^10, 2^11, .. records; --stop-on-fail
 // stops at the first FAIL and still writes the outputs for what was read.
 TEST(CliInput, ProgressiveLinesAndStopOnFail) {
@@ -819,6 +870,24 @@ TEST(CliPlainWords, VerdictsExplainThemselves) {
   const auto none = run_cli("audit --n 4 --trials 100 --quiet");
   EXPECT_NE(none.out.find("in plain words: no test could run on 100 trials: rank test skipped"), std::string::npos)
       << none.out;
+  // The fault the flagging tests read: each trial biased, for the naive swap.
+  EXPECT_NE(fail.out.find("the fault the tests see: each trial biased (rank)"), std::string::npos) << fail.out;
+  // Tests that ran but could not see a doubling: no PASS, and the records a
+  // first verdict needs; status 0, as for any verdict but a --fail-on-bias FAIL.
+  const auto blind = run_cli("audit --n 52 --position --trials 500 --json - --fail-on-bias");
+  ASSERT_EQ(blind.status, 0) << blind.err;
+  const auto b = nlohmann::json::parse(blind.out);
+  EXPECT_TRUE(b["verdict"].is_null());
+  EXPECT_GT(b["records_for_a_verdict"].get<double>(), 2000.0);
+  EXPECT_NE(b["plain"]["none_reason"].get<std::string>().find(
+                "no verdict on 500 trials: too few for one. No test of cells or orders here could see one made twice "
+                "as likely"),
+            std::string::npos)
+      << b["plain"];
+  const auto enough = run_cli("audit --n 52 --position --trials " +
+                              std::to_string(static_cast<long long>(b["records_for_a_verdict"].get<double>() * 1.2)) +
+                              " --json -");
+  EXPECT_EQ(nlohmann::json::parse(enough.out)["verdict"], "PASS");
   std::filesystem::remove_all(dir);
 }
 

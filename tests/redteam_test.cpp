@@ -38,6 +38,12 @@ constexpr Flaw kFlaws[] = {
     {"reuse", 52, 52, 110'000},  // state reused after 100,000 decks: within 10,000 after
     {"cut-previous", 52, 52, 1'024},
     {"java-counter", 52, 5, 4'000'000},
+    // Caught by the exact tests that run at any size: the fixed points,
+    // the max-cell test, the strong hands (a straight or better) pooled
+    // categories no longer wait for the royal flush to expect 5.
+    {"sattolo", 52, 52, 64},
+    {"stuck-top", 52, 52, 32'768},
+    {"rigged-redeal", 52, 5, 65'536},
 };
 
 std::vector<std::uint16_t> records_of(std::string_view name, int n, int k, std::uint64_t records,
@@ -95,14 +101,16 @@ TEST(RedTeam, FairShufflersPass) {
   }
 }
 
-// Fair streams through 11 looks (2^10 .. 2^20 records): a stream flagged
-// WEAK or FAIL at any look at most as often as one audit's thresholds
-// allow (1% in all: 0.5% a tail), where grading every look at the one-look
-// thresholds flagged about 10%.
+// Fair streams through 11 looks (2^10 .. 2^20 records) and the final
+// audit: a stream flagged WEAK or FAIL at any look or at the end at most
+// as often as one audit's thresholds allow (1% in all: 0.5% a tail), where
+// grading every look at the one-look thresholds flagged about 10%, and
+// looks that spent the level beside a final audit that spent it again
+// about 2%.
 TEST(RedTeam, LooksKeepTheirRatesOnFairStreams) {
   constexpr int kStreams = 200;
   constexpr std::uint64_t kRecords = std::uint64_t{1} << 20;
-  int flagged = 0;
+  int flagged = 0, final_flagged = 0;
   for (int s = 1; s <= kStreams; ++s) {
     const std::vector<std::uint16_t> items = records_of("fair", 4, 4, kRecords, static_cast<std::uint64_t>(s));
     AuditRequest request;
@@ -122,11 +130,24 @@ TEST(RedTeam, LooksKeepTheirRatesOnFairStreams) {
     o.n = 4;
     auditor.read(RecordArray{items.data(), kRecords, 4, 2, false}, o);
     ASSERT_EQ(looks_seen, 11);
-    flagged += any;
+    ASSERT_EQ(auditor.looks(), 11);
+    AuditOptions at_end;
+    at_end.thresholds = final_thresholds(Thresholds{}, auditor.looks());
+    at_end.records = true;
+    at_end.stream = auditor.stream().get();
+    const AuditReport final_report = analyze(auditor.job(), auditor.result().tally, at_end);
+    final_flagged += final_report.verdict && *final_report.verdict != Verdict::pass;
+    flagged += any || (final_report.verdict && *final_report.verdict != Verdict::pass);
   }
   // Binomial(200, 0.01) reaches 13 with probability below 1e-6.
-  std::printf("fair streams flagged at some look: %d of %d\n", flagged, kStreams);
+  std::printf("fair streams flagged at some look or at the end: %d of %d (at the end: %d)\n", flagged, kStreams,
+              final_flagged);
   EXPECT_LE(flagged, 12);
+  // The shares: half the level over any number of looks, the rest at the end.
+  double spent = 0;
+  for (int j = 1; j <= 1000; ++j) spent += look_thresholds(Thresholds{}, j).weak;
+  EXPECT_LE(spent + final_thresholds(Thresholds{}, 1000).weak, Thresholds{}.weak * (1 + 1e-12));
+  EXPECT_EQ(final_thresholds(Thresholds{}, 0).fail, Thresholds{}.fail);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "audit_cells.hpp"
 #include "audit_stream.hpp"
 #include "melange/laws.hpp"
 
@@ -28,6 +29,7 @@ void one_bin_effect(TestResult& t, std::string noun, std::uint64_t bins, bool mo
   if (bins < 2) return;
   t.effect = std::move(noun) + " {effect} more frequent than " + (model ? "the model says" : one_in(bins));
   t.sensitivity = 1.0 / static_cast<double>(bins - 1);
+  t.reads_cells = true;
 }
 
 // One cell of an n x k item x position (slot) matrix e more likely than
@@ -39,6 +41,7 @@ void one_cell_effect(TestResult& t, Shape s, bool model) {
   t.effect = std::string("an item {effect} more often ") + (s.whole() ? "at one position" : "in one slot") +
              " than " + (model ? "the model says" : "1/" + std::to_string(s.n));
   t.sensitivity = static_cast<double>(s.k) / (static_cast<double>(s.n) * (s.k - 1));
+  t.reads_cells = true;
 }
 
 // The smallest effect each test detects and, for a WEAK one, the trials
@@ -47,17 +50,38 @@ void add_detectable(const std::vector<TestResult*>& tests, double fail, double t
   const double level = fail / static_cast<double>(tests.size());
   for (TestResult* t : tests) {
     const bool z = t->statistic == "z";
+    const double own_level = level / t->multiplicity;
     if (!t->effect.empty())
-      t->detectable = z ? detectable_z_effect(t->sensitivity, trials, level, kPlainPower)
-                        : detectable_chi2_effect(t->fit.df, t->sensitivity, trials, level, kPlainPower);
+      t->detectable = z ? detectable_z_effect(t->sensitivity, trials, own_level, kPlainPower)
+                        : detectable_chi2_effect(t->fit.df, t->sensitivity, trials, own_level, kPlainPower);
     if (t->verdict != Verdict::weak || t->too_uniform || t->statistic == "repeats") continue;
     // The effect as seen, if real, grows with the trials: a noncentrality
     // of statistic - df, a z of z * sqrt(more / trials).
     const double seen = z ? t->fit.statistic * t->fit.statistic : t->fit.statistic - t->fit.df;
-    const double needed = z ? std::pow(z_to_detect(level, kPlainPower), 2)
-                            : noncentrality_to_detect(t->fit.df, level, kPlainPower);
+    const double needed = z ? std::pow(z_to_detect(own_level, kPlainPower), 2)
+                            : noncentrality_to_detect(t->fit.df, own_level, kPlainPower);
     if (seen > 0) t->trials_to_settle = std::ceil(trials * std::max(1.0, needed / seen));
   }
+}
+
+// A PASS promises that the records show no large bias: it needs, among
+// the tests of cells or orders that ran, one that could see a cell or an
+// order made twice as likely. Else there is no verdict, and a note gives
+// the records a first one needs (each such test's detectable effect falls
+// as one over the root of the records).
+void withhold_a_blind_pass(AuditReport& report, const std::vector<TestResult*>& tests, double trials) {
+  if (report.verdict != Verdict::pass) return;
+  double needed = std::numeric_limits<double>::infinity();
+  bool read_cells = false;
+  for (const TestResult* t : tests) {
+    if (!t->reads_cells || !std::isfinite(t->detectable)) continue;
+    if (t->detectable <= 1) return;
+    read_cells = true;
+    needed = std::min(needed, std::ceil(trials * t->detectable * t->detectable));
+  }
+  if (!read_cells) return;
+  report.verdict.reset();
+  report.records_for_a_verdict = needed;
 }
 
 // The three bins of a test's table furthest from expectation.
@@ -185,23 +209,21 @@ Verdict grade_tests(const std::vector<TestResult*>& tests, const Thresholds& thr
 
 namespace {
 
-// A test of a histogram with every expected count at least kMinExpectedPerBin,
-// or the note that says why it was skipped. `p` empty: uniform.
+// A test of a histogram against its law (`p` empty: uniform): chi-square
+// where every bin expects kMinExpectedPerBin, else its rare bins pooled
+// (pooled_test), never dropped: a poker category test runs from a few
+// dozen deals, its rare hands one group, where waiting for the royal flush
+// to expect 5 took 3,248,700.
 std::optional<TestResult> histogram_test(const std::string& name, const std::vector<std::uint64_t>& counts,
                                          std::uint64_t trials, const std::vector<double>& p, double alpha,
                                          std::vector<std::string>& notes, std::string_view trials_noun) {
   double min_p = p.empty() ? 1.0 / static_cast<double>(counts.size()) : 1;
   for (double q : p)
     if (q > 0) min_p = std::min(min_p, q);
-  const double min_expected = static_cast<double>(trials) * min_p;
-  if (min_expected < kMinExpectedPerBin) {
-    notes.push_back(name + " test skipped: " + std::to_string(min_expected).substr(0, 8) + " expected per bin, below " +
-                    std::to_string(int(kMinExpectedPerBin)) + " (needs about " +
-                    std::to_string(static_cast<long long>(std::ceil(kMinExpectedPerBin / min_p))) + " " +
-                    std::string(trials_noun) + ")");
-    return std::nullopt;
-  }
-  return TestResult{name, p.empty() ? chi_square_uniform(counts, alpha) : chi_square(counts, p, alpha)};
+  if (static_cast<double>(trials) * min_p >= kMinExpectedPerBin)
+    return TestResult{name, p.empty() ? chi_square_uniform(counts, alpha) : chi_square(counts, p, alpha)};
+  const std::vector<double> law = p.empty() ? std::vector<double>(counts.size(), min_p) : p;
+  return pooled_test(name, counts, trials, law, alpha, notes, trials_noun);
 }
 
 std::string fixed_text(double x) {
@@ -225,6 +247,34 @@ TestResult mean_test(const TallyKindRow& row, const std::vector<std::uint64_t>& 
   t.effect = "a mean " + std::string(row.test_title) + " count {effect} " + (lower ? "below " : "above ") +
              fixed_text(expected);
   t.sensitivity = std::sqrt(law_moments.variance) / expected;
+  return t;
+}
+
+// The count of a row's first tail_bins bins against Binomial(trials, their
+// probability), both tails exactly.
+TestResult tail_test(const TallyKindRow& row, const std::vector<std::uint64_t>& counts, std::uint64_t trials,
+                     const std::vector<double>& law, std::string_view noun) {
+  std::uint64_t count = 0;
+  double p = 0;
+  for (std::size_t b = 0; b < static_cast<std::size_t>(row.tail_bins); ++b) count += counts[b], p += law[b];
+  const double m = static_cast<double>(trials), expected = m * p;
+  GoodnessOfFit fit;
+  fit.statistic = (static_cast<double>(count) - expected) / std::sqrt(expected * (1 - p));
+  fit.df = 1;
+  fit.g_statistic = fit.g_p_value = std::numeric_limits<double>::quiet_NaN();
+  fit.log10_p = log10_two_sided(log10_binomial_lower(count, trials, p), log10_binomial_upper(count, trials, p));
+  fit.p_value = std::pow(10.0, fit.log10_p);
+  fit.p_lower = 1 - fit.p_value;
+  fit.min_expected = expected;
+  const std::string name(row.tail_name), words(row.tail_words);
+  std::string key = name;
+  std::replace(key.begin(), key.end(), ' ', '_');
+  TestResult t{name, fit, key,
+               name + " test (" + words + ", both tails)", "z",
+               internal::grouped_digits(count) + " " + std::string(noun) + " of " + words + " in " +
+                   internal::grouped_digits(trials) + "; " + internal::general_text(expected, 4) + " expected"};
+  t.effect = "{effect} more or fewer " + std::string(noun) + " of " + words;
+  t.sensitivity = std::sqrt((1 - p) / p);
   return t;
 }
 
@@ -366,6 +416,17 @@ void add_rank_test(AuditReport& report, const TallyCounts& ranks, std::uint64_t 
                          (have_positions ? "the position matrix carries the verdict" : "add the position matrix for a verdict"));
 }
 
+// The matrix's exact tests, which run at any number of records: the
+// max-cell test, and (against uniform) the fixed points.
+void add_exact_cell_tests(AuditReport& report, const TallyCounts& positions, std::uint64_t trials, Shape shape,
+                          const PositionLaw* law, const AuditOptions& options, std::string_view noun) {
+  if (std::optional<TestResult> t = internal::max_cell_test(positions, trials, shape, law, noun))
+    report.extra_tests.push_back(std::move(*t));
+  if (!options.model && !options.statistic_model)
+    if (std::optional<TestResult> t = internal::fixed_point_test(positions, trials, shape, noun))
+      report.extra_tests.push_back(std::move(*t));
+}
+
 // The item x position matrix's test. Tallied without being asked, the
 // matrix is tested only where the rank test could not run, and a note says
 // so.
@@ -384,6 +445,7 @@ void add_position_test(AuditReport& report, const Tally& tally, const Shape& sha
   if (test_positions) {
     const PositionLaw law = options.model ? options.model->position_law() : PositionLaw{};
     report.position_detail = position_test(positions, options.model ? &law : nullptr, options.alpha);
+    add_exact_cell_tests(report, positions, tally.trials, shape, options.model ? &law : nullptr, options, noun);
     if (report.position_detail->fit.min_expected >= kMinExpectedPerBin) {
       report.position = TestResult{deal ? "slot" : "position", report.position_detail->fit};
       one_cell_effect(*report.position, shape, options.model);
@@ -417,10 +479,12 @@ void add_histogram_tests(AuditReport& report, const Tally& tally, const Shape& s
                    : histogram_test(std::string(row.test_name), counts.counts(), tally.trials, law, options.alpha,
                                     report.notes, noun);
     // A kind of uniform law (the hands) reads as one bin made likelier.
-    if (std::optional<TestResult>& t = report.test(row.kind); t && !row.pooled && law.empty())
+    if (std::optional<TestResult>& t = report.test(row.kind); t && t->plain.empty() && law.empty())  // not pooled
       one_bin_effect(*t, "a " + std::string(row.test_title), counts.bins(), false);
     if (row.mean_test != MeanTail::none && tally.trials > 0 && report.test(row.kind))
       report.extra_tests.push_back(mean_test(row, counts.counts(), tally.trials, law));
+    if (row.tail_bins > 0 && tally.trials > 0 && !law.empty())
+      report.extra_tests.push_back(tail_test(row, counts.counts(), tally.trials, law, noun));
   }
 }
 
@@ -468,6 +532,7 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
   if (tests.empty()) return report;
   report.verdict = grade_tests(tests, options.thresholds, report.notes);
   add_detectable(tests, options.thresholds.fail, static_cast<double>(tally.trials));
+  withhold_a_blind_pass(report, tests, static_cast<double>(tally.trials));
   report.departures = departures(report, tally, shape, options.model);
   if (options.statistic_model && options.neighbours) add_neighbour_note(job, tally, options, report);
   return report;

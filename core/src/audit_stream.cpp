@@ -61,7 +61,8 @@ void add_lag_tests(AuditReport& report, const LagTally& lag, const AuditOptions&
         named(*t, prefix + " " + t->name, key_prefix + t->name, lag_words + title + " test"));
   }
   for (const TestResult& t : sub.extra_tests)
-    report.extra_tests.push_back(named(t, prefix + " " + t.name, key_prefix + t.key, lag_words + t.title));
+    if (t.key != "fixed_points")  // the lag's own, below, for every n
+      report.extra_tests.push_back(named(t, prefix + " " + t.name, key_prefix + t.key, lag_words + t.title));
   // Fixed points: slots whose item is the one at that slot L records
   // before. Per record mean k/n and variance k/n - k/n^2 + k(k-1)/(n^2(n-1))
   // (1 and 1 for a whole permutation).
@@ -343,8 +344,20 @@ StreamView serial_view(const Job& job, const Tally& tally, const RepeatCount* fi
   return v;
 }
 
+// The stream tests, each kind in turn (add_stream_tests marks their fault).
+void add_stream_test_family(AuditReport& report, const StreamView& stream, const AuditOptions& options);
+
 void add_stream_tests(AuditReport& report, const StreamView& stream, const AuditOptions& options) {
   if (stream.shape.n < 2) return;  // one item: every record is the same, and there is nothing to test
+  const std::size_t first = report.extra_tests.size();
+  add_stream_test_family(report, stream, options);
+  for (std::size_t i = first; i < report.extra_tests.size(); ++i) {
+    TestResult& t = report.extra_tests[i];
+    t.fault = t.key == "repeats" ? FaultKind::few_distinct_records : FaultKind::dependent_records;
+  }
+}
+
+void add_stream_test_family(AuditReport& report, const StreamView& stream, const AuditOptions& options) {
   if (stream.repeats) add_repeats_test(report, stream, options);
   add_serial_test(report, stream, options);
   add_gap_test(report, stream, options);

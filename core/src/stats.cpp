@@ -4,6 +4,7 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/non_central_chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
 #include <limits>
@@ -501,6 +502,71 @@ GoodnessOfFit poisson_test(std::uint64_t x, double log_lambda) {
   g.p_value = std::pow(10.0, g.log10_p);
   g.p_lower = 1 - g.p_value;
   return g;
+}
+
+namespace {
+
+constexpr double kLn10 = 2.302585092994045684;
+
+// The Chernoff bound on a binomial tail beyond x: -trials D(x/trials || p)
+// in log10, D the Kullback-Leibler divergence of Bernoulli laws.
+double log10_chernoff(std::uint64_t x, std::uint64_t trials, double p) {
+  const double m = static_cast<double>(trials), q = static_cast<double>(x) / m;
+  double d = 0;
+  if (q > 0) d += q * std::log(q / p);
+  if (q < 1) d += (1 - q) * std::log((1 - q) / (1 - p));
+  return -m * d / kLn10;
+}
+
+// log10 of an exact tail, or of its Chernoff bound where the tail
+// underflows a double.
+double log10_tail(double tail, std::uint64_t x, std::uint64_t trials, double p) {
+  return tail > 1e-300 ? std::log10(tail) : log10_chernoff(x, trials, p);
+}
+
+// P(X >= x) = e^-lambda lambda^x / x! (1 + lambda/(x+1) + ...): terms fall
+// at least as fast as lambda / (x + 1) < 1.
+double log10_poisson_point_series(std::uint64_t x, double lambda, bool upward) {
+  const auto d = static_cast<double>(x);
+  double sum = 1, term = 1;
+  for (std::uint64_t i = 1; i < 100000 && term > 1e-17 * sum; ++i) {
+    if (upward) {
+      term *= lambda / (d + static_cast<double>(i));
+    } else {
+      if (i > x) break;
+      term *= (d - static_cast<double>(i) + 1) / lambda;
+    }
+    sum += term;
+  }
+  return (-lambda + d * std::log(lambda) - std::lgamma(d + 1) + std::log(sum)) / kLn10;
+}
+
+}  // namespace
+
+double log10_binomial_upper(std::uint64_t x, std::uint64_t trials, double p) {
+  if (x == 0) return 0;
+  if (x > trials) return -std::numeric_limits<double>::infinity();
+  const double a = static_cast<double>(x), b = static_cast<double>(trials - x + 1);
+  return log10_tail(boost::math::ibeta(a, b, p), x, trials, p);
+}
+
+double log10_binomial_lower(std::uint64_t x, std::uint64_t trials, double p) {
+  if (x >= trials) return 0;
+  const double a = static_cast<double>(trials - x), b = static_cast<double>(x + 1);
+  return log10_tail(boost::math::ibeta(a, b, 1 - p), x, trials, p);
+}
+
+// Boost's incomplete gamma where it does not underflow; past that, far in
+// the tail, the series from x converges fast.
+double log10_poisson_upper(std::uint64_t x, double lambda) {
+  if (x == 0) return 0;
+  const double tail = boost::math::gamma_p(static_cast<double>(x), lambda);  // P(X >= x)
+  return tail > 1e-300 ? std::log10(tail) : log10_poisson_point_series(x, lambda, true);
+}
+
+double log10_poisson_lower(std::uint64_t x, double lambda) {
+  const double tail = boost::math::gamma_q(static_cast<double>(x) + 1, lambda);  // P(X <= x)
+  return tail > 1e-300 ? std::log10(tail) : log10_poisson_point_series(x, lambda, false);
 }
 
 }  // namespace melange

@@ -157,7 +157,13 @@ void plan_serial_repeats(const AuditRequest& r, const Job& job, std::uint64_t ca
 std::uint64_t look_records(int look) { return std::uint64_t{1024} << (look - 1); }
 
 Thresholds look_thresholds(const Thresholds& audit, int look) {
-  const double share = 1.0 / (static_cast<double>(look) * (look + 1));
+  const double share = 1.0 / (2.0 * static_cast<double>(look) * (look + 1));
+  return Thresholds{audit.weak * share, audit.fail * share};
+}
+
+Thresholds final_thresholds(const Thresholds& audit, int looks) {
+  // The looks 1..J spent half of (1 - 1/(J + 1)): the rest is the final's.
+  const double share = 1.0 - 0.5 * (1.0 - 1.0 / (static_cast<double>(looks) + 1));
   return Thresholds{audit.weak * share, audit.fail * share};
 }
 
@@ -318,7 +324,10 @@ bool RecordAuditor::count_batch(std::size_t batch, Range&& range) {
     at_look.stream = stream().get();
     const AuditReport report = analyze(job(), tally_, at_look);
     if (looks_.look) looks_.look(counted_, report);
-    if (looks_.stop_on_fail && report.verdict == Verdict::fail) return false;
+    if (looks_.stop_on_fail && report.verdict == Verdict::fail) {
+      stopped_on_fail_ = true;
+      return false;
+    }
   }
   return true;
 }

@@ -44,7 +44,7 @@ void add_fit_fields(std::vector<Field>& f, const GoodnessOfFit& g) {
 // A test's statistics after Holm's correction, and its verdict. An extra
 // test's z or count stands under its own name, with its p-values, and its
 // title and plain-words line beside them.
-std::vector<Field> test_result_fields(const TestResult& t) {
+std::vector<Field> test_result_fields(const TestResult& t, const InputInfo* input) {
   std::vector<Field> f;
   if (t.statistic == "z" || t.statistic == "repeats") {
     f.insert(f.end(), {{t.statistic, t.fit.statistic},
@@ -55,7 +55,7 @@ std::vector<Field> test_result_fields(const TestResult& t) {
     add_fit_fields(f, t.fit);
   }
   if (!t.title.empty()) f.push_back({"title", t.title});
-  if (!t.plain.empty()) f.push_back({"plain", t.plain});
+  if (!t.plain.empty()) f.push_back({"plain", plain_of(t, input)});
   f.push_back({"detectable_effect", t.detectable});
   f.insert(f.end(), {{"p_holm", t.p_holm},
                      {"log10_p_holm", t.log10_p_holm},
@@ -80,7 +80,7 @@ Json fields_json(const std::vector<Field>& fields) {
   return j;
 }
 
-std::string line_for(const std::string& title, const TestResult& t, double alpha) {
+std::string line_for(const std::string& title, const TestResult& t, double alpha, const InputInfo* input) {
   const GoodnessOfFit& g = t.fit;
   const Verdict v = t.verdict;
   std::ostringstream o;
@@ -97,7 +97,7 @@ std::string line_for(const std::string& title, const TestResult& t, double alpha
   o << ", Holm p " << p_text(t.p_holm, t.log10_p_holm) << " -> " << verdict_name(v);
   if (t.too_uniform) o << " (too uniform: Holm lower-tail p " << general(t.p_lower_holm, 3) << ")";
   if (g.impossible) o << "; " << g.impossible << " trials in orders the reference forbids";
-  if (!t.plain.empty()) o << "\n    " << t.plain;
+  if (!t.plain.empty()) o << "\n    " << plain_of(t, input);
   return o.str();
 }
 
@@ -109,11 +109,17 @@ std::string histogram_test_scope(const TallyKindRow& row, const Tally& tally) {
   return scope;
 }
 
-std::vector<TestFields> test_fields(const AuditReport& report) {
+std::string plain_of(const TestResult& t, const InputInfo* input) {
+  std::string text = t.plain;
+  if (const auto at = text.find("{item}"); at != std::string::npos) text.replace(at, 6, item_name(t.item, input));
+  return text;
+}
+
+std::vector<TestFields> test_fields(const AuditReport& report, const InputInfo* input) {
   std::vector<TestFields> out;
-  if (report.rank) out.push_back({"rank", report.rank->name, test_result_fields(*report.rank), &*report.rank});
+  if (report.rank) out.push_back({"rank", report.rank->name, test_result_fields(*report.rank, input), &*report.rank});
   if (report.position) {
-    std::vector<Field> f = test_result_fields(*report.position);
+    std::vector<Field> f = test_result_fields(*report.position, input);
     f.insert(f.end(), {{"max_residual", report.position_detail->max_residual},
                        {"max_residual_item", report.position_detail->max_item},
                        {"max_residual_position", report.position_detail->max_position}});
@@ -121,8 +127,8 @@ std::vector<TestFields> test_fields(const AuditReport& report) {
   }
   for (const TallyKindRow& row : kTallyKindRows)
     if (const std::optional<TestResult>& t = report.test(row.kind); row.histogram_test && t)
-      out.push_back({std::string(row.test_name), t->name, test_result_fields(*t), &*t});
-  for (const TestResult& t : report.extra_tests) out.push_back({t.key, t.name, test_result_fields(t), &t});
+      out.push_back({std::string(row.test_name), t->name, test_result_fields(*t, input), &*t});
+  for (const TestResult& t : report.extra_tests) out.push_back({t.key, t.name, test_result_fields(t, input), &t});
   return out;
 }
 
@@ -208,6 +214,9 @@ std::vector<std::pair<std::string, std::string>> usage_rows(const Job& job, cons
 }
 
 std::string audit_subject(const Job& job, const InputInfo* input) {
+  if (input && input->files.size() > 1)
+    return "records from " + std::to_string(input->files.size()) + " files, " + input->files.front() + " to " +
+           input->files.back();
   if (input) return "records from " + (input->path == "-" ? std::string("standard input") : input->path);
   return std::string(algorithm_name(job.algorithm));
 }
@@ -221,6 +230,7 @@ Json plain_json(const PlainWords& w) {
     return j;
   }
   j["meaning"] = w.meaning;
+  if (!w.fault.empty()) j["fault"] = w.fault;
   Json furthest = Json::array();
   for (const FurthestLine& f : w.furthest) {
     Json d{{"kind", f.departure.kind == TallyKind::ranks ? "order" : "cell"}, {"bin", f.departure.bin},
@@ -263,9 +273,11 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
   Json j = json_header("audit");
   // The overall verdict first; "source": what the trials are.
   j["verdict"] = report.verdict ? Json(verdict_name(*report.verdict)) : Json(nullptr);
+  if (report.records_for_a_verdict > 0) j["records_for_a_verdict"] = report.records_for_a_verdict;
   j["source"] = input ? "records" : "trials";
   if (input) {
     j["input"] = {{"path", input->path}, {"format", input->format}, {"base", input->base}};
+    if (input->files.size() > 1) j["input"]["files"] = input->files;
     if (!input->inferred.empty()) j["input"]["inferred"] = input->inferred;
     if (!input->labels.empty()) j["input"]["labels"] = input->labels;
     j["n"] = job.n;
@@ -292,7 +304,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
   }
   add_count_arrays(j, run.tally);
   Json stats = Json::object();
-  const std::vector<TestFields> tests = test_fields(report);
+  const std::vector<TestFields> tests = test_fields(report, input);
   for (const TestFields& t : tests)
     if (t.key == "rank")
       for (const Field& f : t.fields) stats[f.key == "verdict" ? "rank_verdict" : f.key] = field_json(f.value);
@@ -359,6 +371,7 @@ std::string plain_text(const PlainWords& w) {
     return o.str();
   }
   o << "  in plain words: " << w.meaning << "\n";
+  if (!w.fault.empty()) o << "  the fault the tests see: " << w.fault << "\n";
   if (!w.furthest.empty()) {
     o << "  furthest from expectation:\n";
     for (const FurthestLine& f : w.furthest) o << "    " << f.words << "\n";
@@ -433,22 +446,22 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
   o << "\n";
   if (report.rank)
     o << "  " << line_for(std::string(shape.whole() ? "rank" : "deal") + " test (" + grouped(h.bins()) + " " + noun + "s)",
-                          *report.rank, report.alpha)
+                          *report.rank, report.alpha, input)
       << "\n";
   if (report.position) {
     const PositionTest& p = *report.position_detail;
     const std::string column = shape.whole() ? "position" : "slot";
     o << "  " << line_for(column + " test (" + std::to_string(shape.n) + "x" + std::to_string(shape.k) + ")",
-                          *report.position, report.alpha)
+                          *report.position, report.alpha, input)
       << "\n    largest standardized residual " << fixed(p.max_residual, 2) << " (item "
       << item_name(p.max_item, input) << " at " << column << " " << p.max_position << ")\n";
   }
   for (const TallyKindRow& row : kTallyKindRows)
     if (const std::optional<TestResult>& t = report.test(row.kind); row.histogram_test && t)
       o << "  " << line_for(std::string(row.test_title) + " test (" + histogram_test_scope(row, run.tally) + ")", *t,
-                            report.alpha)
+                            report.alpha, input)
         << "\n";
-  for (const TestResult& t : report.extra_tests) o << "  " << line_for(t.title, t, report.alpha) << "\n";
+  for (const TestResult& t : report.extra_tests) o << "  " << line_for(t.title, t, report.alpha, input) << "\n";
   for (const auto& n : report.notes) o << "  note: " << n << "\n";
   o << plain_text(plain_words(job, report, input));
   o << "verdict: " << (report.verdict ? std::string(verdict_name(*report.verdict)) : "none")

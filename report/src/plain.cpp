@@ -62,6 +62,30 @@ std::string meaning(const AuditReport& report, std::size_t tests, const std::str
   return "";
 }
 
+// Which kinds of fault the tests that flagged the records read, each with
+// those tests: "each record biased (position, max cell)".
+std::string fault_words(const AuditReport& report, const std::string& noun) {
+  if (*report.verdict == Verdict::pass) return "";
+  constexpr FaultKind kKinds[] = {FaultKind::biased_records, FaultKind::dependent_records,
+                                  FaultKind::few_distinct_records};
+  const std::string words[] = {"each " + noun.substr(0, noun.size() - 1) + " biased", noun + " dependent on earlier ones",
+                               "too few distinct " + noun + " (few seeds, or a short period)"};
+  std::string out;
+  bool biased = false, stream = false;
+  for (std::size_t k = 0; k < 3; ++k) {
+    std::string names;
+    for (const TestResult* t : report.tests())
+      if (t->fault == kKinds[k] && t->verdict != Verdict::pass) names += (names.empty() ? "" : ", ") + t->name;
+    if (names.empty()) continue;
+    (k == 0 ? biased : stream) = true;
+    out += (out.empty() ? "" : "; ") + words[k] + " (" + names + ")";
+  }
+  if (biased && stream)
+    out += ". The stream tests compare " + noun + " with independent uniform ones: a bias of each alone can show "
+           "there too";
+  return out;
+}
+
 }  // namespace
 
 std::string percent(double effect) {
@@ -75,17 +99,25 @@ PlainWords plain_words(const Job& job, const AuditReport& report, const InputInf
   PlainWords w;
   const std::string noun = input ? "records" : "trials";
   const std::vector<const TestResult*> tests = report.tests();
+  if (!report.verdict && report.records_for_a_verdict > 0) {
+    w.none_reason = "no verdict on " + grouped(job.trials) + " " + noun + ": too few for one. No test of cells or " +
+                    "orders here could see one made twice as likely, so a PASS would promise nothing; about " +
+                    grouped(static_cast<std::uint64_t>(report.records_for_a_verdict)) + " " + noun +
+                    " give a first verdict";
+    return w;
+  }
   if (!report.verdict) {
     w.none_reason = "no test could run on " + grouped(job.trials) + " " + noun +
                     (report.notes.empty() ? std::string() : ": " + report.notes.front());
     return w;
   }
   w.meaning = meaning(report, tests.size(), noun);
+  w.fault = fault_words(report, noun);
   const Shape s = shape_of(job);
   const std::string reference = report.model.empty() && report.reference == "uniform" ? "a fair shuffle allows"
                                                                                        : "the model expects";
   for (const Departure& d : report.departures) w.furthest.push_back({d, furthest_words(d, s, input, reference)});
-  for (const TestFields& f : test_fields(report)) {
+  for (const TestFields& f : test_fields(report, input)) {
     const TestResult& t = *f.result;
     if (t.effect.empty() || !std::isfinite(t.detectable)) continue;
     w.detectable.push_back({f.key, t.title.empty() ? t.name + " test" : t.title, t.detectable,

@@ -181,7 +181,7 @@ def test_audit_result_arrays_tests_and_verdict():
     r = melange.audit(n=4, trials=100_000, seed=1, position=True)
     assert r.histogram.dtype == np.uint64 and r.histogram.shape == (24,) and r.histogram.sum() == 100_000
     assert r.positions.shape == (4, 4) and (r.positions.sum(axis=0) == 100_000).all()
-    assert [t["test"] for t in r.tests] == ["rank", "position"]
+    assert [t["test"] for t in r.tests] == ["rank", "position", "max cell"]
     assert r.verdict == "PASS" and r.trials == 100_000
     biased = melange.audit(algo="naive-swap", n=4, trials=100_000, seed=1)
     assert biased.verdict == "FAIL" and biased.tests[0]["p_value"] < 1e-6
@@ -193,16 +193,20 @@ def test_audit_records_of_permutations_equals_audit_of_the_job():
     built_in = melange.audit(n=6, trials=300_000, seed=8, first=5, position=True)
     np.testing.assert_array_equal(from_array.histogram, built_in.histogram)
     np.testing.assert_array_equal(from_array.positions, built_in.positions)
-    assert from_array.tests == built_in.tests and from_array.verdict == built_in.verdict
+    # The same tests, their words aside ("records" beside "trials").
+    def unworded(tests):
+        return [{key: value for key, value in t.items() if key != "plain"} for t in tests]
+    assert unworded(from_array.tests) == unworded(built_in.tests) and from_array.verdict == built_in.verdict
     # As a stream the same records get the stream tests beside the same counts.
     as_stream = melange.audit_records(records, n=6, position=True)
     np.testing.assert_array_equal(as_stream.histogram, built_in.histogram)
     assert {"rises", "rises mean", "lag 1 position", "lag 1 fixed points"} <= {t["test"] for t in as_stream.tests}
     # Any integer dtype is read; a wider one goes through int64.
     np.testing.assert_array_equal(melange.audit_records(records.astype(np.int32), n=6).histogram, built_in.histogram)
-    deals = melange.deals(52, 5, 4_000_000, seed=9)  # 6 royal flushes expected: enough for the test
+    deals = melange.deals(52, 5, 200_000, seed=9)  # the rare categories pooled into one that expects 5
     r = melange.audit_records(deals, n=52, k=5, stream_tests=False)
-    assert [t["test"] for t in r.tests] == ["slot", "category"] and r.histogram is None
+    assert [t["test"] for t in r.tests] == ["slot", "category", "max cell", "fixed points", "strong hands"]
+    assert r.histogram is None
     assert r.verdict == "PASS"
 
 
@@ -274,7 +278,7 @@ def test_to_json_is_a_melange_audit_document():
     for r in (melange.audit(n=5, trials=20_000, seed=3, threads=1), melange.audit_records(records, n=5)):
         doc = json.loads(r.to_json())
         jsonschema.validators.validator_for(schema)(schema, resolver=resolver).validate(doc)
-        assert doc["verdict"] == r.verdict and isinstance(doc["trials"], str)
+        assert doc["verdict"] == (None if r.verdict == "none" else r.verdict) and isinstance(doc["trials"], str)
 
 
 def test_seeds_survive_readers_that_hold_numbers_as_doubles(tmp_path):

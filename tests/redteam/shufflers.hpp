@@ -1,12 +1,15 @@
 // Shufflers written to be caught: the ways real dealers have failed (a
 // 32-bit seed, a clock or a counter as the seed, a state used again, too
-// few riffles, a deck that is the last one moved a little), and fair ones
+// few riffles, a deck that is the last one moved a little, Sattolo's
+// shuffle, a card that sticks, re-deals of strong hands, each deck biased
+// on its own), and fair ones
 // beside them, each making records one after another as an auditor would
 // receive them. For the red-team tests (redteam_test.cpp) and the
 // generator program (melange_redteam.cpp) that pipes them into
 // `melange audit --input`. Every shuffler is deterministic in its seed.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -16,6 +19,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "melange/deal.hpp"
 
 namespace melange::redteam {
 
@@ -201,6 +206,47 @@ inline Shuffler make_shuffler(std::string_view name, int n, int k, std::uint64_t
       for (int r = 0; r < 3; ++r) riffle(*deck, words);
       deal(*deck, k, out);
     };
+  } else if (name == "sattolo") {
+    // Sattolo's cyclic shuffle where Fisher-Yates was meant (j < i, never
+    // j = i): a deck with no card left in place.
+    s.next = [=](std::uint16_t* out) mutable {
+      *deck = new_deck(n);
+      for (std::size_t i = deck->size() - 1; i > 0; --i)
+        std::swap((*deck)[i], (*deck)[bounded(words, static_cast<std::uint32_t>(i))]);
+      deal(*deck, k, out);
+    };
+  } else if (name == "stuck-top") {
+    // A fair shuffle, but 1 deck in 100 the last card sticks on top.
+    s.next = [=](std::uint16_t* out) mutable {
+      *deck = new_deck(n);
+      fisher_yates(*deck, words);
+      if (bounded(words, 100) == 0) {
+        std::rotate(deck->begin(), std::find(deck->begin(), deck->end(), std::uint16_t(n - 1)),
+                    std::find(deck->begin(), deck->end(), std::uint16_t(n - 1)) + 1);
+      }
+      deal(*deck, k, out);
+    };
+  } else if (name == "rigged-redeal") {
+    // Five cards of a fair deck, dealt again from a new one half the times
+    // they make a straight or better (k = 5 of 52).
+    s.next = [=](std::uint16_t* out) mutable {
+      *deck = new_deck(n);
+      fisher_yates(*deck, words);
+      if (poker_category(deck->data()) <= PokerCategory::straight && bounded(words, 2) == 0) {
+        *deck = new_deck(n);
+        fisher_yates(*deck, words);
+      }
+      deal(*deck, k, out);
+    };
+  } else if (name == "naive-swap") {
+    // Each position swapped with any (j < n): each deck biased, every deck
+    // independent of the others.
+    s.next = [=](std::uint16_t* out) mutable {
+      *deck = new_deck(n);
+      for (std::size_t i = 0; i < deck->size(); ++i)
+        std::swap((*deck)[i], (*deck)[bounded(words, static_cast<std::uint32_t>(n))]);
+      deal(*deck, k, out);
+    };
   } else if (name == "cut-previous") {
     // The previous deck cut at a fair point.
     s.next = [=](std::uint16_t* out) mutable {
@@ -213,7 +259,8 @@ inline Shuffler make_shuffler(std::string_view name, int n, int k, std::uint64_t
 
 inline constexpr std::string_view kShufflerNames[] = {
     "fair", "mt-seed32", "java-clock", "java-counter", "lcg-counter", "cycle",
-    "swap-walk", "reuse", "riffle7-new", "riffle3-previous", "cut-previous",
+    "swap-walk", "reuse", "riffle7-new", "riffle3-previous", "cut-previous", "sattolo", "stuck-top",
+    "rigged-redeal", "naive-swap",
 };
 
 }  // namespace melange::redteam

@@ -45,6 +45,14 @@ struct AuditOptions {
   bool position_on_demand = false;
 };
 
+// The kind of fault a test reads, for the plain words' "which fault": a
+// test of the records one at a time (each record biased), of records
+// against earlier ones (dependent: lags, serial pairs, gaps), or of their
+// repeats (too few distinct records: few seeds, a short period). The
+// stream tests compare records with independent uniform ones, so a bias of
+// each record alone can show there too; the words say so.
+enum class FaultKind : std::uint8_t { biased_records, dependent_records, few_distinct_records };
+
 // Each test is graded on both tails, each tail corrected by Holm's method
 // across the audit's tests on its own: "too biased" on the upper-tail p
 // (p_holm), "too uniform" on the lower-tail p (p_lower_holm). A lower tail is
@@ -74,6 +82,16 @@ struct TestResult {
   // (detectable_z_effect). Empty: no single reading (a pooled law).
   std::string effect{};
   double sensitivity = 0;
+  // The test's own comparisons, for the level its detectable effect is
+  // read at (the max-cell test's cells, Bonferroni).
+  double multiplicity = 1;
+  // Its effect is one cell, order or hand made likelier: a PASS needs one
+  // such test that could see a doubling (AuditReport::records_for_a_verdict).
+  bool reads_cells = false;
+  FaultKind fault = FaultKind::biased_records;
+  // The item its plain words name as "{item}", which the printers write as
+  // the records name it (their labels); -1: none.
+  int item = -1;
   // Set by analyze: the smallest e this test detects with power
   // kPlainPower at the FAIL level shared by the audit's tests (fail over
   // their number, Holm's first step); NaN where it has no effect reading.
@@ -121,6 +139,10 @@ struct AuditReport {
   // seed that deals the records makes the verdict FAIL.
   std::optional<predict::PredictabilityCheck> predictability;
   std::optional<Verdict> verdict;         // worst of the tests, if any ran
+  // No verdict although tests ran: none of those that read cells or orders
+  // could see even a doubling of one, so a PASS would promise nothing. The
+  // records (trials) a first verdict needs; 0 where a verdict was given.
+  double records_for_a_verdict = 0;
   double mean_words = 0;                  // stream words per trial, rejected ones included
   double mean_draws = 0;                  // bounded draws or comparator calls per trial
 

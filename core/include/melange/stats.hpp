@@ -1,6 +1,8 @@
 // Goodness-of-fit statistics for shuffle tallies (Boost.Math distributions).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -74,6 +76,18 @@ GoodnessOfFit z_test(double z, Tail tail);
 // alike with probability 1/1024!): the fit of a count of rare events, on
 // the upper tail alone, as z_test.
 GoodnessOfFit poisson_test(std::uint64_t x, double log_lambda);
+// log10 of P(X <= x) and P(X >= x), finite far into the tails: X ~
+// Binomial(trials, p), 0 < p < 1 (the exact incomplete beta; where it
+// underflows, the Chernoff bound exp(-trials D(x/trials || p)), which
+// lies above the tail); X ~ Poisson(lambda), lambda > 0.
+double log10_binomial_lower(std::uint64_t x, std::uint64_t trials, double p);
+double log10_binomial_upper(std::uint64_t x, std::uint64_t trials, double p);
+double log10_poisson_lower(std::uint64_t x, double lambda);
+double log10_poisson_upper(std::uint64_t x, double lambda);
+// Both tails of a count: log10 of min(1, 2 min(P(X <= x), P(X >= x))).
+inline double log10_two_sided(double log10_lower, double log10_upper) {
+  return std::min(0.0, std::log10(2.0) + std::min(log10_lower, log10_upper));
+}
 
 // Pearson's chi-square tail is trusted where every bin expects at least
 // kAsymptoticExpected. Below it (tests run down to kMinExpectedPerBin) the

@@ -441,6 +441,12 @@ struct TallyKindRow {
   // after too few riffles, more shared cards between sticky deals).
   MeanTail mean_test;
   int first_value;  // the value bin 0 stands for (rising sequences: 1)
+  // Beside the chi-square, the count of bins 0 .. tail_bins - 1 together,
+  // both tails, exactly: the rare outcomes a rigged dealer moves (a
+  // straight or better), which the whole table's test dilutes. 0: none.
+  int tail_bins = 0;
+  std::string_view tail_name = {};   // its test's name and key: "strong hands"
+  std::string_view tail_words = {};  // the bins in words: "a straight or better"
 };
 
 namespace internal {
@@ -497,7 +503,8 @@ inline constexpr std::array<TallyKindRow, kTallyKinds> kTallyKindRows{{
      "hands", JsonCounts::flat, kMaxJsonHands, "hand_bins", false, MeanTail::none, 0},
     {TallyKind::poker, "categories", "poker categories", CountsLayout::histogram, internal::poker_bins,
      internal::check_poker, internal::fair_poker_law, nullptr, internal::poker_label, true, "category",
-     "poker category", "categories", "poker_categories", JsonCounts::labelled, 0, "", false, MeanTail::none, 0},
+     "poker category", "categories", "poker_categories", JsonCounts::labelled, 0, "", false, MeanTail::none, 0,
+     static_cast<int>(PokerCategory::straight) + 1, "strong hands", "a straight or better"},
     {TallyKind::rises, "rises", "rising sequences", CountsLayout::histogram, internal::rise_bins,
      internal::check_rises, internal::fair_rise_law, internal::model_rise_law, nullptr, true, "rises",
      "rising sequence", "counts of sequences", "rising_sequences", JsonCounts::flat, 0, "", true, MeanTail::lower, 1},

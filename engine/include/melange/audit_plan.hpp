@@ -120,12 +120,15 @@ AuditReport planned_report(const AuditPlan& plan, const Job& counted, const Tall
 std::optional<RepeatCount> serial_repeats(const AuditPlan& plan, const RunOptions& options, Ranks* ranks = nullptr);
 
 // Looks at the records read so far, after 2^10, 2^11, .. records, as
-// PractRand reports by length. Look j (j = 1 at 2^10 records) is graded
-// at the audit's thresholds divided by j (j + 1): over any number of looks
-// the chance that a fair stream is flagged at one of them stays within the
-// thresholds (the sum of 1/(j(j+1)) is below 1).
+// PractRand reports by length. The looks and the final audit share each
+// level once: look j (j = 1 at 2^10 records) is graded at the audit's
+// thresholds divided by 2 j (j + 1), and the final audit after J looks at
+// what they left, 1/2 + 1/(2 (J + 1)) of them (all of them without a
+// look), so that over any number of looks the chance that a fair stream is
+// flagged anywhere stays within the thresholds.
 std::uint64_t look_records(int look);
 Thresholds look_thresholds(const Thresholds& audit, int look);
+Thresholds final_thresholds(const Thresholds& audit, int looks);
 struct RecordLooks {
   bool enabled = false;
   bool stop_on_fail = false;  // end the read at the first look that FAILs
@@ -148,6 +151,10 @@ class RecordAuditor {
   // The same over records in memory (read_record_array).
   RecordStats read(const RecordArray& array, const RecordOptions& records, const std::function<bool()>& stop = {});
   std::uint64_t counted() const { return counted_; }
+  // The looks made so far (final_thresholds).
+  int looks() const { return look_ - 1; }
+  // A look FAILed and RecordLooks::stop_on_fail ended the read.
+  bool stopped_on_fail() const { return stopped_on_fail_; }
   // The job with its trials the records counted, and their tallies.
   Job job() const;
   RunResult result();
@@ -186,6 +193,7 @@ class RecordAuditor {
   void keep_head(const std::uint16_t* record, std::size_t items);
   std::uint64_t counted_ = 0, next_look_ = 1024;
   int look_ = 1;
+  bool stopped_on_fail_ = false;
 };
 
 }  // namespace melange

@@ -47,6 +47,8 @@ struct InputInfo {
   // The items' names as the records wrote them (--labels), item i's at i;
   // empty: numbers from `base`.
   std::vector<std::string> labels{};
+  // Several files read as one stream, in order (path is the first); empty: one.
+  std::vector<std::string> files{};
 };
 
 // Item i as the user knows it: its label, or its number counted from the
@@ -74,7 +76,10 @@ struct TestFields {
   std::vector<Field> fields;
   const TestResult* result = nullptr;  // the test itself, in the report given
 };
-std::vector<TestFields> test_fields(const AuditReport& report);
+std::vector<TestFields> test_fields(const AuditReport& report, const InputInfo* input = nullptr);
+// A test's plain-words line, its "{item}" (TestResult::item) named as the
+// records name it.
+std::string plain_of(const TestResult& t, const InputInfo* input);
 // What a histogram test (TallyKindRow::histogram_test) tested, for its
 // line: "2,598,960 hands"; "10 categories, fair law" where the kind is
 // tested against its fair law whatever the reference.

@@ -31,6 +31,7 @@ struct PlainWords {
   double settle_trials = 0;                // WEAK: trials (records) in all that would settle it; 0: none
   std::string settle;                      // and in words
   std::string none_reason;                 // verdict none: why no test could run
+  std::string fault;                       // WEAK/FAIL: the kind of fault the tests that saw it read
 };
 
 PlainWords plain_words(const Job& job, const AuditReport& report, const InputInfo* input);

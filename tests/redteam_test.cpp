@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "melange/audit.hpp"
@@ -86,6 +87,29 @@ TEST(RedTeam, EveryFlawFailsWithinItsRecords) {
                 static_cast<unsigned long long>(f.within), failing_tests(a.report).c_str(),
                 a.first ? std::to_string(*a.first).c_str() : "none");
     EXPECT_EQ(a.report.verdict, Verdict::fail) << f.name << " n " << f.n << " k " << f.k;
+  }
+}
+
+// A shuffler biased deck by deck but each deck independent (the naive
+// swap): its records FAIL the tests of one record at a time, and no test of
+// records against earlier ones, which are graded against independent
+// records of the records' own law; the words name the fault.
+TEST(RedTeam, AnIndependentBiasedShufflerFailsNoTestOfEarlierRecords) {
+  for (const auto& [n, records] : {std::pair{8, 100'000}, std::pair{4, 100'000}, std::pair{6, 200'000}}) {
+    const Audited a = audit(records_of("naive-swap", n, n, static_cast<std::uint64_t>(records), 2026), n, n);
+    ASSERT_EQ(a.report.verdict, Verdict::fail) << n;
+    int biased = 0, dependent = 0;
+    for (const TestResult* t : a.report.tests()) {
+      if (t->fault == FaultKind::dependent_records) {
+        ++dependent;
+        EXPECT_EQ(t->verdict, Verdict::pass) << "n " << n << ": " << t->name << " p " << t->fit.p_value;
+      }
+      biased += t->fault == FaultKind::biased_records && t->verdict == Verdict::fail;
+    }
+    std::printf("naive-swap n %d, %d records: %d one-record tests FAIL, %d tests of earlier records all PASS\n", n,
+                records, biased, dependent);
+    EXPECT_GT(biased, 0);
+    EXPECT_GT(dependent, 2) << "the lag and serial tests ran";
   }
 }
 

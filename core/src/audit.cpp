@@ -422,7 +422,7 @@ void add_exact_cell_tests(AuditReport& report, const TallyCounts& positions, std
                           const PositionLaw* law, const AuditOptions& options, std::string_view noun) {
   if (std::optional<TestResult> t = internal::max_cell_test(positions, trials, shape, law, noun))
     report.extra_tests.push_back(std::move(*t));
-  if (!options.model && !options.statistic_model)
+  if (!options.model && !options.statistic_model && !options.independent_positions)
     if (std::optional<TestResult> t = internal::fixed_point_test(positions, trials, shape, noun))
       report.extra_tests.push_back(std::move(*t));
 }
@@ -443,9 +443,16 @@ void add_position_test(AuditReport& report, const Tally& tally, const Shape& sha
                                           : "too few " + std::string(noun) + " a bin") +
                            ")");
   if (test_positions) {
-    const PositionLaw law = options.model ? options.model->position_law() : PositionLaw{};
-    report.position_detail = position_test(positions, options.model ? &law : nullptr, options.alpha);
-    add_exact_cell_tests(report, positions, tally.trials, shape, options.model ? &law : nullptr, options, noun);
+    // Against the model, or (a stream's lag tests) against independent
+    // records of the stream's own law, else uniform.
+    const bool independent = !options.model && options.independent_positions && shape.whole();
+    const PositionLaw law = options.model ? options.model->position_law()
+                            : independent ? PositionLaw{shape.n, shape.k, *options.independent_positions, {}}
+                                          : PositionLaw{};
+    const PositionLaw* reference = options.model || independent ? &law : nullptr;
+    report.position_detail = independent ? internal::independent_position_test(positions, law.p, options.alpha)
+                                         : position_test(positions, reference, options.alpha);
+    add_exact_cell_tests(report, positions, tally.trials, shape, reference, options, noun);
     if (report.position_detail->fit.min_expected >= kMinExpectedPerBin) {
       report.position = TestResult{deal ? "slot" : "position", report.position_detail->fit};
       one_cell_effect(*report.position, shape, options.model);
@@ -511,7 +518,12 @@ AuditReport analyze(const Job& job, const Tally& tally, const AuditOptions& opti
   if (!ranks.empty()) add_rank_test(report, ranks, tally.trials, shape, options, noun, !positions.empty());
   add_position_test(report, tally, shape, options, noun);
   add_histogram_tests(report, tally, shape, options, noun);
-  if (options.stream) internal::add_stream_tests(report, internal::stream_view(*options.stream), options);
+  if (options.stream) {
+    internal::StreamView view = internal::stream_view(*options.stream);
+    view.records = tally.trials;
+    if (!positions.empty() && shape.whole()) view.positions = &positions;
+    internal::add_stream_tests(report, view, options);
+  }
   if (has_serial_kinds(job.tallies) && tally.trials > 0) {
     internal::SerialViewParts parts;
     internal::add_stream_tests(report, internal::serial_view(job, tally, options.serial_repeats, parts), options);

@@ -1,5 +1,6 @@
 #include "audit_cells.hpp"
 
+#include <boost/math/distributions/chi_squared.hpp>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -82,6 +83,48 @@ std::optional<TestResult> fixed_point_test(const TallyCounts& positions, std::ui
             general_text(lambda, 4) + " expected";
   t.effect = "fixed points {effect} more or fewer than " + general_text(per_record, 3) + " a record";
   t.sensitivity = 1 / std::sqrt(per_record);
+  return t;
+}
+
+std::vector<double> independent_relabeled_law(const TallyCounts& positions, std::uint64_t records, int n) {
+  const auto un = static_cast<std::size_t>(n);
+  std::vector<double> law(un * un, 1.0 / n);
+  if (records < 2) return law;
+  const double pairs = static_cast<double>(records) * static_cast<double>(records - 1);
+  for (std::size_t j = 0; j < un; ++j)
+    for (std::size_t to = 0; to < un; ++to) {
+      double sum = 0;
+      for (std::size_t i = 0; i < un; ++i) {
+        const auto a = static_cast<double>(positions.counts()[i * un + j]);
+        const auto b = static_cast<double>(positions.counts()[i * un + to]);
+        sum += a * b - (j == to ? a : 0);
+      }
+      law[j * un + to] = std::max(0.0, sum / pairs);
+    }
+  return law;
+}
+
+PositionTest independent_position_test(const TallyCounts& relabeled, const std::vector<double>& law, double alpha) {
+  PositionTest t = position_test(relabeled, nullptr, alpha);  // its lattice and largest residual, under uniform
+  const int n = relabeled.n();
+  const double m = static_cast<double>(relabeled.trials());
+  GoodnessOfFit& g = t.fit;
+  double x = 0, min_expected = std::numeric_limits<double>::infinity();
+  for (std::size_t cell = 0; cell < law.size(); ++cell) {
+    const double e = m * law[cell], o = static_cast<double>(relabeled.counts()[cell]);
+    if (e <= 0) continue;
+    x += (o - e) * (o - e) / e;
+    min_expected = std::min(min_expected, e);
+  }
+  g.df = static_cast<double>(n - 1) * (n - 1);
+  g.statistic = x * (n - 1) / n;
+  g.p_value = chi2_upper(g.statistic, g.df);
+  g.log10_p = log10_chi2_upper(g.statistic, g.df);
+  g.p_lower = 1 - g.p_value;
+  g.critical = boost::math::quantile(boost::math::complement(boost::math::chi_squared(g.df), alpha));
+  g.g_statistic = g.g_p_value = std::numeric_limits<double>::quiet_NaN();
+  g.min_expected = min_expected;
+  g.exact_upper = g.exact_lower = false;
   return t;
 }
 

@@ -26,4 +26,19 @@ std::optional<TestResult> max_cell_test(const TallyCounts& positions, std::uint6
 std::optional<TestResult> fixed_point_test(const TallyCounts& positions, std::uint64_t trials, Shape s,
                                            std::string_view noun);
 
+// What independent records of a stream's position law give the lag-L
+// relabeled records (whole permutations): cell (j, j') is the chance that
+// the item at position j of one record is at j' of another, sum_i P_ij
+// P_ij', each product estimated without bias from the records' counts
+// (c_ij c_ij' - [j = j'] c_ij) / (m (m - 1)). Uniform records give 1/n;
+// a stream of biased but independent records gives what its lag tests
+// must be graded against, so that they see dependence, not the bias.
+std::vector<double> independent_relabeled_law(const TallyCounts& positions, std::uint64_t records, int n);
+
+// The relabeled matrix's chi-square against that law: Pearson's sum, its
+// cells covarying as a permutation matrix's do, scaled by (n - 1)/n on
+// (n - 1)^2 df as the uniform position test is (exactly that test where
+// the law is uniform).
+PositionTest independent_position_test(const TallyCounts& relabeled, const std::vector<double>& law, double alpha);
+
 }  // namespace melange::internal

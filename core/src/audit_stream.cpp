@@ -1,5 +1,7 @@
 #include "audit_stream.hpp"
 
+#include "audit_cells.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -39,13 +41,20 @@ TestResult named(TestResult t, std::string name, std::string key, std::string ti
 
 // The lag's relabeled records through the ordinary tests, under uniform,
 // and the fixed points (the transition matrix's trace).
-void add_lag_tests(AuditReport& report, const LagTally& lag, const AuditOptions& options) {
+void add_lag_tests(AuditReport& report, const LagTally& lag, const StreamView& stream, const AuditOptions& options) {
   const std::string prefix = "lag " + std::to_string(lag.lag);
   const std::string key_prefix = "lag" + std::to_string(lag.lag) + "_";
   if (lag.tally.trials == 0) return;
+  // Whole permutations whose own position law is known: the cells against
+  // independent records of that law, so that records biased each alone
+  // are not called dependent.
+  const std::vector<double> independent =
+      stream.positions ? independent_relabeled_law(*stream.positions, stream.records, stream.shape.n)
+                       : std::vector<double>{};
   AuditOptions uniform = options;
   uniform.model = nullptr;
   uniform.stream = nullptr;
+  uniform.independent_positions = independent.empty() ? nullptr : &independent;
   const AuditReport sub = analyze(lag.job, lag.tally, uniform);
   for (const std::string& note : sub.notes)
     if (note.find("too uniform") == std::string::npos) report.notes.push_back(prefix + " " + note);
@@ -71,7 +80,15 @@ void add_lag_tests(AuditReport& report, const LagTally& lag, const AuditOptions&
   std::uint64_t fixed = 0;
   for (int p = 0; p < s.k; ++p) fixed += c.at(p, p);
   const double n = s.n, k = s.k, m = static_cast<double>(lag.tally.trials);
-  const double mean = k / n, variance = k / n - k / (n * n) + (n > 1 ? k * (k - 1) / (n * n * (n - 1)) : 0);
+  double mean = k / n, variance = k / n - k / (n * n) + (n > 1 ? k * (k - 1) / (n * n * (n - 1)) : 0);
+  if (!independent.empty()) {
+    // Against independence: the chance an item keeps its position, sum
+    // P_ij^2, the law's trace; its spread taken as Poisson's (exactly the
+    // uniform law's, an approximation for others).
+    mean = 0;
+    for (int p = 0; p < s.n; ++p) mean += independent[static_cast<std::size_t>(p) * s.n + static_cast<std::size_t>(p)];
+    variance = mean;
+  }
   if (variance <= 0) return;
   TestResult t{prefix + " fixed points", z_test((static_cast<double>(fixed) - m * mean) / std::sqrt(m * variance),
                                                 Tail::both)};
@@ -210,21 +227,32 @@ void add_serial_test(AuditReport& report, const StreamView& stream, const AuditO
     return static_cast<double>(serial->pairs[a * n_orders + b]) +
            (stream.cyclic && a == serial->last && b == serial->first ? 1 : 0);
   };
-  std::vector<double> p(n_orders, 1.0 / static_cast<double>(n_orders));
-  if (options.model) p = options.model->probabilities();
   // Each record once: the pairs' second records (a cycle's first ones are
   // its second ones too).
   std::vector<double> singles(n_orders, 0);
-  double min_expected = INFINITY;
   for (std::uint64_t a = 0; a < n_orders; ++a)
-    for (std::uint64_t b = 0; b < n_orders; ++b) {
-      singles[b] += pair_count(a, b);
+    for (std::uint64_t b = 0; b < n_orders; ++b) singles[b] += pair_count(a, b);
+  // The law a record is held to: the model's; else, graded against
+  // independence, the records' own (a contingency test of each record
+  // against the one before: a biased shuffler whose records are
+  // independent passes it); else uniform.
+  std::vector<double> p(n_orders, 1.0 / static_cast<double>(n_orders));
+  const bool observed = !options.model && stream.records > 0;
+  if (options.model) p = options.model->probabilities();
+  if (observed)
+    for (std::uint64_t a = 0; a < n_orders; ++a) p[a] = singles[a] / m;
+  // The guard reads the law the records are held to where it is known;
+  // against their own margins, the uniform law's (the margins' noise would
+  // move a guard on their smallest product from run to run).
+  double min_expected = INFINITY, guard = observed ? m / (static_cast<double>(n_orders) * n_orders) : INFINITY;
+  for (std::uint64_t a = 0; a < n_orders; ++a)
+    for (std::uint64_t b = 0; b < n_orders; ++b)
       if (p[a] * p[b] > 0) min_expected = std::min(min_expected, m * p[a] * p[b]);
-    }
-  if (min_expected < kMinExpectedPerBin) {
-    report.notes.push_back("serial pair test skipped: " + general_text(min_expected, 4) +
+  if (!observed) guard = min_expected;
+  if (guard < kMinExpectedPerBin) {
+    report.notes.push_back("serial pair test skipped: " + general_text(guard, 4) +
                            " expected per pair of orders, below " + std::to_string(int(kMinExpectedPerBin)) +
-                           " (needs about " + grouped_digits(static_cast<std::uint64_t>(std::ceil(m * kMinExpectedPerBin / min_expected))) +
+                           " (needs about " + grouped_digits(static_cast<std::uint64_t>(std::ceil(m * kMinExpectedPerBin / guard))) +
                            " records)");
     return;
   }
@@ -242,7 +270,11 @@ void add_serial_test(AuditReport& report, const StreamView& stream, const AuditO
   }
   std::uint64_t possible = 0;
   for (double q : p) possible += q > 0;
-  const double df = static_cast<double>(possible) * static_cast<double>(possible - 1);
+  // Good's nabla psi^2 on N(N - 1) df against a known law; against the
+  // records' own margins psi1 is 0 and psi2 the contingency chi-square, on
+  // (N - 1)^2 df.
+  const double df = observed ? static_cast<double>(possible - 1) * static_cast<double>(possible - 1)
+                             : static_cast<double>(possible) * static_cast<double>(possible - 1);
   if (df <= 0) return;
   GoodnessOfFit g;
   g.statistic = impossible ? INFINITY : psi2 - psi1;
@@ -256,7 +288,10 @@ void add_serial_test(AuditReport& report, const StreamView& stream, const AuditO
   g.log10_mode = -INFINITY;  // a sum over many cells: its lattice is fine
   TestResult t{"serial pairs", g};
   t.key = "serial_pairs";
-  t.title = "serial pair test (Good's nabla psi^2, " + grouped_digits(n_orders * n_orders) + " pairs of orders)";
+  t.title = observed ? "serial pair test (each record against the one before, contingency chi-square, "
+                     : "serial pair test (Good's nabla psi^2, ";
+  t.title += grouped_digits(n_orders * n_orders);
+  t.title += " pairs of orders)";
   t.statistic = "chi2";
   report.extra_tests.push_back(std::move(t));
 }
@@ -273,7 +308,11 @@ void add_gap_test(AuditReport& report, const StreamView& stream, const AuditOpti
   std::uint64_t total = 0;
   for (std::uint64_t c : gaps->bins) total += c;
   if (total == 0) return;
-  const double p = 1.0 / static_cast<double>(gaps->orders);
+  // Independent records of any law space a record's occurrences
+  // geometrically, at its own frequency: the identity's, as the records
+  // show it (uniform's 1/N where the records are not counted).
+  const double p = stream.records > 0 ? static_cast<double>(total + 1) / static_cast<double>(stream.records)
+                                      : 1.0 / static_cast<double>(gaps->orders);
   std::vector<double> law(gaps->bins.size());
   double stay = 1;  // (1 - p)^(g - 1)
   for (std::size_t g = 0; g + 1 < law.size(); ++g) {
@@ -284,9 +323,20 @@ void add_gap_test(AuditReport& report, const StreamView& stream, const AuditOpti
   std::optional<TestResult> t = pooled_test("gaps", gaps->bins, total, law, options.alpha, report.notes,
                                                     options.records ? "records" : "trials");
   if (!t) return;
+  if (stream.records > 0 && t->fit.df > 1) {
+    // The frequency was read off the same records: one degree of freedom fewer.
+    GoodnessOfFit& g = t->fit;
+    g.df -= 1;
+    g.p_value = chi2_upper(g.statistic, g.df);
+    g.p_lower = chi2_lower(g.statistic, g.df);
+    g.log10_p = log10_chi2_upper(g.statistic, g.df);
+    g.critical = chi2_critical(g.df, options.alpha);
+    g.g_p_value = std::isnan(g.g_statistic) ? g.g_statistic : chi2_upper(g.g_statistic, g.df);
+  }
   t->key = "gaps";
-  t->title = "gap test (" + grouped_digits(total) + " gaps between the identity's occurrences, Geometric(1/" +
-             grouped_digits(gaps->orders) + "))";
+  t->title = "gap test (" + grouped_digits(total) + " gaps between the identity's occurrences, Geometric(";
+  t->title += stream.records > 0 ? "its frequency, " + general_text(p, 3) : "1/" + grouped_digits(gaps->orders);
+  t->title += "))";
   t->statistic = "chi2";
   report.extra_tests.push_back(std::move(*t));
 }
@@ -369,7 +419,7 @@ void add_stream_test_family(AuditReport& report, const StreamView& stream, const
                              "uniform, which a model of one record does not give");
       continue;
     }
-    add_lag_tests(report, lag, options);
+    add_lag_tests(report, lag, stream, options);
   }
 }
 

@@ -14,6 +14,12 @@ struct StreamView {
   const RepeatCount* repeats = nullptr;
   const SerialPairs* serial = nullptr;
   const GapCounts* gaps = nullptr;
+  // The stream graded against independence, with the records' own law:
+  // their item x position counts (whole permutations) for the lag tests,
+  // their number for the serial pairs' margins and the gaps' frequency.
+  // Null, 0: against uniform (or the model).
+  const TallyCounts* positions = nullptr;
+  std::uint64_t records = 0;
   bool cyclic = true;  // the serial pairs close the cycle (records); a built-in's first trial has its pair already
 };
 

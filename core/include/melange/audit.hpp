@@ -40,6 +40,11 @@ struct AuditOptions {
   // record (the engine's serial_repeats); null: none.
   const RepeatCount* serial_repeats = nullptr;
   bool records = false;                     // the trials are records read from outside: the notes say "records"
+  // A stream's lag tests (audit_stream.cpp): the relabeled records' item x
+  // position cells against what independent records of the stream's own
+  // position law give (n x n probabilities, row j: where the item at j of
+  // record t - L lands in record t), in place of uniform. Null: uniform.
+  const std::vector<double>* independent_positions = nullptr;
   // The position matrix was tallied without being asked: its test runs
   // only where the rank (deal) test cannot, and a note says so.
   bool position_on_demand = false;
@@ -47,10 +52,10 @@ struct AuditOptions {
 
 // The kind of fault a test reads, for the plain words' "which fault": a
 // test of the records one at a time (each record biased), of records
-// against earlier ones (dependent: lags, serial pairs, gaps), or of their
-// repeats (too few distinct records: few seeds, a short period). The
-// stream tests compare records with independent uniform ones, so a bias of
-// each record alone can show there too; the words say so.
+// against earlier ones (dependent: lags, serial pairs, gaps, graded
+// against independent records of the records' own law where melange can
+// give it), or of their repeats, which do not depend on the order (too
+// few distinct records: few seeds, a short period).
 enum class FaultKind : std::uint8_t { biased_records, dependent_records, few_distinct_records };
 
 // Each test is graded on both tails, each tail corrected by Holm's method

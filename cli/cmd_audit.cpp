@@ -22,6 +22,7 @@
 #include "melange/audit_plan.hpp"
 #include "melange/predictability.hpp"
 #include "melange/checkpoint.hpp"
+#include "melange/record_checkpoint.hpp"
 #include "melange/job_fields.hpp"
 #include "melange/deal.hpp"
 #include "melange/engine.hpp"
@@ -74,14 +75,14 @@ struct AuditArgs {
   bool hands = false;
   std::vector<int> lags{1};
   bool no_stream_tests = false;
-  std::string predict_seconds;  // "": the fixed plan; "0": no predictability pass; S: S seconds more
+  std::string predict_seconds;  // as given: "": the fixed plan; "0": no predictability pass; S: S seconds more
+  std::optional<double> predict_more;  // it read (check_audit_args); nullopt: not given
   bool serial = false;
   std::vector<std::string> job_flags_given;  // flags of a built-in job that were set
 };
 
 // The flags that describe a job melange runs, which an input audit has not.
-const char* const kJobOnlyFlags[] = {"--trials", "--seed", "--first", "--method", "--bits", "--threads", "--backend",
-                                     "--checkpoint", "--checkpoint-every", "--resume"};
+const char* const kJobOnlyFlags[] = {"--trials", "--seed", "--first", "--method", "--bits", "--threads", "--backend"};
 
 // A progressive report after `records` records: a line per test with its
 // statistic, p and grade, as PractRand prints by length.
@@ -129,6 +130,27 @@ void save_checkpoint(const std::string& path, const Job& job, const Tally& done)
   file.declare("--checkpoint", path);
   write_checkpoint(file.open(path), job, done);
   file.commit();
+}
+
+void save_checkpoint(const std::string& path, const RecordCheckpoint& c) {
+  Outputs file;
+  file.declare("--checkpoint", path);
+  write_record_checkpoint(file.open(path), c);
+  file.commit();
+}
+
+// A records checkpoint to go on from; the command must read the same
+// records the same way (checked by go_on_from).
+RecordCheckpoint read_record_resume(const std::string& path, std::uint64_t cap) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw UsageError("--resume '" + path + "' is not a file; give the file --checkpoint wrote");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read --resume file '" + path + "'");
+  if (!is_record_checkpoint(in))
+    throw UsageError("--resume '" + path + "' is not the checkpoint of an audit of records: go on from it without "
+                     "the records, or start afresh");
+  return read_record_checkpoint(in, path, cap);
 }
 
 // Whether two paths name one file (both exist and are the same inode).
@@ -248,8 +270,8 @@ std::optional<std::int64_t> records_time(const std::string& input) {
 // order is not read (--hands).
 void predictability_pass(const AuditArgs& a, const Job& job, const std::vector<std::vector<int>>& head,
                          AuditReport& report) {
-  const double extra = a.predict_seconds.empty() ? 0 : std::strtod(a.predict_seconds.c_str(), nullptr);
-  if ((!a.predict_seconds.empty() && extra == 0) || a.hands) return;
+  const double extra = a.predict_more.value_or(0);
+  if ((a.predict_more && extra == 0) || a.hands) return;
   PredictabilityPlan plan;
   plan.extra_seconds = extra;
   plan.records_time = records_time(a.input);
@@ -276,10 +298,20 @@ E in_file(const E& e, const std::string& path) {
 }
 
 // A file's records into the auditor; an error in one of several names it.
-RecordStats read_one_file(RecordAuditor& auditor, const RecordFile& f, bool name_it) {
+// `stop` is polled between batches (checkpoint saves); with `throw_on_signal`
+// a signal ends the read where it stands rather than as the input's end, so
+// that no half-read last record is counted (a checkpoint goes on after the
+// records counted).
+RecordStats read_one_file(RecordAuditor& auditor, const RecordFile& f, const RecordOptions& options, bool name_it,
+                          const std::function<bool()>& stop, bool throw_on_signal) {
   try {
-    return auditor.read([&](char* buffer, std::size_t capacity) { return f.file->read(buffer, capacity); },
-                        f.options);
+    return auditor.read(
+        [&](char* buffer, std::size_t capacity) {
+          const std::size_t got = f.file->read(buffer, capacity);
+          if (got == 0 && throw_on_signal && signals::interrupted()) throw Error("interrupted");
+          return got;
+        },
+        options, stop);
   } catch (const UsageError& e) {
     if (!name_it || signals::interrupted()) throw;
     throw in_file(e, f.path);
@@ -289,11 +321,70 @@ RecordStats read_one_file(RecordAuditor& auditor, const RecordFile& f, bool name
   }
 }
 
+// Where a file audit stands, for its checkpoints: the records counted from
+// each input, and the wrong ones of the inputs read to their end (a partly
+// read input's are counted again when it is read on).
+struct RecordProgress {
+  std::vector<RecordCheckpoint::Input> inputs;
+  std::size_t current = 0;           // the input being read
+  std::uint64_t counted_before = 0;  // the auditor's count when it began, less the records passed over
+  RecordStats finished;              // of the inputs read to their end
+
+  RecordCheckpoint checkpoint(RecordAuditor& auditor, const AuditArgs& a, const AuditPlan& plan) {
+    RecordCheckpoint c;
+    c.job = auditor.job();
+    c.format = std::string(record_format_name(input_format(a)));
+    c.base = a.base;
+    if (plan.stream) c.lags = plan.stream->lags;
+    c.position = a.position;
+    c.rank = !a.no_rank;
+    c.hands = a.hands;
+    c.labels = a.labels;
+    c.invalid = finished.invalid;
+    c.first_invalid = finished.first_invalid;
+    c.inputs = inputs;
+    if (current < inputs.size() && !inputs[current].finished)
+      c.inputs[current].read = auditor.counted() - counted_before;
+    c.state = auditor.save();
+    return c;
+  }
+};
+
+// A checkpoint's records are the command's: the same job, read the same
+// way, from the same files; then the auditor takes its state.
+void go_on_from(const RecordCheckpoint& c, const AuditArgs& a, const AuditPlan& plan,
+                const std::vector<RecordFile>& files, RecordAuditor& auditor) {
+  const auto refuse = [&](const std::string& why) {
+    return UsageError("--resume '" + a.resume + "' is the checkpoint of another audit (" + why +
+                      "): give the command that wrote it, or start afresh without --resume");
+  };
+  Job theirs = c.job;
+  theirs.trials = plan.job.trials;
+  const std::string difference = job_difference(plan.job, theirs);
+  if (!difference.empty()) throw refuse(difference);
+  if (c.format != record_format_name(input_format(a)) || c.base != a.base)
+    throw refuse("records read as " + c.format + " from base " + std::to_string(c.base));
+  if (c.lags != (plan.stream ? plan.stream->lags : std::vector<int>{}) || c.hands != a.hands)
+    throw refuse("other --lag, --hands or --no-stream-tests");
+  if (c.labels != a.labels) throw refuse("other --labels");
+  if (c.inputs.size() != files.size()) throw refuse(std::to_string(c.inputs.size()) + " files of records");
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (c.inputs[i].path != files[i].path) throw refuse("its file " + std::to_string(i + 1) + " is '" + c.inputs[i].path + "'");
+  try {
+    auditor.restore(c.state);
+  } catch (const Error& e) {
+    throw refuse(e.what());
+  }
+}
+
 // --input: one pass over the records, memory the tallies. On a stream
 // (standard input, or --progressive) a line per test after 2^10, 2^11, ..
-// records; SIGINT ends the read and what was read is reported.
+// records; SIGINT ends the read and what was read is reported. With
+// --checkpoint the state is saved every --checkpoint-every seconds, when a
+// signal ends the read, and at the end (a piece that merge takes).
 Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOptions& audit,
-                      const std::vector<RecordFile>& files) {
+                      const std::vector<RecordFile>& files, const std::string& checkpoint,
+                      const std::optional<RecordCheckpoint>& resume) {
   std::ostream& lines = a.job.json == "-" ? std::cerr : std::cout;
   RecordLooks looks;
   looks.enabled = a.progressive || a.input == "-";
@@ -302,16 +393,42 @@ Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOpti
     lines << progress_lines(counted, report) << std::flush;
   };
   RecordAuditor auditor(plan.job, audit, looks, plan.stream);
-  RecordStats stats;
+  RecordProgress progress;
+  for (const RecordFile& f : files) progress.inputs.push_back({f.path, 0, false});
+  if (resume) {
+    go_on_from(*resume, a, plan, files, auditor);
+    progress.inputs = resume->inputs;
+    progress.finished.invalid = resume->invalid;
+    progress.finished.first_invalid = resume->first_invalid;
+    progress.finished.records = auditor.counted();
+  }
+  const auto save = [&] { save_checkpoint(checkpoint, progress.checkpoint(auditor, a, plan)); };
+  using Clock = std::chrono::steady_clock;
+  auto next_save = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(a.checkpoint_every));
+  const std::function<bool()> stop = [&] {
+    if (checkpoint.empty() || Clock::now() < next_save) return false;
+    save();
+    next_save = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(a.checkpoint_every));
+    return false;
+  };
   Counted c;
   signals::defer_interrupt(true);
   try {
     // One stream: the auditor's tallies and stream tests go on from file to file.
-    for (const RecordFile& f : files) {
-      const RecordStats one = read_one_file(auditor, f, files.size() > 1);
-      if (stats.first_invalid.empty()) stats.first_invalid = one.first_invalid;
-      stats.records += one.records;
-      stats.invalid += one.invalid;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      RecordCheckpoint::Input& input = progress.inputs[i];
+      if (input.finished) continue;  // read to its end before the checkpoint
+      RecordOptions options = files[i].options;
+      options.pass_over = input.read;
+      options.piece = input.read > 0;
+      progress.current = i;
+      progress.counted_before = auditor.counted() - input.read;
+      const RecordStats one = read_one_file(auditor, files[i], options, files.size() > 1, stop, !checkpoint.empty());
+      if (progress.finished.first_invalid.empty()) progress.finished.first_invalid = one.first_invalid;
+      progress.finished.invalid += one.invalid;
+      input.read += one.records;
+      input.finished = true;
+      progress.current = files.size();
       if (auditor.stopped_on_fail() || signals::interrupted()) break;
     }
   } catch (const Error&) {
@@ -324,16 +441,158 @@ Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOpti
   }
   signals::defer_interrupt(false);
   c.interrupted = signals::interrupted();
+  if (!checkpoint.empty()) {
+    try {
+      save();
+    } catch (const Error& e) {
+      c.final_save_error = e.what();
+    }
+    if (c.interrupted)
+      std::cerr << "melange: stopped by " << (c.interrupted == SIGINT ? "SIGINT" : "SIGTERM") << " after "
+                << grouped(auditor.counted()) << " records; '" << checkpoint
+                << "' holds them: run the same command with --resume " << checkpoint << " to go on\n";
+  }
   // The records tallied: all that were read, or up to the first FAIL.
   c.job = auditor.job();
   c.looks = auditor.looks();
   c.run = auditor.result();
   c.stream = auditor.stream();
   c.head = auditor.head();
-  c.input = InputInfo{a.input, std::string(record_format_name(files.front().options.format)), a.base, stats.invalid,
-                      stats.first_invalid, a.inferred, a.labels};
+  c.input = InputInfo{a.input, std::string(record_format_name(files.front().options.format)), a.base,
+                      progress.finished.invalid, progress.finished.first_invalid, a.inferred, a.labels};
   if (files.size() > 1)
     for (const RecordFile& f : files) c.input.files.push_back(f.path);
+  return c;
+}
+
+// mpirun over one file of records: rank r reads its share of the file's
+// bytes, cut at record boundaries (text: after a line end; binary: whole
+// records), into an auditor of its own; rank 0 appends the ranks' saved
+// states in rank order, so that the records across each cut are read as
+// one stream, and reports. The result equals one process's.
+namespace on_ranks {
+
+// Where rank r of `ranks` starts: text at the first line start at or after
+// floor(r S / K); binary at a whole record.
+std::uint64_t cut(const InputFile& file, std::uint64_t size, RecordFormat format, std::uint64_t record_bytes, int r,
+                  int ranks) {
+  const auto share = [&](std::uint64_t total) {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(total) * static_cast<unsigned>(r)) /
+                                      static_cast<unsigned>(ranks));
+  };
+  if (r == 0) return 0;
+  if (r == ranks) return size;
+  if (format != RecordFormat::text) return share(size / record_bytes) * record_bytes;
+  std::uint64_t at = share(size) - 1;  // a line starts after a line end
+  ByteSource bytes = file.range(at, size);
+  char block[4096];
+  for (std::size_t got; (got = bytes(block, sizeof block)) > 0; at += got)
+    if (const void* end = std::memchr(block, '\n', got))
+      return at + static_cast<std::uint64_t>(static_cast<const char*>(end) - block) + 1;
+  return size;
+}
+
+// A rank's piece as the words it sends rank 0: their count, the wrong
+// records skipped, the first one's text (bytes, eight a word), the state.
+std::vector<std::uint64_t> message(RecordAuditor& auditor, const RecordStats& stats) {
+  std::vector<std::uint64_t> m{0, stats.invalid, stats.first_invalid.size()};
+  for (std::size_t i = 0; i < stats.first_invalid.size(); i += 8) {
+    std::uint64_t w = 0;
+    for (std::size_t j = 0; j < 8 && i + j < stats.first_invalid.size(); ++j)
+      w |= std::uint64_t{static_cast<unsigned char>(stats.first_invalid[i + j])} << (8 * j);
+    m.push_back(w);
+  }
+  const std::vector<std::uint64_t> state = auditor.save();
+  m.insert(m.end(), state.begin(), state.end());
+  m[0] = m.size() - 1;
+  return m;
+}
+
+}  // namespace on_ranks
+
+Counted count_records_on_ranks(const AuditArgs& a, const AuditPlan& plan, const AuditOptions& audit,
+                               const RecordFile& file, Team& team) {
+  Ranks& ranks = *team.ranks();
+  const int rank = ranks.rank(), size = ranks.size();
+  const std::optional<std::uint64_t> bytes = file.file->size();
+  if (!bytes) throw UsageError("mpirun splits a file's bytes over the ranks: '" + file.path + "' is not a regular file");
+  const RecordFormat format = file.options.format;
+  if (format == RecordFormat::npy)
+    throw UsageError("mpirun splits text, u8 and u16 records over the ranks: audit '" + file.path +
+                     "' in one process, or write it as u8 or u16 (numpy: a.astype('u1').tofile(...))");
+  const std::uint64_t record_bytes =
+      static_cast<std::uint64_t>(shape_of(plan.job).k) * static_cast<std::uint64_t>(record_format_row(format).item_bytes);
+  Team::Fingerprint f = job_fingerprint(plan.job);
+  f.emplace_back("input bytes", *bytes);
+  f.emplace_back("input format", static_cast<std::uint64_t>(format));
+  f.emplace_back("lags", plan.stream ? plan.stream->lags.size() : 0);
+  team.agree(f);
+
+  const std::uint64_t begin = on_ranks::cut(*file.file, *bytes, format, record_bytes, rank, size);
+  const std::uint64_t end = on_ranks::cut(*file.file, *bytes, format, record_bytes, rank + 1, size);
+  RecordAuditor auditor(plan.job, audit, RecordLooks{}, plan.stream);
+  RecordOptions options = file.options;
+  options.piece = true;
+  options.header = rank == 0 && options.header;
+  RecordStats stats;
+  std::string failure;
+  int status = 0;
+  signals::defer_interrupt(true);
+  try {
+    if (begin < end) stats = auditor.read(file.file->range(begin, end), options);
+  } catch (const UsageError& e) {
+    status = kExitUsage;
+    failure = rank == 0 ? e.what()
+                        : "in bytes " + std::to_string(begin) + ".." + std::to_string(end) + " of '" + file.path +
+                              "' (MPI rank " + std::to_string(rank) + ", its records counted from there): " + e.what();
+  } catch (const Error& e) {
+    status = kExitRuntime;
+    failure = e.what();
+  }
+  signals::defer_interrupt(false);
+  // A rank that failed says so; every rank learns it before any waits on it.
+  std::array<std::int64_t, 1> failed{status != 0 ? size - rank : 0};
+  ranks.max_all(failed);
+  if (failed[0] != 0) {
+    ranks.mark_broken();
+    if (status == 0) throw RanksFailed();
+    if (status == kExitUsage) throw UsageError(failure);
+    throw Error(failure);
+  }
+  std::vector<std::vector<std::uint64_t>> to_rank(static_cast<std::size_t>(size));
+  to_rank[0] = on_ranks::message(auditor, stats);
+  const std::vector<std::uint64_t> got = ranks.all_to_all(to_rank);
+  Counted c;
+  if (rank != 0) {
+    c.exit = 0;
+    return c;
+  }
+  // Rank 0: its own piece, then each rank's appended in order.
+  std::uint64_t invalid = 0;
+  std::string first_invalid;
+  std::size_t at = 0;
+  for (int r = 0; r < size; ++r) {
+    const std::uint64_t words = got.at(at);
+    const std::span<const std::uint64_t> m(got.data() + at + 1, words);
+    at += 1 + words;
+    invalid += m[0];
+    std::string text(m[1], '\0');
+    for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>(m[2 + i / 8] >> (8 * (i % 8)));
+    if (first_invalid.empty()) first_invalid = text;
+    if (r == 0) continue;  // rank 0's auditor holds its own piece
+    RecordAuditor piece(plan.job, audit, RecordLooks{}, plan.stream);
+    piece.restore(m.subspan(2 + (text.size() + 7) / 8));
+    auditor.append(piece);
+  }
+  if (auditor.counted() == 0) throw UsageError("the input holds no records");
+  c.interrupted = signals::interrupted();
+  c.job = auditor.job();
+  c.run = auditor.result();
+  c.run.ranks = size;
+  c.stream = auditor.stream();
+  c.head = auditor.head();
+  c.input = InputInfo{a.input, std::string(record_format_name(format)), a.base, invalid, first_invalid, a.inferred,
+                      a.labels};
   return c;
 }
 
@@ -460,6 +719,7 @@ void check_audit_args(AuditArgs& a, const Team& team) {
     if (*end != '\0' || !(s >= 0) || !std::isfinite(s))
       throw UsageError("--predict-seconds takes a number of seconds, 0 or more (0: no search), got '" +
                        a.predict_seconds + "'");
+    a.predict_more = s;
   }
   if (a.files.empty() && a.input.empty() && (!a.format.empty() || a.base != 0 || !a.skip_invalid.empty() || !a.labels_arg.empty() || a.progressive || a.stop_on_fail ||
                       a.no_stream_tests || a.lags != std::vector<int>{1} || !a.predict_seconds.empty()))
@@ -477,8 +737,14 @@ void check_audit_args(AuditArgs& a, const Team& team) {
   if (a.stop_on_fail && !a.progressive && a.input != "-")
     throw UsageError("--stop-on-fail stops at the first FAIL of the progressive lines: add --progressive (standard "
                      "input has them already), or drop it");
-  if (from_input && team.many())
-    throw UsageError("audit --input reads one stream of records in one process: run it without mpirun");
+  if (from_input && team.many() && (a.input == "-" || !a.more_inputs.empty()))
+    throw UsageError("mpirun splits one file of records over the ranks: give one file (pieces of a log go one "
+                     "process each, with --checkpoint, and 'melange merge' joins them)");
+  if (from_input && team.many() && (a.progressive || !a.checkpoint.empty() || !a.resume.empty()))
+    throw UsageError("--progressive, --checkpoint and --resume read records in one process: run without mpirun");
+  if (a.input == "-" && (!a.checkpoint.empty() || !a.resume.empty()))
+    throw UsageError("--checkpoint and --resume go on from records read before, which standard input cannot give "
+                     "twice: save the records to a file and audit the file");
   if (from_input && !a.job_flags_given.empty())
     throw UsageError(a.job_flags_given.front() + " describes a job melange runs; with --input the records are the "
                      "trials: drop it");
@@ -519,6 +785,7 @@ int run_audit(AuditArgs a, Team& team) {
   DeclaredAuditFiles files;
   check_checkpoint_args(a, checkpoint);
   std::optional<Checkpoint> resume;
+  std::optional<RecordCheckpoint> record_resume;
   CheckpointLock lock;
   if (team.root()) {
     files = declare_audit_files(outputs, AuditFiles{a.job.json, a.svg, a.csv, a.report_dir}, job);
@@ -527,7 +794,8 @@ int run_audit(AuditArgs a, Team& team) {
     for (const std::string& path : a.more_inputs) outputs.refuse_reading("--input", path);
     if (request.law == ReferenceLaw::given) outputs.refuse_reading("--model", a.model);
     if (!checkpoint.empty()) lock = CheckpointLock(checkpoint);
-    if (!a.resume.empty()) resume = read_resume(a.resume, job, cap);
+    if (!a.resume.empty() && !from_input) resume = read_resume(a.resume, job, cap);
+    if (!a.resume.empty() && from_input) record_resume = read_record_resume(a.resume, cap);
   }
   const std::vector<RecordFile> record_files =
       from_input ? files_to_read(a, job, *input_file, more_files) : std::vector<RecordFile>{};
@@ -540,8 +808,9 @@ int run_audit(AuditArgs a, Team& team) {
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
 
-  const Counted counted = from_input ? count_records(a, plan, audit, record_files)
-                                    : run_trials(a, team, plan, checkpoint, resume);
+  const Counted counted = !from_input   ? run_trials(a, team, plan, checkpoint, resume)
+                          : team.many() ? count_records_on_ranks(a, plan, audit, record_files.front(), team)
+                                        : count_records(a, plan, audit, record_files, checkpoint, record_resume);
   if (counted.exit) return *counted.exit;
   const InputInfo* source = from_input ? &counted.input : nullptr;
   const Job& done = counted.job;

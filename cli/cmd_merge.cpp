@@ -19,6 +19,7 @@
 #include "melange/audit_plan.hpp"
 #include "melange/exact.hpp"
 #include "melange/checkpoint.hpp"
+#include "melange/record_checkpoint.hpp"
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
 #include "melange/stream.hpp"
@@ -81,10 +82,117 @@ std::shared_ptr<const ExactDistribution> merged_law(const std::string& model, co
   return reference_law(request, plan, weight_rationals(job));
 }
 
+// Whether the pieces are audits of records (--checkpoint of a file audit):
+// the first names the kind.
+bool record_pieces(const std::vector<std::string>& files) {
+  std::ifstream in(files.front(), std::ios::binary);
+  return in && is_record_checkpoint(in);
+}
+
+// One piece of a log, read and checked as one of `first`'s log.
+RecordCheckpoint read_piece(const std::string& path, std::uint64_t cap, const RecordCheckpoint* first) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw UsageError("'" + path + "' is not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read '" + path + "'");
+  if (!is_record_checkpoint(in))
+    throw UsageError("'" + path + "' is not the checkpoint of an audit of records, as '" + (first ? "the first" : path) +
+                     "' is: merge pieces of one kind");
+  RecordCheckpoint c = read_record_checkpoint(in, path, cap);
+  if (!c.finished())
+    throw UsageError("'" + path + "' stopped before the end of its records: finish it with 'melange audit ... "
+                     "--resume " + path + "', then merge");
+  if (!first) return c;
+  Job theirs = c.job;
+  theirs.trials = first->job.trials;
+  std::string difference = job_difference(first->job, theirs, "in the first piece", "in '" + path + "'");
+  if (difference.empty() && (c.format != first->format || c.base != first->base || c.lags != first->lags ||
+                             c.hands != first->hands || c.position != first->position || c.rank != first->rank ||
+                             c.labels != first->labels))
+    difference = "records read another way (--format, --base, --lag, --hands, --position, --no-rank, --labels)";
+  if (!difference.empty())
+    throw UsageError("'" + path + "' is not a piece of the same audit as the first (" + difference +
+                     "): merge pieces audited with the same flags");
+  return c;
+}
+
+// Pieces of one log, each audited with --checkpoint, in the log's order:
+// each appended to the ones before (the pairs across each cut counted
+// once), reported as one audit of the whole log.
+int run_record_merge(const MergeArgs& a, std::uint64_t cap) {
+  const RecordCheckpoint first = read_piece(a.files.front(), cap, nullptr);
+  AuditRequest request;
+  request.job = first.job;
+  request.job.trials = 0;
+  request.records = true;
+  request.position = first.position;
+  request.rank = first.rank;
+  request.hands = first.hands;
+  request.stream_tests = !first.lags.empty();
+  if (!first.lags.empty()) request.lags = first.lags;
+  request.law = a.model.empty()                ? ReferenceLaw::uniform
+                : a.model == "exact"           ? ReferenceLaw::exact
+                : a.model == "plackett-luce"   ? ReferenceLaw::plackett_luce
+                                               : ReferenceLaw::given;
+  request.memory_cap = cap;
+  request.reserve = program_reserve(cap);
+  if (request.law == ReferenceLaw::given) request.given = read_model(a.model, cap);
+  const AuditPlan plan = plan_audit(request);
+  if (plan.job.tallies != first.job.tallies)
+    throw UsageError("'" + a.files.front() + "' was counted with other tallies than this melange plans for it: "
+                     "merge with the melange that audited the pieces");
+  Outputs outputs;
+  const DeclaredAuditFiles files = declare_audit_files(outputs, a.out, plan.job);
+  for (const std::string& path : a.files) outputs.refuse_reading("merge piece", path);
+
+  const std::shared_ptr<const ExactDistribution> law = merged_law(a.model, plan.job, cap);
+  const std::optional<StatisticLaw> statistic_law = statistic_model(request, plan);
+  AuditOptions audit = planned_options(plan, law.get(), statistic_law);
+  audit.thresholds = Thresholds{a.weak, a.fail};
+  audit.alpha = a.alpha;
+  audit.records = true;
+  const auto restored = [&](const RecordCheckpoint& c) {
+    auto auditor = std::make_unique<RecordAuditor>(plan.job, audit, RecordLooks{}, plan.stream);
+    try {
+      auditor->restore(c.state);
+    } catch (const Error& e) {
+      throw UsageError(std::string("a piece cannot be merged: ") + e.what());
+    }
+    return auditor;
+  };
+  const std::unique_ptr<RecordAuditor> total = restored(first);
+  InputInfo input{first.inputs.front().path, first.format, first.base, first.invalid, first.first_invalid, "",
+                  first.labels};
+  for (const RecordCheckpoint::Input& i : first.inputs) input.files.push_back(i.path);
+  for (std::size_t p = 1; p < a.files.size(); ++p) {
+    const RecordCheckpoint c = read_piece(a.files[p], cap, &first);
+    total->append(*restored(c));
+    input.invalid += c.invalid;
+    if (input.first_invalid.empty()) input.first_invalid = c.first_invalid;
+    for (const RecordCheckpoint::Input& i : c.inputs) input.files.push_back(i.path);
+  }
+  if (input.files.size() == 1) input.files.clear();
+  const Job job = total->job();
+  const RunResult run = total->result();
+  const auto stream = total->stream();
+  audit.stream = stream.get();
+  AuditReport report = planned_report(plan, job, run.tally, audit, a.model);
+  report.notes.push_back(std::to_string(a.files.size()) + " pieces of one log, in the order given: the records "
+                         "across each cut are read as one stream (the lags, serial pairs, gaps and repeats across "
+                         "it counted once)");
+  report.notes.push_back("no seed search on merged pieces: 'melange predict' on the log's first records runs it");
+  const AuditView view{job, run, report, law.get(), a.model, &input, audit.statistic_model};
+  write_audit_files(outputs, files, view);
+  if (a.out.json != "-") std::cout << audit_text(job, run, report, law.get(), &input);
+  outputs.commit();
+  return a.fail_on_bias && report.verdict == Verdict::fail ? kExitBiased : 0;
+}
+
 int run_merge(const MergeArgs& a) {
   if (!(a.fail > 0 && a.fail <= a.weak && a.weak < 0.5))
     throw UsageError("thresholds need 0 < --fail <= --weak < 0.5");
   if (!(a.alpha > 0 && a.alpha < 1)) throw UsageError("--alpha must lie strictly between 0 and 1, such as 0.05");
+  if (record_pieces(a.files)) return run_record_merge(a, parse_bytes(a.memory_cap, "--memory-cap"));
   const std::uint64_t cap = parse_bytes(a.memory_cap, "--memory-cap");
   const std::uint64_t reserve = program_reserve(cap);
   const MergePlan plan = plan_merge(a.files, cap - reserve);
@@ -126,7 +234,8 @@ void add_merge_command(CLI::App& app, Action& action) {
       "merge", "Join the results of one audit job over disjoint trial ranges into the result of one run");
   cmd->add_option("files", a->files,
                   "'audit --json' results or --checkpoint files of one job whose trial ranges join up "
-                  "without gaps or overlaps, in any order")
+                  "without gaps or overlaps, in any order; or the --checkpoint files of audits of consecutive "
+                  "pieces of one log of records, in the log's order")
       ->required();
   cmd->add_option("--json", a->out.json, "write the merged result as JSON to FILE ('-': JSON on stdout only)");
   cmd->add_option("--svg", a->out.svg, "write the charts to FILE");

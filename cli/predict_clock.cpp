@@ -4,12 +4,13 @@
 #include <ctime>
 
 #include "melange/error.hpp"
+#include "melange/predict/families.hpp"
 #include "parse.hpp"
 
 namespace melange::cli {
 namespace {
 
-constexpr std::uint64_t kSecondsADay = 86'400;
+using predict::kSecondsADay;
 
 // Seconds since 1970 of a UTC date, or of a Unix time written as a number.
 std::uint64_t unix_seconds(const std::string& text) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -78,6 +80,29 @@ class InputFile {
       return n;
     }
     return read_fd(buffer, capacity);
+  }
+
+ // Bytes [begin, end) of a regular file, read from wherever read() stands
+  // (pread): an MPI rank's share of one file. 0 at `end`, or once SIGINT came.
+  ByteSource range(std::uint64_t begin, std::uint64_t end) const {
+    return [this, at = begin, end](char* buffer, std::size_t capacity) mutable -> std::size_t {
+      for (;;) {
+        if (signals::interrupted() || at >= end) return 0;
+        const ssize_t got = ::pread(fd_, buffer, static_cast<std::size_t>(std::min<std::uint64_t>(capacity, end - at)),
+                                    static_cast<off_t>(at));
+        if (got >= 0) {
+          at += static_cast<std::uint64_t>(got);
+          return static_cast<std::size_t>(got);
+        }
+        if (errno != EINTR) throw Error("reading --input failed: " + std::error_code(errno, std::generic_category()).message());
+      }
+    };
+  }
+  // The size of a regular file; nullopt for a pipe or a device.
+  std::optional<std::uint64_t> size() const {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    return static_cast<std::uint64_t>(st.st_size);
   }
 
  private:

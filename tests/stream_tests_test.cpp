@@ -252,6 +252,142 @@ TEST(StreamTally, RepeatsPastTheBudgetCoverTheFirstRecords) {
   EXPECT_EQ(s.repeats().repeats, 0u);
 }
 
+// Everything a stream tally counted, for comparing two of them.
+void expect_same_stream(StreamTally& a, StreamTally& b, const std::string& where) {
+  a.flush();
+  b.flush();
+  ASSERT_EQ(a.records(), b.records()) << where;
+  for (std::size_t i = 0; i < a.lags().size(); ++i) {
+    EXPECT_EQ(a.lags()[i].job.trials, b.lags()[i].job.trials) << where << " lag " << a.lags()[i].lag;
+    EXPECT_TRUE(a.lags()[i].tally == b.lags()[i].tally) << where << " lag " << a.lags()[i].lag;
+  }
+  ASSERT_EQ(a.has_repeats(), b.has_repeats());
+  if (a.has_repeats()) {
+    EXPECT_EQ(a.repeats().covered, b.repeats().covered) << where;
+    EXPECT_EQ(a.repeats().repeats, b.repeats().repeats) << where;
+    EXPECT_EQ(a.repeats().capped, b.repeats().capped) << where;
+  }
+  ASSERT_EQ(a.serial_pairs() != nullptr, b.serial_pairs() != nullptr);
+  if (a.serial_pairs()) {
+    EXPECT_EQ(a.serial_pairs()->pairs, b.serial_pairs()->pairs) << where;
+    EXPECT_EQ(a.serial_pairs()->first, b.serial_pairs()->first) << where;
+    EXPECT_EQ(a.serial_pairs()->last, b.serial_pairs()->last) << where;
+    EXPECT_EQ(a.gaps()->bins, b.gaps()->bins) << where;
+    EXPECT_EQ(a.gaps()->first, b.gaps()->first) << where;
+    EXPECT_EQ(a.gaps()->last, b.gaps()->last) << where;
+  }
+}
+
+TEST(StreamTally, PiecesAppendedAreTheWholeStream) {
+  // Ranked (4 and 6 items), by items (7 and 52), deals; lags longer than
+  // some pieces; repeats in a bitmap, a table of ranks and fingerprints.
+  struct Case {
+    int n, k;
+    std::vector<int> lags;
+  };
+  for (const Case& c : {Case{4, 4, {1, 3}}, Case{6, 6, {2, 5}}, Case{7, 7, {1, 9}}, Case{52, 52, {1, 4}},
+                        Case{52, 5, {1, 2}}, Case{13, 13, {1}}}) {
+    const int records = 3000;
+    std::vector<std::uint16_t> items = fair_records(c.n, c.k, records, 17);
+    for (int t = 100; t < records; t += 97)  // records seen before, for the repeats
+      std::copy_n(items.begin() + (t - 50) * c.k, c.k, items.begin() + t * c.k);
+    StreamTestOptions o = with_repeats();
+    o.lags = c.lags;
+    StreamTally whole(Shape{c.n, c.k}, o);
+    for (int t = 0; t < records; ++t) whole.add(items.data() + t * c.k);
+    // Cuts of every kind: an empty piece, single records, pieces shorter
+    // than the longest lag, long ones.
+    const std::vector<int> cuts{0, 0, 1, 2, 5, 6, 900, 903, 1800, records};
+    StreamTally joined(Shape{c.n, c.k}, o);
+    for (std::size_t p = 0; p + 1 < cuts.size(); ++p) {
+      StreamTally piece(Shape{c.n, c.k}, o);
+      for (int t = cuts[p]; t < cuts[p + 1]; ++t) piece.add(items.data() + t * c.k);
+      // Every other piece goes through its saved words, as a file or a rank sends it.
+      if (p % 2 == 1) {
+        StreamTally restored(Shape{c.n, c.k}, o);
+        restored.restore(piece.save());
+        joined.append(restored);
+      } else {
+        joined.append(piece);
+      }
+    }
+    const std::string where = "n " + std::to_string(c.n) + " k " + std::to_string(c.k);
+    expect_same_stream(joined, whole, where);
+    // And a state saved and restored goes on as the stream it was.
+    StreamTally head(Shape{c.n, c.k}, o), resumed(Shape{c.n, c.k}, o);
+    for (int t = 0; t < 1000; ++t) head.add(items.data() + t * c.k);
+    resumed.restore(head.save());
+    for (int t = 1000; t < records; ++t) resumed.add(items.data() + t * c.k);
+    expect_same_stream(resumed, whole, where + " resumed");
+  }
+}
+
+TEST(RecordAuditor, AnAuditInPiecesIsTheAuditOfTheWhole) {
+  for (const auto& [n, k] : {std::pair{5, 5}, std::pair{8, 8}, std::pair{52, 52}, std::pair{52, 5}}) {
+    AuditRequest request;
+    request.job.n = n;
+    request.job.k = k < n ? k : 0;
+    request.records = true;
+    request.position = n > 8;
+    const AuditPlan plan = plan_audit(request);
+    const int records = 4000;
+    const std::vector<std::uint16_t> items = fair_records(n, k, records, 5);
+    RecordOptions o;
+    o.n = n;
+    o.k = request.job.k;
+    const auto read = [&](RecordAuditor& a, int begin, int end) {
+      a.read(RecordArray{items.data() + static_cast<std::size_t>(begin) * k, static_cast<std::uint64_t>(end - begin), k,
+                         2, false},
+             o);
+    };
+    RecordAuditor whole(plan.job, AuditOptions{}, RecordLooks{}, plan.stream);
+    read(whole, 0, records);
+    RecordAuditor joined(plan.job, AuditOptions{}, RecordLooks{}, plan.stream);
+    read(joined, 0, 7);
+    const std::vector<int> cuts{7, 1500, 1501, records};
+    for (std::size_t p = 0; p + 1 < cuts.size(); ++p) {
+      RecordAuditor piece(plan.job, AuditOptions{}, RecordLooks{}, plan.stream);
+      read(piece, cuts[p], cuts[p + 1]);
+      RecordAuditor restored(plan.job, AuditOptions{}, RecordLooks{}, plan.stream);
+      restored.restore(piece.save());
+      joined.append(restored);
+    }
+    EXPECT_EQ(joined.counted(), whole.counted());
+    EXPECT_TRUE(joined.result().tally == whole.result().tally) << n << " " << k;
+    EXPECT_EQ(joined.head(), whole.head());
+    AuditOptions audit;
+    const auto a = joined.stream(), b = whole.stream();
+    audit.stream = a.get();
+    const AuditReport x = analyze(joined.job(), joined.result().tally, audit);
+    audit.stream = b.get();
+    const AuditReport y = analyze(whole.job(), whole.result().tally, audit);
+    ASSERT_EQ(x.extra_tests.size(), y.extra_tests.size());
+    for (std::size_t i = 0; i < x.extra_tests.size(); ++i)
+      EXPECT_EQ(x.extra_tests[i].fit.statistic, y.extra_tests[i].fit.statistic) << x.extra_tests[i].name;
+  }
+}
+
+TEST(StreamTally, ASavedStateOfOtherOptionsOrCutShortIsRefused) {
+  StreamTestOptions o = with_repeats();
+  StreamTally a(Shape{5, 5}, o);
+  const std::vector<std::uint16_t> items = fair_records(5, 5, 10, 2);
+  for (int t = 0; t < 10; ++t) a.add(items.data() + t * 5);
+  std::vector<std::uint64_t> words = a.save();
+  StreamTestOptions other = o;
+  other.lags = {2};
+  StreamTally b(Shape{5, 5}, other);
+  EXPECT_THROW(b.restore(words), Error);
+  StreamTally c(Shape{6, 6}, o);
+  EXPECT_THROW(c.restore(words), Error);
+  for (std::size_t cut : {std::size_t{0}, std::size_t{3}, words.size() / 2, words.size() - 1}) {
+    StreamTally d(Shape{5, 5}, o);
+    EXPECT_THROW(d.restore(std::span<const std::uint64_t>(words).first(cut)), Error) << cut;
+  }
+  words.push_back(0);
+  StreamTally e(Shape{5, 5}, o);
+  EXPECT_THROW(e.restore(words), Error);
+}
+
 TEST(StreamTally, LagsAreChecked) {
   for (const std::vector<int>& lags : {std::vector<int>{0}, std::vector<int>{1, 1}, std::vector<int>{kMaxLag + 1},
                                        std::vector<int>(kMaxLags + 1, 1)}) {

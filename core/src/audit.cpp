@@ -258,14 +258,10 @@ TestResult tail_test(const TallyKindRow& row, const std::vector<std::uint64_t>& 
   double p = 0;
   for (std::size_t b = 0; b < static_cast<std::size_t>(row.tail_bins); ++b) count += counts[b], p += law[b];
   const double m = static_cast<double>(trials), expected = m * p;
-  GoodnessOfFit fit;
-  fit.statistic = (static_cast<double>(count) - expected) / std::sqrt(expected * (1 - p));
-  fit.df = 1;
-  fit.g_statistic = fit.g_p_value = std::numeric_limits<double>::quiet_NaN();
-  fit.log10_p = log10_two_sided(log10_binomial_lower(count, trials, p), log10_binomial_upper(count, trials, p));
-  fit.p_value = std::pow(10.0, fit.log10_p);
-  fit.p_lower = 1 - fit.p_value;
-  fit.min_expected = expected;
+  const GoodnessOfFit fit =
+      count_fit((static_cast<double>(count) - expected) / std::sqrt(expected * (1 - p)),
+                log10_two_sided(log10_binomial_lower(count, trials, p), log10_binomial_upper(count, trials, p)),
+                expected);
   const std::string name(row.tail_name), words(row.tail_words);
   std::string key = name;
   std::replace(key.begin(), key.end(), ' ', '_');
@@ -427,21 +423,33 @@ void add_exact_cell_tests(AuditReport& report, const TallyCounts& positions, std
       report.extra_tests.push_back(std::move(*t));
 }
 
+// Whether the rank (deal) test could see one order made twice as likely:
+// that adds about a bin's expected count to its noncentrality, which must
+// reach what the FAIL level detects with the plain words' power.
+bool rank_test_sees_a_doubled_order(const TestResult& rank, double trials, std::uint64_t bins, double fail) {
+  if (bins < 2) return true;
+  return trials / static_cast<double>(bins - 1) >= noncentrality_to_detect(rank.fit.df, fail, kPlainPower);
+}
+
 // The item x position matrix's test. Tallied without being asked, the
-// matrix is tested only where the rank test could not run, and a note says
-// so.
+// matrix is tested where the rank test could not run, or could not see an
+// order made twice as likely (many orders, few records a bin: a doubled
+// cell of the matrix shows long before), and a note says so.
 void add_position_test(AuditReport& report, const Tally& tally, const Shape& shape, const AuditOptions& options,
                        std::string_view noun) {
   const bool deal = !shape.whole();
   const TallyCounts& ranks = tally[TallyKind::ranks];
   const TallyCounts& positions = tally[TallyKind::positions];
-  const bool test_positions = !positions.empty() && !(options.position_on_demand && report.rank);
+  const bool rank_sees = report.rank && rank_test_sees_a_doubled_order(*report.rank, static_cast<double>(tally.trials),
+                                                                      ranks.bins(), options.thresholds.fail);
+  const bool test_positions = !positions.empty() && !(options.position_on_demand && rank_sees);
   if (test_positions && options.position_on_demand)
     report.notes.push_back(std::string(deal ? "slot" : "position") + " test run without being asked: the " +
-                           (deal ? "deal" : "rank") + " test could not run (" +
-                           (ranks.empty() ? std::string("too many orders for a histogram")
-                                          : "too few " + std::string(noun) + " a bin") +
-                           ")");
+                           (deal ? "deal" : "rank") + " test " +
+                           (report.rank ? "could not see one " + std::string(deal ? "deal" : "order") +
+                                              " made twice as likely (too few " + std::string(noun) + " a bin)"
+                            : "could not run (" + (ranks.empty() ? std::string("too many orders for a histogram")
+                                                                 : "too few " + std::string(noun) + " a bin") + ")"));
   if (test_positions) {
     // Against the model, or (a stream's lag tests) against independent
     // records of the stream's own law, else uniform.

@@ -36,14 +36,8 @@ std::optional<TestResult> max_cell_test(const TallyCounts& positions, std::uint6
   if (cells == 0) return std::nullopt;
   const double p = law ? law->p[best_cell] : 1.0 / s.n, m = static_cast<double>(trials);
   const double count = static_cast<double>(counts[best_cell]);
-  GoodnessOfFit fit;
-  fit.statistic = (count - m * p) / std::sqrt(m * p * (1 - p));
-  fit.df = 1;
-  fit.g_statistic = fit.g_p_value = std::numeric_limits<double>::quiet_NaN();
-  fit.log10_p = std::min(0.0, best + std::log10(static_cast<double>(cells)));
-  fit.p_value = std::pow(10.0, fit.log10_p);
-  fit.p_lower = 1 - fit.p_value;
-  fit.min_expected = m * p;
+  const GoodnessOfFit fit = count_fit((count - m * p) / std::sqrt(m * p * (1 - p)),
+                                      best + std::log10(static_cast<double>(cells)), m * p);
   const bool whole = s.whole();
   TestResult t{"max cell", fit, "max_cell",
                std::string("max-cell test (") + std::to_string(cells) + (whole ? " item x position" : " item x slot") +
@@ -68,14 +62,9 @@ std::optional<TestResult> fixed_point_test(const TallyCounts& positions, std::ui
   std::uint64_t fixed = 0;
   for (std::uint64_t i = 0; i < k; ++i) fixed += positions.counts()[i * k + i];
   const double per_record = static_cast<double>(s.k) / s.n, lambda = static_cast<double>(trials) * per_record;
-  GoodnessOfFit fit;
-  fit.statistic = (static_cast<double>(fixed) - lambda) / std::sqrt(lambda);
-  fit.df = 1;
-  fit.g_statistic = fit.g_p_value = std::numeric_limits<double>::quiet_NaN();
-  fit.log10_p = log10_two_sided(log10_poisson_lower(fixed, lambda), log10_poisson_upper(fixed, lambda));
-  fit.p_value = std::pow(10.0, fit.log10_p);
-  fit.p_lower = 1 - fit.p_value;
-  fit.min_expected = lambda;
+  const GoodnessOfFit fit =
+      count_fit((static_cast<double>(fixed) - lambda) / std::sqrt(lambda),
+                log10_two_sided(log10_poisson_lower(fixed, lambda), log10_poisson_upper(fixed, lambda)), lambda);
   const bool whole = s.whole();
   TestResult t{"fixed points", fit, "fixed_points",
                std::string("fixed-point test (item i ") + (whole ? "at position i" : "in slot i") + ", both tails)", "z"};

@@ -54,7 +54,7 @@ RecordStats read_all(const ByteSource& source, const RecordOptions& options, con
       break;
   }
   records.flush();
-  return checked_stats(stats);
+  return options.piece ? stats : checked_stats(stats);
 }
 
 }  // namespace
@@ -93,9 +93,13 @@ RecordStats read_record_ranks(const ByteSource& source, const RecordOptions& opt
                                    std::to_string(kMaxRankItems) + ")");
   std::optional<Binary> npy;
   if (options.format == RecordFormat::npy) npy = read_npy_records(source, options);
-  if (options.n <= kMaxTableItems && options.format != RecordFormat::text) {
+  // (A resumed read passes over its first records one by one, in Records.)
+  if (options.n <= kMaxTableItems && options.format != RecordFormat::text && options.pass_over == 0) {
     const Binary b = npy ? *npy : Binary{record_format_row(options.format).item_bytes, false};
-    if (!b.is_signed) return checked_stats(read_ranked_table(source, options, b, each));
+    if (!b.is_signed) {
+      const RecordStats stats = read_ranked_table(source, options, b, each);
+      return options.piece ? stats : checked_stats(stats);
+    }
   }
   // Anything else: checked as read_records does, then ranked one at a time.
   std::vector<std::uint64_t> ranks;

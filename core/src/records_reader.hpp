@@ -132,6 +132,10 @@ class Records {
   template <class Text>
   bool finish(const Text& text, std::uint64_t line = 0) {
     ++number_;
+    if (passed_ < o_.pass_over && !bad_ && count_ == width_) {
+      ++passed_;  // counted by the read this one resumes
+      return true;
+    }
     if (!bad_ && count_ == width_) {
       ++stats_.records;
       return ++batched_ < batch_records_ || flush();
@@ -204,6 +208,7 @@ class Records {
   std::string hint_;     // and what to do about it, if the problem suggests it
   std::string first_hint_;  // the first wrong record's hint
   std::uint64_t number_ = 0;
+  std::uint64_t passed_ = 0;  // right records passed over (RecordOptions::pass_over)
   RecordStats stats_;
 };
 

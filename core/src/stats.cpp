@@ -476,6 +476,41 @@ GoodnessOfFit z_test(double z, Tail tail) {
   return g;
 }
 
+namespace {
+
+// log10 P(X >= x) (upward) or P(X <= x) of a Poisson(lambda), lambda =
+// e^log_lambda given by its log where it is far below 1: e^-lambda
+// lambda^x / x! times 1 + lambda/(x+1) + lambda^2/((x+1)(x+2)) + .., whose
+// terms fall at least as fast as lambda / (x + 1) < 1 (or, downward,
+// x/lambda + x(x-1)/lambda^2 + .., for x < lambda). Where a tail a double
+// cannot hold, or a series the incomplete gamma does not take.
+double log10_poisson_point_series(std::uint64_t x, double lambda, double log_lambda, bool upward) {
+  const auto d = static_cast<double>(x);
+  double sum = 1, term = 1;
+  for (std::uint64_t i = 1; i < 100000 && term > 1e-17 * sum; ++i) {
+    if (upward) {
+      term *= lambda / (d + static_cast<double>(i));
+    } else {
+      if (i > x) break;
+      term *= (d - static_cast<double>(i) + 1) / lambda;
+    }
+    sum += term;
+  }
+  return (-lambda + d * log_lambda - std::lgamma(d + 1) + std::log(sum)) / std::log(10.0);
+}
+
+// Below this a tail is taken from its bound or series (a double's range ends
+// near 1e-308, and Boost's tails lose their digits before it).
+constexpr double kSmallestTail = 1e-300;
+
+// log10 of `tail`, or `far()` where the tail is past a double's range.
+template <class Far>
+double log10_or(double tail, Far far) {
+  return tail > kSmallestTail ? std::log10(tail) : far();
+}
+
+}  // namespace
+
 GoodnessOfFit poisson_test(std::uint64_t x, double log_lambda) {
   GoodnessOfFit g;
   g.statistic = static_cast<double>(x);
@@ -490,14 +525,7 @@ GoodnessOfFit poisson_test(std::uint64_t x, double log_lambda) {
   } else if (lambda >= d) {
     g.log10_p = std::log10(boost::math::gamma_p(d, lambda));
   } else {
-    // P(X >= x) = e^-lambda lambda^x / x! (1 + lambda/(x+1) + lambda^2/((x+1)(x+2)) + ..),
-    // a series whose terms fall at least as fast as lambda / (x + 1) < 1.
-    double sum = 1, term = 1;
-    for (int i = 1; i < 1000 && term > 1e-17 * sum; ++i) {
-      term *= lambda / (d + i);
-      sum += term;
-    }
-    g.log10_p = (-lambda + d * log_lambda - std::lgamma(d + 1) + std::log(sum)) / std::log(10.0);
+    g.log10_p = log10_poisson_point_series(x, lambda, log_lambda, true);
   }
   g.p_value = std::pow(10.0, g.log10_p);
   g.p_lower = 1 - g.p_value;
@@ -521,24 +549,7 @@ double log10_chernoff(std::uint64_t x, std::uint64_t trials, double p) {
 // log10 of an exact tail, or of its Chernoff bound where the tail
 // underflows a double.
 double log10_tail(double tail, std::uint64_t x, std::uint64_t trials, double p) {
-  return tail > 1e-300 ? std::log10(tail) : log10_chernoff(x, trials, p);
-}
-
-// P(X >= x) = e^-lambda lambda^x / x! (1 + lambda/(x+1) + ...): terms fall
-// at least as fast as lambda / (x + 1) < 1.
-double log10_poisson_point_series(std::uint64_t x, double lambda, bool upward) {
-  const auto d = static_cast<double>(x);
-  double sum = 1, term = 1;
-  for (std::uint64_t i = 1; i < 100000 && term > 1e-17 * sum; ++i) {
-    if (upward) {
-      term *= lambda / (d + static_cast<double>(i));
-    } else {
-      if (i > x) break;
-      term *= (d - static_cast<double>(i) + 1) / lambda;
-    }
-    sum += term;
-  }
-  return (-lambda + d * std::log(lambda) - std::lgamma(d + 1) + std::log(sum)) / kLn10;
+  return log10_or(tail, [&] { return log10_chernoff(x, trials, p); });
 }
 
 }  // namespace
@@ -561,12 +572,24 @@ double log10_binomial_lower(std::uint64_t x, std::uint64_t trials, double p) {
 double log10_poisson_upper(std::uint64_t x, double lambda) {
   if (x == 0) return 0;
   const double tail = boost::math::gamma_p(static_cast<double>(x), lambda);  // P(X >= x)
-  return tail > 1e-300 ? std::log10(tail) : log10_poisson_point_series(x, lambda, true);
+  return log10_or(tail, [&] { return log10_poisson_point_series(x, lambda, std::log(lambda), true); });
 }
 
 double log10_poisson_lower(std::uint64_t x, double lambda) {
   const double tail = boost::math::gamma_q(static_cast<double>(x) + 1, lambda);  // P(X <= x)
-  return tail > 1e-300 ? std::log10(tail) : log10_poisson_point_series(x, lambda, false);
+  return log10_or(tail, [&] { return log10_poisson_point_series(x, lambda, std::log(lambda), false); });
+}
+
+GoodnessOfFit count_fit(double z, double log10_p, double expected) {
+  GoodnessOfFit fit;
+  fit.statistic = z;
+  fit.df = 1;
+  fit.g_statistic = fit.g_p_value = std::numeric_limits<double>::quiet_NaN();
+  fit.log10_p = std::min(0.0, log10_p);
+  fit.p_value = std::pow(10.0, fit.log10_p);
+  fit.p_lower = 1 - fit.p_value;
+  fit.min_expected = expected;
+  return fit;
 }
 
 }  // namespace melange

@@ -6,6 +6,7 @@
 
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
+#include "melange/internal/state_words.hpp"
 #include "melange/philox.hpp"
 #include "melange/rank.hpp"
 
@@ -163,8 +164,100 @@ class StreamTally::Repeats {
 
   RepeatCount count;
 
+  // The counts and every key held: a bitmap's words, or a table's keys.
+  void save(internal::StateWriter& w) {
+    drain();
+    w.word(count.covered);
+    w.word(count.repeats);
+    w.word(count.capped);
+    w.word(bitmap() ? 1 : 0);
+    if (bitmap()) return w.words(bitmap_);
+    std::vector<std::uint64_t> keys;
+    for (const Key& k : table_)
+      if (!k.empty()) keys.insert(keys.end(), {k.hi, k.lo});
+    w.words(keys);
+  }
+
+  // A fresh tally takes a saved one's counts and keys; keys past this
+  // tally's budget leave it capped (later records are not compared).
+  void restore(internal::StateReader& r) {
+    count.covered = r.word();
+    count.repeats = r.word();
+    count.capped = r.word() != 0;
+    if (!absorb(r, false)) count.capped = true;
+  }
+
+  // The keys of the records after these: each one already held is a repeat.
+  void join(internal::StateReader& r) {
+    const std::uint64_t covered = r.word(), repeats = r.word();
+    const bool capped = r.word() != 0;
+    if (count.capped) {
+      r.word();
+      r.words(std::uint64_t{1} << 40);
+      return;  // the records after the budget ran out are not compared
+    }
+    if (!absorb(r, true)) {
+      count.capped = true;
+      return;
+    }
+    count.covered += covered;
+    count.repeats += repeats;
+    count.capped = capped;
+  }
+
  private:
   using Key = Fingerprint;  // (0, 0): an empty slot
+
+  // Reads a saved key set into this one; `count_repeats`: a key held
+  // already is a repeat. False when the budget cannot hold them.
+  bool absorb(internal::StateReader& r, bool count_repeats) {
+    const bool saved_bitmap = r.word() != 0;
+    const std::vector<std::uint64_t> saved = r.words(std::uint64_t{1} << 40);
+    if (!bitmap()) {
+      // Room for every saved key, were none held yet, or none is taken:
+      // the keys held stay as they were.
+      std::uint64_t keys = 0;
+      if (saved_bitmap)
+        for (std::uint64_t w : saved) keys += static_cast<std::uint64_t>(std::popcount(w));
+      else keys = saved.size() / 2;
+      std::uint64_t slots = table_.size();
+      while (slots / 2 < used_ + keys) slots *= 2;
+      if (slots * sizeof(Key) > budget_ || table_.empty()) return false;
+      // Sized once, before any key goes in: keys that come in the slot
+      // order of a larger table would pile up in a smaller one (each
+      // probing to the end of one growing run).
+      resize(slots);
+    }
+    const auto take = [&](Key key) {
+      bool added = false;
+      if (bitmap()) {
+        std::uint64_t& word = bitmap_[(key.hi - 1) >> 6];
+        const std::uint64_t bit = std::uint64_t{1} << ((key.hi - 1) & 63);
+        added = (word & bit) == 0;
+        word |= bit;
+      } else {
+        added = insert(key);
+        used_ += added;
+      }
+      count.repeats += count_repeats && !added;
+      return true;
+    };
+    if (saved_bitmap) {
+      if (!count.exact || saved.size() != (outcomes_ + 63) / 64) r.fail("its repeats' keys are of another kind");
+      for (std::uint64_t i = 0; i < saved.size(); ++i)
+        for (std::uint64_t w = saved[i]; w != 0; w &= w - 1)
+          if (!take(Key{i * 64 + static_cast<std::uint64_t>(std::countr_zero(w)) + 1, 0})) return false;
+      return true;
+    }
+    if (saved.size() % 2 != 0) r.fail("its repeats' keys are cut short");
+    for (std::size_t i = 0; i < saved.size(); i += 2) {
+      const Key key{saved[i], saved[i + 1]};
+      if (key.empty() || (count.exact && (key.lo != 0 || key.hi > outcomes_)))
+        r.fail("its repeats' keys are of another kind");
+      if (!take(key)) return false;
+    }
+    return true;
+  }
 
   const std::uint16_t* as_hand(const std::uint16_t* record) {
     std::copy(record, record + shape_.k, sorted_.begin());
@@ -205,11 +298,15 @@ class StreamTally::Repeats {
   // Doubles the table, if the budget allows it.
   bool grow() {
     if (table_.size() * 2 * sizeof(Key) > budget_) return false;
-    std::vector<Key> old(table_.size() * 2);
+    resize(table_.size() * 2);
+    return true;
+  }
+  void resize(std::uint64_t slots) {
+    if (slots <= table_.size()) return;
+    std::vector<Key> old(slots);
     old.swap(table_);
     for (const Key& k : old)
       if (!k.empty()) insert(k);
-    return true;
   }
 
   Shape shape_;
@@ -258,6 +355,7 @@ StreamTally::~StreamTally() = default;
 
 // The identity at `record`: the gap since it was last seen.
 void StreamTally::add_gap(std::uint64_t record) {
+  if (gaps_->first == 0) gaps_->first = record + 1;
   if (gaps_->last != 0) ++gaps_->bins[std::min<std::uint64_t>(record + 1 - gaps_->last, gaps_->bins.size()) - 1];
   gaps_->last = record + 1;
 }
@@ -305,6 +403,10 @@ void StreamTally::add_ranks(const std::uint64_t* ranks, std::size_t records) {
   for (std::size_t r = records > ring ? records - ring : 0; r < records; ++r) {
     rank_history_[(ring_ + r) % ring] = ranks[r];
   }
+  for (std::size_t r = 0; r < records && records_ + r < ring; ++r) {
+    const std::vector<int> items = lehmer_unrank(ranks[r], shape_.n);
+    first_.insert(first_.end(), items.begin(), items.end());
+  }
   if (max_lag_ > 0) ring_ = static_cast<std::size_t>((ring_ + records) % ring);
   if (repeats_ && !repeats_->count.capped) repeats_->add_exact(ranks, records);
   if (serial_ && records > 0) {
@@ -347,10 +449,8 @@ void StreamTally::add(const std::uint16_t* record) {
     count_dealt(trial_job(lags_[i].job), relabeled_.data(), *counters_[i]);
     ++lags_[i].job.trials;
   }
-  if (max_lag_ > 0) {
-    std::copy(record, record + k, history_.begin() + static_cast<std::ptrdiff_t>(ring_ * k));
-    advance_ring();
-  }
+  keep_first(record);
+  remember(record);
   if (repeats_) repeats_->add(record);
   if (serial_) {
     const std::uint64_t r = lehmer_rank(record, shape_.n);
@@ -375,6 +475,208 @@ void StreamTally::flush() {
     }
     if (ranked_) derive_from_ranks(lags_[i].tally, shape_, lags_[i].job.tallies);
   }
+}
+
+void StreamTally::keep_first(const std::uint16_t* record) {
+  if (records_ < static_cast<std::uint64_t>(max_lag_)) first_.insert(first_.end(), record, record + shape_.k);
+}
+
+void StreamTally::remember(const std::uint16_t* record) {
+  if (max_lag_ == 0) return;
+  if (ranked_) {
+    rank_history_[ring_] = lehmer_rank(record, shape_.n);
+  } else {
+    const auto k = static_cast<std::size_t>(shape_.k);
+    std::copy(record, record + k, history_.begin() + static_cast<std::ptrdiff_t>(ring_ * k));
+  }
+  advance_ring();
+}
+
+std::vector<std::uint16_t> StreamTally::ring_records() const {
+  const auto k = static_cast<std::size_t>(shape_.k);
+  const std::uint64_t held = std::min<std::uint64_t>(records_, static_cast<std::uint64_t>(max_lag_));
+  std::vector<std::uint16_t> out;
+  out.reserve(held * k);
+  for (std::uint64_t back = held; back > 0; --back) {
+    const std::size_t slot = ring_back(static_cast<int>(back));
+    if (ranked_) {
+      const std::vector<int> items = lehmer_unrank(rank_history_[slot], shape_.n);
+      out.insert(out.end(), items.begin(), items.end());
+    } else {
+      out.insert(out.end(), history_.begin() + static_cast<std::ptrdiff_t>(slot * k),
+                 history_.begin() + static_cast<std::ptrdiff_t>((slot + 1) * k));
+    }
+  }
+  return out;
+}
+
+void StreamTally::count_lag(std::size_t i, const std::uint16_t* before, const std::uint16_t* record) {
+  LagTally& l = lags_[i];
+  ++l.job.trials;
+  if (ranked_) {
+    // Lag 1 beside the serial pairs is read off them (append adds the pair).
+    if (l.lag == 1 && serial_) return;
+    ++l.tally[TallyKind::ranks].counts()[compose_[lehmer_rank(before, shape_.n) * orders_ +
+                                                  lehmer_rank(record, shape_.n)]];
+  } else {
+    relabel(before, record, relabeled_.data());
+    count_dealt(trial_job(l.job), relabeled_.data(), *counters_[i]);
+  }
+}
+
+namespace {
+// The first word of a saved stream tally: "MSTR", format 1.
+constexpr std::uint64_t kStreamStateTag = 0x4d535452'00000001ull;
+}  // namespace
+
+std::vector<std::uint64_t> StreamTally::save() {
+  flush();
+  std::vector<std::uint64_t> out;
+  internal::StateWriter w(out);
+  w.word(kStreamStateTag);
+  w.word(static_cast<std::uint64_t>(shape_.n));
+  w.word(static_cast<std::uint64_t>(shape_.k));
+  w.word(lags_.size());
+  for (const LagTally& l : lags_) w.word(static_cast<std::uint64_t>(l.lag));
+  w.word(records_);
+  for (const LagTally& l : lags_) {
+    w.word(l.job.trials);
+    for (TallyKind kind : kAllTallyKinds)
+      if (l.job.tallies.has(kind)) w.words(l.tally[kind].counts());
+  }
+  w.items(first_);
+  w.items(ring_records());
+  w.word(repeats_ ? 1 : 0);
+  if (repeats_) repeats_->save(w);
+  if (serial_) {
+    w.word(serial_->first);
+    w.word(serial_->last);
+    w.words(serial_->pairs);
+    w.word(gaps_->first);
+    w.word(gaps_->last);
+    w.words(gaps_->bins);
+  }
+  return out;
+}
+
+namespace {
+
+// The part of a saved state up to its repeats, read and checked against
+// `t`'s shape and options.
+struct SavedCounts {
+  std::uint64_t records = 0;
+  std::vector<std::uint64_t> lag_trials;
+  std::vector<std::vector<std::vector<std::uint64_t>>> lag_counts;  // [lag][kind taken]
+  std::vector<std::uint16_t> first, ring;
+};
+
+SavedCounts read_counts(internal::StateReader& r, Shape shape, const std::vector<LagTally>& lags, int max_lag) {
+  r.expect(kStreamStateTag, "format");
+  r.expect(static_cast<std::uint64_t>(shape.n), "n");
+  r.expect(static_cast<std::uint64_t>(shape.k), "k");
+  r.expect(lags.size(), "number of lags");
+  for (const LagTally& l : lags) r.expect(static_cast<std::uint64_t>(l.lag), "lags");
+  SavedCounts c;
+  c.records = r.word();
+  for (const LagTally& l : lags) {
+    c.lag_trials.push_back(r.word());
+    auto& counts = c.lag_counts.emplace_back();
+    for (TallyKind kind : kAllTallyKinds)
+      if (l.job.tallies.has(kind)) counts.push_back(r.words(l.tally[kind].counts().size()));
+  }
+  const std::uint64_t most = static_cast<std::uint64_t>(max_lag) * static_cast<std::uint64_t>(shape.k);
+  const std::uint64_t held = std::min<std::uint64_t>(c.records, static_cast<std::uint64_t>(max_lag)) *
+                             static_cast<std::uint64_t>(shape.k);
+  c.first = r.items(most);
+  c.ring = r.items(most);
+  if (c.first.size() != held || c.ring.size() != held) r.fail("its first and last records are not the records it counted");
+  for (std::uint16_t item : c.first)
+    if (item >= shape.n) r.fail("an item of its records is out of range");
+  for (std::uint16_t item : c.ring)
+    if (item >= shape.n) r.fail("an item of its records is out of range");
+  return c;
+}
+
+}  // namespace
+
+void StreamTally::restore(std::span<const std::uint64_t> words) {
+  if (records_ != 0) throw Error("a stream tally takes a saved state only when fresh");
+  internal::StateReader r(words, "a stream tally's saved state");
+  SavedCounts c = read_counts(r, shape_, lags_, max_lag_);
+  for (std::size_t i = 0; i < lags_.size(); ++i) {
+    lags_[i].job.trials = c.lag_trials[i];
+    std::size_t taken = 0;
+    for (TallyKind kind : kAllTallyKinds)
+      if (lags_[i].job.tallies.has(kind)) {
+        std::vector<std::uint64_t>& counts = lags_[i].tally[kind].counts();
+        if (c.lag_counts[i][taken].size() != counts.size()) r.fail("a lag's table has another size than this audit's");
+        counts = std::move(c.lag_counts[i][taken++]);
+      }
+    lags_[i].tally.trials = lags_[i].job.trials;
+  }
+  first_ = std::move(c.first);
+  const auto k = static_cast<std::size_t>(shape_.k);
+  for (std::size_t at = 0; at < c.ring.size(); at += k) remember(c.ring.data() + at);
+  if ((r.word() != 0) != has_repeats()) r.fail("it was counted with another repeats setting");
+  if (repeats_) repeats_->restore(r);
+  if (serial_) {
+    serial_->first = r.word();
+    serial_->last = r.word();
+    r.words_into(serial_->pairs);
+    gaps_->first = r.word();
+    gaps_->last = r.word();
+    r.words_into(gaps_->bins);
+    if (serial_->first >= serial_->orders || serial_->last >= serial_->orders || gaps_->first > c.records ||
+        gaps_->last > c.records)
+      r.fail("its serial pairs' ends are out of range");
+  }
+  if (!r.done()) r.fail("words follow its end");
+  records_ = c.records;
+}
+
+void StreamTally::append(StreamTally& later) {
+  if (later.shape_.n != shape_.n || later.shape_.k != shape_.k || later.lags_.size() != lags_.size() || later.has_repeats() != has_repeats())
+    throw Error("a stream tally appends only another of its shape and options");
+  flush();
+  later.flush();
+  const auto k = static_cast<std::size_t>(shape_.k);
+  // The pairs across the cut: record j of `later` against the record `lag`
+  // before it, which is among the last max-lag records here.
+  const std::vector<std::uint16_t> ring = ring_records();
+  const std::uint64_t held = ring.size() / k, later_first = later.first_.size() / k;
+  for (std::size_t i = 0; i < lags_.size(); ++i) {
+    const auto lag = static_cast<std::uint64_t>(lags_[i].lag);
+    for (std::uint64_t j = 0; j < std::min(lag, later_first); ++j) {
+      if (held + j < lag) continue;  // no record that far back
+      count_lag(i, ring.data() + (held + j - lag) * k, later.first_.data() + j * k);
+    }
+    counters_[i]->flush();
+    lags_[i].tally.merge(later.lags_[i].tally);
+    lags_[i].job.trials += later.lags_[i].job.trials;
+  }
+  for (std::size_t at = 0; at < later_first * k && first_.size() < static_cast<std::size_t>(max_lag_) * k; at += k)
+    first_.insert(first_.end(), later.first_.begin() + static_cast<std::ptrdiff_t>(at),
+                  later.first_.begin() + static_cast<std::ptrdiff_t>(at + k));
+  const std::vector<std::uint16_t> later_ring = later.ring_records();
+  for (std::size_t at = 0; at < later_ring.size(); at += k) remember(later_ring.data() + at);
+  if (repeats_) {
+    std::vector<std::uint64_t> keys;
+    internal::StateWriter w(keys);
+    later.repeats_->save(w);
+    internal::StateReader r(keys, "a stream tally's repeats");
+    repeats_->join(r);
+  }
+  if (serial_ && later.records_ > 0) {
+    if (records_ > 0) ++serial_->pairs[serial_->last * serial_->orders + later.serial_->first];
+    else serial_->first = later.serial_->first;
+    serial_->last = later.serial_->last;
+    for (std::size_t c = 0; c < serial_->pairs.size(); ++c) serial_->pairs[c] += later.serial_->pairs[c];
+    if (later.gaps_->first != 0) add_gap(records_ + later.gaps_->first - 1);
+    for (std::size_t b = 0; b < gaps_->bins.size(); ++b) gaps_->bins[b] += later.gaps_->bins[b];
+    if (later.gaps_->last != 0) gaps_->last = records_ + later.gaps_->last;
+  }
+  records_ += later.records_;
+  flush();
 }
 
 }  // namespace melange

@@ -1,10 +1,13 @@
 #include "melange/audit_plan.hpp"
 
+#include "melange/internal/state_words.hpp"
+
 #include <algorithm>
 
 #include "melange/deal.hpp"
 #include "melange/error.hpp"
 #include "melange/internal/grouped_digits.hpp"
+#include "melange/internal/state_words.hpp"
 #include "melange/laws.hpp"
 #include "melange/rank.hpp"
 #include "record_pipeline.hpp"
@@ -406,6 +409,76 @@ RunResult RecordAuditor::result() {
   run.backend = "input";
   run.threads = 1;
   return run;
+}
+
+namespace {
+// The first word of a saved record audit: "MREC", format 1.
+constexpr std::uint64_t kRecordStateTag = 0x4d524543'00000001ull;
+}  // namespace
+
+std::vector<std::uint64_t> RecordAuditor::save() {
+  bring_up_to_date();
+  std::vector<std::uint64_t> out;
+  internal::StateWriter w(out);
+  w.word(kRecordStateTag);
+  w.word(counted_);
+  w.word(static_cast<std::uint64_t>(look_));
+  w.word(next_look_);
+  for (TallyKind kind : kAllTallyKinds)
+    if (job_.tallies.has(kind)) w.words(tally_[kind].counts());
+  std::vector<std::uint16_t> head;
+  for (const std::vector<int>& record : head_) head.insert(head.end(), record.begin(), record.end());
+  w.items(head);
+  w.word(stream_ ? 1 : 0);
+  if (stream_) w.words(stream_->save());
+  return out;
+}
+
+void RecordAuditor::restore(std::span<const std::uint64_t> words) {
+  if (counted_ != 0) throw Error("a record audit takes a saved state only when fresh");
+  internal::StateReader r(words, "a record audit's saved state");
+  r.expect(kRecordStateTag, "format");
+  const std::uint64_t counted = r.word();
+  const std::uint64_t look = r.word(), next_look = r.word();
+  if (look == 0 || look > 64 || next_look == 0) r.fail("its progressive looks are out of range");
+  Tally tally = Tally::for_job(job_);
+  for (TallyKind kind : kAllTallyKinds)
+    if (job_.tallies.has(kind)) {
+      std::vector<std::uint64_t>& counts = tally[kind].counts();
+      const std::size_t bins = counts.size();
+      counts = r.words(bins);
+      if (counts.size() != bins) r.fail("a table in it has another size than this audit's");
+    }
+  const auto width = static_cast<std::size_t>(shape_of(job_).k);
+  const std::vector<std::uint16_t> head = r.items(kHeadRecords * width);
+  if (head.size() != std::min<std::uint64_t>(counted, kHeadRecords) * width) r.fail("its first records are missing");
+  if ((r.word() != 0) != (stream_ != nullptr)) r.fail("it was counted with another stream tests setting");
+  if (stream_) {
+    stream_->restore(r.words(words.size()));
+    if (stream_->records() != counted) r.fail("its stream tests counted other records");
+  }
+  if (!r.done()) r.fail("words follow its end");
+  tally_ = std::move(tally);
+  counted_ = counted;
+  look_ = static_cast<int>(look);
+  next_look_ = next_look;
+  for (std::size_t at = 0; at < head.size(); at += width)
+    head_.emplace_back(head.begin() + static_cast<std::ptrdiff_t>(at),
+                       head.begin() + static_cast<std::ptrdiff_t>(at + width));
+  bring_up_to_date();
+}
+
+void RecordAuditor::append(RecordAuditor& later) {
+  if ((stream_ == nullptr) != (later.stream_ == nullptr) || job_.tallies != later.job_.tallies)
+    throw Error("a record audit appends only another of its job and options");
+  bring_up_to_date();
+  later.bring_up_to_date();
+  tally_.merge(later.tally_);
+  for (const std::vector<int>& record : later.head_)
+    if (head_.size() < kHeadRecords) head_.push_back(record);
+  if (stream_) stream_->append(*later.stream_);
+  counted_ += later.counted_;
+  bring_up_to_date();
 }
 
 }  // namespace melange

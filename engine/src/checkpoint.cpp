@@ -42,15 +42,12 @@ auto count_arrays(T& t) {
   return arrays;
 }
 
-// The checksum of a checkpoint: FNV-1a over the header's bytes, then each
-// count mixed in by xor, a rotation and an odd multiplier. Every step is a
-// bijection of the state, so a change to any one count always shows, and
-// one that depends on the order, so swapped counts show too; an edit that
-// keeps every sum (which the sum checks cannot see) is caught here.
+// The checksum of a checkpoint: FNV-1a over the header's bytes, then the
+// counts mixed in (mix_words); an edit that keeps every sum (which the sum
+// checks cannot see) is caught here.
 std::uint64_t checksum(const std::string& header, const Tally& t) {
   std::uint64_t h = internal::fnv1a(header);
-  for (const std::vector<std::uint64_t>* a : count_arrays(t))
-    for (std::uint64_t w : *a) h = std::rotl(h ^ w, 23) * 0x9e3779b97f4a7c15u;
+  for (const std::vector<std::uint64_t>* a : count_arrays(t)) h = internal::mix_words(h, a->data(), a->size());
   return h;
 }
 

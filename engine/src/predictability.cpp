@@ -12,9 +12,10 @@ namespace melange {
 namespace {
 
 using predict::FamilyRow;
+using predict::kMillisecondsADay;
+using predict::kSecondsADay;
 using predict::PredictabilityCheck;
 
-constexpr std::uint64_t kSecondsADay = 86'400;
 // A window is searched only where chance alone gives at most this many
 // seeds dealing the first record: each is dealt on through the others.
 constexpr double kMostChanceMatches = 100;
@@ -103,7 +104,7 @@ std::vector<Planned> extra_windows(const PredictabilityPlan& plan) {
     const auto t = static_cast<std::uint64_t>(*plan.records_time) * 1000;
     for (const FamilyRow& f : predict::families())
       if (!f.fixed_deck)
-        out.push_back({&f, {t - kSecondsADay * 1000, t}, "the day before the records' time, in milliseconds"});
+        out.push_back({&f, {t - kMillisecondsADay, t}, "the day before the records' time, in milliseconds"});
   }
   for (const FamilyRow& f : predict::families())
     if (!f.fixed_deck) out.push_back({&f, {0, f.seed_space - 1}, "every seed"});

@@ -289,7 +289,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
     add_job_fields(j, job);
   }
   j["threads"] = run.threads;
-  if (!input) j["ranks"] = run.ranks;
+  if (!input || run.ranks > 1) j["ranks"] = run.ranks;  // records: where MPI ranks read them
   j["backend"] = run.backend;
   if (!run.arch.empty()) j["simd_arch"] = run.arch;
   if (!run.note.empty()) j["backend_note"] = run.note;

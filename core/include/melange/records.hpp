@@ -59,6 +59,15 @@ struct RecordOptions {
   // Text: item i is written labels[i] ("Kh", "2c"), not as a number; empty: numbers or letters.
   std::vector<std::string> labels{};
   std::size_t block_bytes = std::size_t{1} << 20;
+  // Right records a read before this one counted: read past, neither
+  // handed on nor counted, so that a read resumed from a checkpoint goes
+  // on where it stopped and numbers records as it did (the wrong ones
+  // among them are counted again: a checkpoint keeps no count of a partly
+  // read input's).
+  std::uint64_t pass_over = 0;
+  // One piece of a larger input (the rest of a resumed read, an MPI rank's
+  // byte range): it may hold no records at all.
+  bool piece = false;
 };
 
 // What the first lines of a text input say about its records, so that a

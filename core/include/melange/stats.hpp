@@ -57,6 +57,12 @@ struct GoodnessOfFit {
   bool exact_lower = false;
 };
 
+// An exact test of one count, read as a z: `z` the count standardized,
+// `log10_p` its exact two-sided p (or a minimum over cells, corrected), the
+// count `expected`; no G-test. The tails the max-cell, fixed-point and
+// category-tail tests give their grading.
+GoodnessOfFit count_fit(double z, double log10_p, double expected);
+
 // Pearson chi-square and G-test of counts against probabilities (which need
 // not sum exactly to one; they are normalised). Bins of zero probability are
 // left out of df; any observation there makes the statistic infinite.

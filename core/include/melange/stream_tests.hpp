@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "melange/job.hpp"
@@ -105,7 +106,8 @@ struct SerialPairs {
 struct GapCounts {
   std::uint64_t orders = 0;
   std::vector<std::uint64_t> bins;
-  std::uint64_t last = 0;  // 1 + the record where the identity was last seen; 0: not yet
+  std::uint64_t first = 0;  // 1 + the record where the identity was first seen; 0: not yet
+  std::uint64_t last = 0;   // 1 + the record where the identity was last seen; 0: not yet
 };
 
 class StreamTally {
@@ -125,6 +127,23 @@ class StreamTally {
   void add_ranks(const std::uint64_t* ranks, std::size_t records);
   // Brings the tallies up to date (before they are read).
   void flush();
+
+  // A stream cut in consecutive pieces (a log's days, MPI ranks' byte
+  // ranges, a checkpoint and the records after it), each counted from a
+  // fresh tally of the same shape and options, is one stream again:
+  // - save(): this piece's state as 64-bit words: the counts, the first
+  //   and the last max-lag records (the pairs across a cut need them),
+  //   the serial pairs' and gaps' ends, the repeats' keys;
+  // - restore(): a fresh tally takes a saved state; throws Error when the
+  //   words are not one (cut short, another shape or other options);
+  // - append(later): `later` counted the records that follow these; the
+  //   pairs across the cut are counted once, here, so the result equals
+  //   the tally of the whole stream read in one go. The repeats' keys are
+  //   joined within the memory budget; past it, later records are not
+  //   compared (RepeatCount::capped), as in one pass.
+  std::vector<std::uint64_t> save();
+  void restore(std::span<const std::uint64_t> words);
+  void append(StreamTally& later);
 
   std::uint64_t records() const { return records_; }
   Shape shape() const { return shape_; }
@@ -163,6 +182,15 @@ class StreamTally {
   std::unique_ptr<GapCounts> gaps_;
   std::vector<std::size_t> identities_;  // scratch: where a batch holds the identity
   void add_gap(std::uint64_t record);
+  // The first max-lag records as read (the later side of a cut), items.
+  std::vector<std::uint16_t> first_;
+  void keep_first(const std::uint16_t* record);
+  // The last min(records, max-lag) records, oldest first, as items.
+  std::vector<std::uint16_t> ring_records() const;
+  // Into the ring as the newest record, no tally counted.
+  void remember(const std::uint16_t* record);
+  // The relabeled record of `before` and `record` into lag i's tally.
+  void count_lag(std::size_t i, const std::uint16_t* before, const std::uint16_t* record);
 };
 
 }  // namespace melange

@@ -403,7 +403,6 @@ constexpr Dealing dealing_traced() {
   return {make<D>, scan_traced<D, kSwaps, kTrace, kGenRange>, scan<D>};
 }
 
-constexpr std::uint64_t kMillisecondsADay = 86'400'000;
 
 // Seeds are 64-bit numbers, taken as the library takes them: a 32-bit
 // family's dealer keeps the low 32 bits, as a C cast of a wider clock does.

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,17 @@ class RecordAuditor {
   // predictability pass searches (predictability.hpp).
   static constexpr std::size_t kHeadRecords = 16;
   const std::vector<std::vector<int>>& head() const { return head_; }
+
+  // A log cut in consecutive pieces (its files, MPI ranks' byte ranges, a
+  // checkpoint and the records after it) is audited as one stream
+  // (StreamTally::save, restore, append): save() is this auditor's state as
+  // 64-bit words; restore() gives it to a fresh auditor of the same job and
+  // options (Error when the words are not one); append(later) adds an
+  // auditor that counted the records after these, so that the result
+  // equals one auditor's over the whole log.
+  std::vector<std::uint64_t> save();
+  void restore(std::span<const std::uint64_t> words);
+  void append(RecordAuditor& later);
 
  private:
   // Each record's items through count_dealt; false stops the read.

@@ -3,6 +3,8 @@
 // build (std::hash need not be).
 #pragma once
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -16,6 +18,15 @@ constexpr std::uint64_t fnv1a_step(std::uint64_t h, std::uint64_t value) { retur
 // The bytes of `text`, from `h`.
 constexpr std::uint64_t fnv1a(std::string_view text, std::uint64_t h = kFnvOffset) {
   for (const char c : text) h = fnv1a_step(h, static_cast<unsigned char>(c));
+  return h;
+}
+
+// 64-bit words mixed into `h` by xor, a rotation and an odd multiplier:
+// every step is a bijection of the state, so a change to any one word
+// always shows, and it depends on the order, so swapped words show too
+// (the checkpoints' checksums over their counts).
+constexpr std::uint64_t mix_words(std::uint64_t h, const std::uint64_t* words, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) h = std::rotl(h ^ words[i], 23) * 0x9e3779b97f4a7c15u;
   return h;
 }
 

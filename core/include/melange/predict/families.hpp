@@ -16,6 +16,11 @@
 
 namespace melange::predict {
 
+// A day, the span clock seeds are searched over: in seconds, and in the
+// milliseconds of a clock that ticks a thousand times a second.
+inline constexpr std::uint64_t kSecondsADay = 86'400;
+inline constexpr std::uint64_t kMillisecondsADay = kSecondsADay * 1000;
+
 // A generator seeded once, dealing deck after deck: shuffle() takes the
 // items in their order (0..n-1 for a fresh deck) and shuffles them as the
 // library does, consuming the generator as the library does.

@@ -211,6 +211,7 @@ AuditRequest audit_request(const AuditArgs& a, bool from_input, const Team& team
   r.reserve = program_reserve(r.memory_cap);
   const bool checkpointed = !a.checkpoint.empty() || !a.resume.empty();
   r.held_tallies = from_input ? 0 : team.many() ? 2 : checkpointed ? 1 : 0;
+  r.held_states = !from_input ? 0 : team.many() ? 2 : checkpointed ? 1 : 0;
   r.run.threads = from_input ? 1 : thread_count(a.job);
   r.run.backend = from_input ? "scalar" : backend_arg(a.job);
   return r;
@@ -559,30 +560,29 @@ Counted count_records_on_ranks(const AuditArgs& a, const AuditPlan& plan, const 
     if (status == kExitUsage) throw UsageError(failure);
     throw Error(failure);
   }
-  std::vector<std::vector<std::uint64_t>> to_rank(static_cast<std::size_t>(size));
-  to_rank[0] = on_ranks::message(auditor, stats);
-  const std::vector<std::uint64_t> got = ranks.all_to_all(to_rank);
+  // Rank by rank, so that rank 0 holds one piece's words at a time (the
+  // plan's held_states): in round r rank r sends, the others send nothing;
+  // rank 0's auditor holds its own piece already.
   Counted c;
+  std::uint64_t invalid = stats.invalid;
+  std::string first_invalid = stats.first_invalid;
+  for (int r = 1; r < size; ++r) {
+    std::vector<std::vector<std::uint64_t>> to_rank(static_cast<std::size_t>(size));
+    if (rank == r) to_rank[0] = on_ranks::message(auditor, stats);
+    const std::vector<std::uint64_t> m = ranks.all_to_all(to_rank);
+    if (rank != 0) continue;
+    if (m.empty() || m[0] + 1 != m.size()) throw Error("internal: rank " + std::to_string(r) + "'s piece came cut");
+    invalid += m[1];
+    std::string text(m[2], '\0');
+    for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>(m[3 + i / 8] >> (8 * (i % 8)));
+    if (first_invalid.empty()) first_invalid = text;
+    RecordAuditor piece(plan.job, audit, RecordLooks{}, plan.stream);
+    piece.restore(std::span<const std::uint64_t>(m).subspan(3 + (text.size() + 7) / 8));
+    auditor.append(piece);
+  }
   if (rank != 0) {
     c.exit = 0;
     return c;
-  }
-  // Rank 0: its own piece, then each rank's appended in order.
-  std::uint64_t invalid = 0;
-  std::string first_invalid;
-  std::size_t at = 0;
-  for (int r = 0; r < size; ++r) {
-    const std::uint64_t words = got.at(at);
-    const std::span<const std::uint64_t> m(got.data() + at + 1, words);
-    at += 1 + words;
-    invalid += m[0];
-    std::string text(m[1], '\0');
-    for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>(m[2 + i / 8] >> (8 * (i % 8)));
-    if (first_invalid.empty()) first_invalid = text;
-    if (r == 0) continue;  // rank 0's auditor holds its own piece
-    RecordAuditor piece(plan.job, audit, RecordLooks{}, plan.stream);
-    piece.restore(m.subspan(2 + (text.size() + 7) / 8));
-    auditor.append(piece);
   }
   if (auditor.counted() == 0) throw UsageError("the input holds no records");
   c.interrupted = signals::interrupted();

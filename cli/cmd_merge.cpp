@@ -120,7 +120,7 @@ RecordCheckpoint read_piece(const std::string& path, std::uint64_t cap, const Re
 // each appended to the ones before (the pairs across each cut counted
 // once), reported as one audit of the whole log.
 int run_record_merge(const MergeArgs& a, std::uint64_t cap) {
-  const RecordCheckpoint first = read_piece(a.files.front(), cap, nullptr);
+  RecordCheckpoint first = read_piece(a.files.front(), cap, nullptr);
   AuditRequest request;
   request.job = first.job;
   request.job.trials = 0;
@@ -136,6 +136,7 @@ int run_record_merge(const MergeArgs& a, std::uint64_t cap) {
                                                : ReferenceLaw::given;
   request.memory_cap = cap;
   request.reserve = program_reserve(cap);
+  request.held_states = 2;  // the piece being read: its words, and it restored
   if (request.law == ReferenceLaw::given) request.given = read_model(a.model, cap);
   const AuditPlan plan = plan_audit(request);
   if (plan.job.tallies != first.job.tallies)
@@ -151,13 +152,16 @@ int run_record_merge(const MergeArgs& a, std::uint64_t cap) {
   audit.thresholds = Thresholds{a.weak, a.fail};
   audit.alpha = a.alpha;
   audit.records = true;
-  const auto restored = [&](const RecordCheckpoint& c) {
+  // A piece's auditor from its words, which go once it holds them (the
+  // plan holds a piece's words and the piece beside the total).
+  const auto restored = [&](RecordCheckpoint& c) {
     auto auditor = std::make_unique<RecordAuditor>(plan.job, audit, RecordLooks{}, plan.stream);
     try {
       auditor->restore(c.state);
     } catch (const Error& e) {
       throw UsageError(std::string("a piece cannot be merged: ") + e.what());
     }
+    std::vector<std::uint64_t>().swap(c.state);
     return auditor;
   };
   const std::unique_ptr<RecordAuditor> total = restored(first);
@@ -165,7 +169,7 @@ int run_record_merge(const MergeArgs& a, std::uint64_t cap) {
                   first.labels};
   for (const RecordCheckpoint::Input& i : first.inputs) input.files.push_back(i.path);
   for (std::size_t p = 1; p < a.files.size(); ++p) {
-    const RecordCheckpoint c = read_piece(a.files[p], cap, &first);
+    RecordCheckpoint c = read_piece(a.files[p], cap, &first);
     total->append(*restored(c));
     input.invalid += c.invalid;
     if (input.first_invalid.empty()) input.first_invalid = c.first_invalid;

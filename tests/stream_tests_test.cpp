@@ -213,9 +213,9 @@ TEST(StreamTally, DealsRelabelTheHandBeforeAsTheFirstItems) {
 }
 
 TEST(StreamTally, RepeatsByEveryKindOfKey) {
-  // n 6: a bitmap of ranks; n 12: ranks in a table (12! is past the
-  // bitmap); n 30: fingerprints; 52/5 as hands: colex ranks of sorted hands.
-  for (int n : {6, 12, 30}) {
+  // n 6 and 12: a bitmap of ranks; n 13: ranks in a table (13! is past
+  // the bitmap); n 30: fingerprints; 52/5 as hands: colex ranks of sorted hands.
+  for (int n : {6, 12, 13, 30}) {
     const std::vector<std::uint16_t> fair = fair_records(n, n, 300, 11);
     StreamTally s(Shape{n, n}, with_repeats());
     for (int t = 0; t < 300; ++t) s.add(fair.data() + t * n);

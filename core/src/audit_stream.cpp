@@ -39,9 +39,26 @@ TestResult named(TestResult t, std::string name, std::string key, std::string ti
   return t;
 }
 
-// The lag's relabeled records through the ordinary tests, under uniform,
-// and the fixed points (the transition matrix's trace).
-void add_lag_tests(AuditReport& report, const LagTally& lag, const StreamView& stream, const AuditOptions& options) {
+// Whether the tests of one record, already in `report`, find the records
+// biased each alone: one of them below the FAIL level over their number
+// (Bonferroni). Then a test of earlier records graded against independent
+// *uniform* records cannot tell that bias from dependence.
+bool records_biased_alone(const AuditReport& report, const AuditOptions& options) {
+  const std::vector<const TestResult*> tests = report.tests();
+  if (tests.empty()) return false;
+  double least = 0;
+  for (const TestResult* t : tests) least = std::min(least, t->fit.log10_p);
+  return least + std::log10(static_cast<double>(tests.size())) <= std::log10(options.thresholds.fail);
+}
+
+// The lag's relabeled records through the ordinary tests, and the fixed
+// points (the transition matrix's trace). The transition matrix, its max
+// cell and its trace are graded against independent records of the
+// records' own law where it is known (whole permutations); the others
+// against independent uniform records, which records biased each alone
+// (`biased_alone`) are not: those are left ungraded, in a note.
+void add_lag_tests(AuditReport& report, const LagTally& lag, const StreamView& stream, const AuditOptions& options,
+                   bool biased_alone) {
   const std::string prefix = "lag " + std::to_string(lag.lag);
   const std::string key_prefix = "lag" + std::to_string(lag.lag) + "_";
   if (lag.tally.trials == 0) return;
@@ -60,18 +77,38 @@ void add_lag_tests(AuditReport& report, const LagTally& lag, const StreamView& s
     if (note.find("too uniform") == std::string::npos) report.notes.push_back(prefix + " " + note);
   const Shape s = shape_of(lag.job);
   const std::string lag_words = "lag-" + std::to_string(lag.lag) + " relabeled ";
+  std::vector<std::string> ungraded;
+  // Graded unless it is against uniform and the records are biased alone.
+  const auto graded = [&](bool against_independence, const std::string& title) {
+    if (!biased_alone || against_independence) return true;
+    ungraded.push_back(title);
+    return false;
+  };
   for (TallyKind kind : kAllTallyKinds) {
     const std::optional<TestResult>& t = sub.test(kind);
     if (!t) continue;
     const std::string title = kind == TallyKind::ranks       ? (s.whole() ? "rank" : "deal")
                               : kind == TallyKind::positions ? (s.whole() ? "position" : "slot")
                                                              : std::string(row_of(kind).test_title);
-    report.extra_tests.push_back(
-        named(*t, prefix + " " + t->name, key_prefix + t->name, lag_words + title + " test"));
+    if (graded(kind == TallyKind::positions && !independent.empty(), title))
+      report.extra_tests.push_back(
+          named(*t, prefix + " " + t->name, key_prefix + t->name, lag_words + title + " test"));
   }
   for (const TestResult& t : sub.extra_tests)
-    if (t.key != "fixed_points")  // the lag's own, below, for every n
+    if (t.key != "fixed_points" &&  // the lag's own, below, for every n
+        graded(t.key == "max_cell" && !independent.empty(), t.name))
       report.extra_tests.push_back(named(t, prefix + " " + t.name, key_prefix + t.key, lag_words + t.title));
+  if (!ungraded.empty()) {
+    std::string list;
+    for (const std::string& u : ungraded) {
+      if (!list.empty()) list += ", ";
+      list += u;
+    }
+    report.notes.push_back(prefix + " relabeled " + list + " tests not graded: the records are biased each alone, "
+                           "and these tests compare them with independent uniform records" +
+                           (independent.empty() ? std::string(" (no test of earlier records here knows their law)")
+                                                : "; the transition matrix and its trace test dependence"));
+  }
   // Fixed points: slots whose item is the one at that slot L records
   // before. Per record mean k/n and variance k/n - k/n^2 + k(k-1)/(n^2(n-1))
   // (1 and 1 for a whole permutation).
@@ -89,7 +126,7 @@ void add_lag_tests(AuditReport& report, const LagTally& lag, const StreamView& s
     for (int p = 0; p < s.n; ++p) mean += independent[static_cast<std::size_t>(p) * s.n + static_cast<std::size_t>(p)];
     variance = mean;
   }
-  if (variance <= 0) return;
+  if (variance <= 0 || (biased_alone && independent.empty())) return;
   TestResult t{prefix + " fixed points", z_test((static_cast<double>(fixed) - m * mean) / std::sqrt(m * variance),
                                                 Tail::both)};
   t.key = key_prefix + "fixed_points";
@@ -173,8 +210,9 @@ void add_repeats_test(AuditReport& report, const StreamView& stream, const Audit
       t.fit.p_lower = 1 - t.fit.p_value;
       t.fit.log10_mode = -0.5 * std::log10(2 * M_PI * variance);  // the likeliest count's mass
       t.statistic = "z";
-      t.title = "repeats (" + grouped_digits(r.covered - r.repeats) + " distinct among " + grouped_digits(r.covered) + " " +
-                noun + ", " + general_text(mean, 7) + " expected)";
+      t.title = "repeats (";
+      t.title.append(grouped_digits(r.covered - r.repeats)).append(" distinct among ").append(grouped_digits(r.covered));
+      t.title.append(" ").append(noun).append(", ").append(general_text(mean, 7)).append(" expected)");
     } else if (m < big_n && m * (d + 2) <= kMaxExactRepeatSteps) {
       // Repeats are few, but records not few beside N: the exact law.
       t.fit = exact_repeats_test(r.covered, big_n, r.repeats);
@@ -408,6 +446,7 @@ void add_stream_tests(AuditReport& report, const StreamView& stream, const Audit
 }
 
 void add_stream_test_family(AuditReport& report, const StreamView& stream, const AuditOptions& options) {
+  const bool biased_alone = records_biased_alone(report, options);  // the tests of one record, before these
   if (stream.repeats) add_repeats_test(report, stream, options);
   add_serial_test(report, stream, options);
   add_gap_test(report, stream, options);
@@ -419,7 +458,7 @@ void add_stream_test_family(AuditReport& report, const StreamView& stream, const
                              "uniform, which a model of one record does not give");
       continue;
     }
-    add_lag_tests(report, lag, stream, options);
+    add_lag_tests(report, lag, stream, options, biased_alone);
   }
 }
 

@@ -13,8 +13,11 @@
 namespace melange {
 namespace {
 
-// Keys of at most this many possible records live in a bitmap (16 MB).
-constexpr std::uint64_t kMaxBitmapOutcomes = std::uint64_t{1} << 27;
+// Keys of at most this many possible records live in a bitmap (64 MB,
+// zeroed at the start: 12! orders, 311,875,200 ordered deals of 5 of 52),
+// which holds every record of any log in a fixed size; past it a table
+// grows with the records.
+constexpr std::uint64_t kMaxBitmapOutcomes = std::uint64_t{1} << 29;
 constexpr std::uint64_t kFirstTableSlots = std::uint64_t{1} << 12;
 constexpr std::uint64_t kFibonacci = 0x9E3779B97F4A7C15ull;
 // Gaps are binned up to this many times the number of orders; a longer one

@@ -134,11 +134,13 @@ void plan_stream(const AuditRequest& r, const Job& job, std::uint64_t cap, Audit
   const StreamTally probe(s, StreamTestOptions{o.lags, 0, o.hands});
   std::uint64_t lag_bytes = 0;
   for (const LagTally& l : probe.lags()) lag_bytes += tally_bytes(l.job) + static_cast<std::uint64_t>(l.lag) * s.k * 2;
-  const std::uint64_t used = tally_bytes(job) + lag_bytes;
+  // Each saved state held beside the audit copies all of it, keys included.
+  const auto copies = static_cast<std::uint64_t>(1 + r.held_states);
+  const std::uint64_t used = (tally_bytes(job) + lag_bytes) * copies;
   if (used >= cap)
     throw UsageError(Param::memory_cap, "the stream tests' tallies do not fit {memory_cap}: raise it or ask for "
                                         "fewer {lags}");
-  o.repeat_bytes = cap - used;
+  o.repeat_bytes = (cap - used) / copies;
   plan.stream = o;
 }
 

@@ -71,7 +71,7 @@ std::string fault_words(const AuditReport& report, const std::string& noun) {
   const std::string words[] = {"each " + noun.substr(0, noun.size() - 1) + " biased", noun + " dependent on earlier ones",
                                "too few distinct " + noun + " (few seeds, or a short period)"};
   std::string out;
-  bool biased = false, dependent = false;
+  bool biased = false, dependent = false, few = false;
   for (std::size_t k = 0; k < 3; ++k) {
     std::string names;
     for (const TestResult* t : report.tests())
@@ -79,13 +79,19 @@ std::string fault_words(const AuditReport& report, const std::string& noun) {
     if (names.empty()) continue;
     biased = biased || k == 0;
     dependent = dependent || k == 1;
+    few = few || k == 2;
     out += (out.empty() ? "" : "; ") + words[k] + " (" + names + ")";
   }
   // The lag tests of deals and the relabeled statistics (rank, rises) are
-  // still held to independent uniform records.
+  // held to independent uniform records, and graded only where no test of
+  // one record FAILs alone: a milder bias of each can still show there.
   if (biased && dependent)
     out += ". Some tests of earlier " + noun + " compare them with independent uniform ones, so a bias of each "
            "alone can show there too";
+  // The repeats read the records' law: a bias makes some records likelier.
+  if (biased && few)
+    out += std::string(dependent ? "; and biased " : ". Biased ") + noun + " also repeat more often than uniform "
+           "ones do";
   return out;
 }
 

@@ -60,6 +60,11 @@ struct AuditRequest {
   // Running totals held beside the workers' tallies: a checkpointed run 1,
   // MPI ranks 2 (a total and a sum).
   int held_tallies = 0;
+  // Saved states of a record audit held beside its own, each as large as
+  // it (RecordAuditor::save): a checkpointed file audit 1 (the words it
+  // writes); merge and MPI rank 0 2 (a piece's words and the piece
+  // restored from them). The repeats' keys get a share of what is left.
+  int held_states = 0;
   RunOptions run;  // threads and backend; the plan sets memory_cap
 };
 

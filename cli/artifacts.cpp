@@ -214,6 +214,7 @@ void add_statistic_charts(const AuditView& v, std::vector<std::string>& charts) 
 }  // namespace
 
 std::string audit_command(const AuditView& v) {
+  if (!v.report.reproduce.empty()) return v.report.reproduce;
   std::ostringstream o;
   if (v.input) {
     o << "melange audit --input " << v.input->path << " --n " << v.job.n << " --format " << v.input->format;

@@ -236,6 +236,10 @@ RecordOptions record_options(const AuditArgs& a, const Job& job) {
   records.format = input_format(a);
   // Letters read as letters; only given labels change how items are read.
   if (!a.labels_arg.empty()) records.labels = a.labels;
+  if (a.labels_arg == "cards") {
+    records.label_spellings = card_spellings();
+    records.label_words = std::string(kCardSpellingWords);
+  }
   if (a.base != 0 && a.base != 1) throw UsageError("--base must be 0 or 1");
   return records;
 }
@@ -676,6 +680,51 @@ Counted run_trials(const AuditArgs& a, Team& team, const AuditPlan& plan, const 
   return c;
 }
 
+// A word for the shell: as it is where it holds only what no shell reads,
+// else in single quotes.
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                       "0123456789-_./,=:+@%") == std::string::npos;
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The command that reads the same records the same way and grades them
+// alike: every option that changed the result, spelled out (the report's
+// "reproduce with" line, its JSON and its page).
+std::string records_command(const AuditArgs& a, const Job& job, const std::vector<std::string>& files, int looks) {
+  std::string c = "melange audit";
+  for (const std::string& f : files) c += " " + shell_word(f);
+  c += " --n " + std::to_string(job.n);
+  if (is_deal(job)) c += " --k " + std::to_string(shape_of(job).k);
+  c += " --format " + std::string(record_format_name(input_format(a)));
+  if (a.base != 0) c += " --base " + std::to_string(a.base);
+  if (!a.labels_arg.empty()) c += " --labels " + shell_word(a.labels_arg);
+  if (!a.skip_invalid.empty()) c += a.skip_invalid == "all" ? " --skip-invalid=all" : " --skip-invalid";
+  if (a.no_stream_tests) {
+    c += " --no-stream-tests";
+  } else if (a.lags != std::vector<int>{1}) {
+    c += " --lag ";
+    for (std::size_t i = 0; i < a.lags.size(); ++i) c += (i ? "," : "") + std::to_string(a.lags[i]);
+  }
+  if (a.hands) c += " --hands";
+  if (a.position) c += " --position";
+  if (a.no_rank) c += " --no-rank";
+  if (!a.model.empty())
+    c += (a.model == "exact" ? " --algo " + std::string(algorithm_name(job.algorithm)) + card_flags(job) : "") +
+         " --model " + shell_word(a.model);
+  if (a.weak != kDefaultWeak) c += " --weak " + general(a.weak, 17);
+  if (a.fail != kDefaultFail) c += " --fail " + general(a.fail, 17);
+  if (a.alpha != kDefaultAlpha) c += " --alpha " + general(a.alpha, 17);
+  // The looks spend part of each level, and --stop-on-fail ends the read.
+  if ((looks > 0 || a.progressive) && files.front() != "-") c += " --progressive";
+  if (a.stop_on_fail) c += " --stop-on-fail";
+  if (!a.predict_seconds.empty()) c += " --predict-seconds " + shell_word(a.predict_seconds);
+  return c;
+}
+
 // What the records say of their shape where the flags did not, into the
 // audit's arguments.
 void infer_shape(AuditArgs& a, InputFile& input) {
@@ -820,6 +869,11 @@ int run_audit(AuditArgs a, Team& team) {
   audit.records = from_input;
   if (counted.looks > 0) audit.thresholds = final_thresholds(audit.thresholds, counted.looks);
   AuditReport report = planned_report(plan, done, run.tally, audit, a.model);
+  if (from_input) {
+    std::vector<std::string> inputs{a.input};
+    inputs.insert(inputs.end(), a.more_inputs.begin(), a.more_inputs.end());
+    report.reproduce = records_command(a, done, inputs, counted.looks);
+  }
   if (counted.looks > 0)
     report.notes.push_back("graded at WEAK below " + general(audit.thresholds.weak, 3) + ", FAIL below " +
                            general(audit.thresholds.fail, 3) + ": the " + std::to_string(counted.looks) +

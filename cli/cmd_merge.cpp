@@ -181,6 +181,9 @@ int run_record_merge(const MergeArgs& a, std::uint64_t cap) {
   const auto stream = total->stream();
   audit.stream = stream.get();
   AuditReport report = planned_report(plan, job, run.tally, audit, a.model);
+  report.reproduce = "melange merge";
+  for (const std::string& path : a.files) report.reproduce += " " + path;
+  if (!a.model.empty()) report.reproduce += " --model " + a.model;
   report.notes.push_back(std::to_string(a.files.size()) + " pieces of one log, in the order given: the records "
                          "across each cut are read as one stream (the lags, serial pairs, gaps and repeats across "
                          "it counted once)");

@@ -1,12 +1,44 @@
 #!/usr/bin/env bash
 # Installs what is missing, then configures and builds melange into build/.
+#
+#   bash scripts/build.sh               the melange program alone, Release: what the
+#                                       main job needs (CUDA only where a GPU is seen)
+#   bash scripts/build.sh --with-cuda   the same with the CUDA backend
+#   bash scripts/build.sh --all         everything: tests, benchmarks, the fuzz target,
+#                                       the Python module, CUDA where nvcc is (the test command)
+# Further arguments go to cmake's configure step (-DMELANGE_WITH_MPI=OFF, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+all=0 cuda=auto
+args=()
+for a in "$@"; do
+  case "$a" in
+    --all) all=1 ;;
+    --with-cuda) cuda=ON ;;
+    *) args+=("$a") ;;
+  esac
+done
 bash scripts/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 # The Python module is built for the interpreter that has NumPy: Debian's
 # /usr/bin/python3 (the first python3 on PATH may be another one).
 python=()
 [ -x /usr/bin/python3 ] && python=(-DPython3_EXECUTABLE=/usr/bin/python3)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${python[@]}" "$@"
+if [ "$all" = 1 ]; then
+  parts=(-DMELANGE_BUILD_TESTS=ON -DMELANGE_BUILD_BENCH=ON -DMELANGE_BUILD_EXAMPLES=ON -DMELANGE_WITH_PYTHON=ON
+         -DMELANGE_WITH_CUDA=ON)
+else
+  # The CUDA kernels take most of a whole build: only for a GPU that is here, or when asked.
+  if [ "$cuda" = auto ]; then
+    cuda=OFF
+    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && cuda=ON
+  fi
+  parts=(-DMELANGE_BUILD_TESTS=OFF -DMELANGE_BUILD_BENCH=OFF -DMELANGE_BUILD_EXAMPLES=OFF -DMELANGE_WITH_PYTHON=OFF
+         -DMELANGE_WITH_CUDA="$cuda")
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${python[@]}" "${parts[@]}" "${args[@]}"
 cmake --build build -j"$jobs"
+if [ "$all" = 0 ]; then
+  echo "melange is built: ./build/cli/melange (melange version says which)."
+  echo "To put it on PATH: cmake --install build --prefix ~/.local  (then ~/.local/bin/melange; man melange)"
+fi

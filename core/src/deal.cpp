@@ -52,6 +52,19 @@ std::string card_name(int c) {
   return std::string{kRanks[c % 13], kSuits[c / 13]};
 }
 
+std::vector<std::pair<std::string, int>> card_spellings() {
+  static constexpr const char* kRanks[13][3] = {{"2"}, {"3"}, {"4"}, {"5"}, {"6"}, {"7"}, {"8"}, {"9"},
+                                                {"T", "t", "10"}, {"J", "j"}, {"Q", "q"}, {"K", "k"}, {"A", "a"}};
+  static constexpr const char* kSuits[4][3] = {{"c", "C", "\u2663"}, {"d", "D", "\u2666"},
+                                               {"h", "H", "\u2665"}, {"s", "S", "\u2660"}};
+  std::vector<std::pair<std::string, int>> out;
+  for (int c = 0; c < 52; ++c)
+    for (const char* rank : kRanks[c % 13])
+      for (const char* suit : kSuits[c / 13])
+        if (rank) out.emplace_back(std::string(rank) + suit, c);
+  return out;
+}
+
 std::string outcome_label(std::uint64_t rank, int n, int k) {
   if (k == n) return rank_label(rank, n);
   std::string label;

@@ -55,6 +55,7 @@ class Records {
         items_(batch_records_ * static_cast<std::size_t>(width_)),
         stamp_(static_cast<std::size_t>(o.n), 0) {
     for (std::size_t i = 0; i < o.labels.size(); ++i) label_index_.emplace(o.labels[i], static_cast<int>(i));
+    for (const auto& [spelling, item] : o.label_spellings) label_index_.emplace(spelling, item);
   }
 
   bool has_labels() const { return !label_index_.empty(); }
@@ -64,7 +65,8 @@ class Records {
     if (at == label_index_.end()) {
       std::string problem(1, '\'');
       problem.append(shown(token)).append("' is not one of the ").append(std::to_string(o_.labels.size())).append(" labels");
-      fail(std::move(problem));
+      told_spellings_ = told_spellings_ || (!bad_ && !o_.label_words.empty());  // the record's first fault
+      fail(std::move(problem), o_.label_words);
       return false;
     }
     return item(at->second + o_.base);
@@ -74,6 +76,7 @@ class Records {
   void begin() {
     count_ = 0;
     bad_ = false;
+    told_spellings_ = false;
     record_ = items_.data() + batched_ * static_cast<std::size_t>(width_);
     if (++mark_ == 0) {  // the stamps wrapped: clear them once every 2^32 records
       std::fill(stamp_.begin(), stamp_.end(), 0);
@@ -105,6 +108,8 @@ class Records {
            o_.base == 0 && value == o_.n ? "records that count items from 1 want {base} 1" : "");
     else if (count_ == width_)
       fail("more than " + std::to_string(width_) + " items");
+    else if (has_labels())
+      fail("'" + o_.labels[static_cast<std::size_t>(v)] + "' appears twice");
     else
       fail("item " + std::to_string(value) + " appears twice");
     return false;
@@ -148,10 +153,13 @@ class Records {
     std::string message = "record " + std::to_string(number_);
     if (line) message += " (line " + std::to_string(line) + ")";
     message += ": \"" + shown(text()) + "\": " + problem_;
-    if (!o_.skip_invalid)
-      throw UsageError(Param::skip_invalid,
-                       token_safe(message) + (hint_.empty() ? "" : "; " + hint_) +
-                           "; fix the input or pass {skip_invalid} to count and skip such records");
+    if (!o_.skip_invalid) {
+      // A label written another way is told the ways it may be written, not
+      // to skip the records (every one would be).
+      if (told_spellings_) throw UsageError(Param::skip_invalid, token_safe(message) + "; " + token_safe(hint_));
+      throw UsageError(Param::skip_invalid, token_safe(message) + (hint_.empty() ? "" : "; " + hint_) +
+                                                "; fix the input or pass {skip_invalid} to count and skip such records");
+    }
     if (stats_.invalid++ == 0) {
       stats_.first_invalid = message;
       first_hint_ = hint_;
@@ -204,6 +212,7 @@ class Records {
   std::uint32_t mark_ = 0;
   int count_ = 0;
   bool bad_ = false;     // the record is wrong; problem_ says why
+  bool told_spellings_ = false;  // its fault is a label none of the spellings: hint_ names them
   std::string problem_;
   std::string hint_;     // and what to do about it, if the problem suggests it
   std::string first_hint_;  // the first wrong record's hint

@@ -275,6 +275,7 @@ Json audit_json(const Job& job, const RunResult& run, const AuditReport& report,
   j["verdict"] = report.verdict ? Json(verdict_name(*report.verdict)) : Json(nullptr);
   if (report.records_for_a_verdict > 0) j["records_for_a_verdict"] = report.records_for_a_verdict;
   j["source"] = input ? "records" : "trials";
+  if (!report.reproduce.empty()) j["reproduce"] = report.reproduce;
   if (input) {
     j["input"] = {{"path", input->path}, {"format", input->format}, {"base", input->base}};
     if (input->files.size() > 1) j["input"]["files"] = input->files;
@@ -464,6 +465,7 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
   for (const TestResult& t : report.extra_tests) o << "  " << line_for(t.title, t, report.alpha, input) << "\n";
   for (const auto& n : report.notes) o << "  note: " << n << "\n";
   o << plain_text(plain_words(job, report, input));
+  if (!report.reproduce.empty()) o << "  reproduce with: " << report.reproduce << "\n";
   o << "verdict: " << (report.verdict ? std::string(verdict_name(*report.verdict)) : "none")
     << "\n";
   return o.str();

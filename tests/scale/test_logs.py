@@ -48,7 +48,7 @@ def split_lines(path, parts):
 
 
 def without_notes(doc):
-    doc = dict(doc)
+    doc = {k: v for k, v in doc.items() if k != "reproduce"}  # a merge's own command
     stats = dict(doc.get("stats", {}))
     stats.pop("notes", None)
     doc["stats"] = stats

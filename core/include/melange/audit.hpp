@@ -123,6 +123,9 @@ struct AuditReport {
   // it again (`merge` re-applies it): "" for uniform, "exact",
   // "plackett-luce", or a model file's path. Set by the front end.
   std::string model{};
+  // The front end's command that gives this result again, every option
+  // that changed it spelled out ("" : none). Set by the front end.
+  std::string reproduce{};
   double alpha = kDefaultAlpha;           // level of the critical values
   Thresholds thresholds{};                // the levels the tests were graded at
   std::optional<RankSummary> summary;     // when a rank histogram was made

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "melange/bounded.hpp"
@@ -104,6 +105,14 @@ std::vector<int> hand_unrank(std::uint64_t rank, int n, int k);
 std::string outcome_label(std::uint64_t rank, int n, int k);
 // Card c of 52: rank c mod 13 (2..A) then suit c div 13 (c, d, h, s): "As".
 std::string card_name(int c);
+// Card c as people write it, each spelling with its card: ranks 2..9, 10
+// or T, J, Q, K, A in either case; suits c, d, h, s in either case or
+// ♣ ♦ ♥ ♠ (UTF-8): "Th", "10h", "TH", "th", "10♥", ... (card_name's among them).
+std::vector<std::pair<std::string, int>> card_spellings();
+// Those spellings in words, for a card that is none of them.
+inline constexpr std::string_view kCardSpellingWords =
+    "cards are a rank 2..9, 10 or T, J, Q, K or A (either case) and a suit c, d, h or s (either case) or "
+    "♣ ♦ ♥ ♠, such as 10h, Th or 10♥";
 
 // ---- Poker: n = 52, k = 5 -------------------------------------------------
 // Card c has rank c mod 13 (0 = deuce .. 12 = ace) and suit c div 13.

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "melange/limits.hpp"
@@ -58,6 +59,11 @@ struct RecordOptions {
   bool header = false;                      // text: the first line that is not blank or a comment names columns
   // Text: item i is written labels[i] ("Kh", "2c"), not as a number; empty: numbers or letters.
   std::vector<std::string> labels{};
+  // More ways to write the labels, each read as its item (cards:
+  // card_spellings), and what a token that is none of them is told in
+  // place of {skip_invalid} (kCardSpellingWords).
+  std::vector<std::pair<std::string, int>> label_spellings{};
+  std::string label_words{};
   std::size_t block_bytes = std::size_t{1} << 20;
   // Right records a read before this one counted: read past, neither
   // handed on nor counted, so that a read resumed from a checkpoint goes

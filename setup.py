@@ -1,10 +1,12 @@
 """Builds the Python module with CMake: the libraries it links (core, the
-SIMD and CUDA backends where found, engine, report) and the module, nothing
+SIMD backend, engine, report; CUDA only when asked) and the module, nothing
 else (no CLI, tests, benchmarks or MPI). The version is the CMake project's.
 
     python3 -m pip install --no-build-isolation .
+    python3 -m pip wheel --no-build-isolation --no-deps -w dist .   # a wheel to install elsewhere
 
-Environment: MELANGE_CMAKE_ARGS adds arguments to the CMake configure step;
+Environment: MELANGE_CMAKE_ARGS adds arguments to the CMake configure step
+(-DMELANGE_WITH_CUDA=ON for the CUDA backend);
 CMAKE_BUILD_PARALLEL_LEVEL sets the build's jobs (default: every core).
 """
 import os
@@ -45,6 +47,9 @@ class CMakeBuild(build_ext):
             "-DCMAKE_BUILD_TYPE=Release",
             f"-DPython3_EXECUTABLE={sys.executable}",
             "-DMELANGE_PYTHON_ONLY=ON",
+            # CUDA only when asked (MELANGE_CMAKE_ARGS=-DMELANGE_WITH_CUDA=ON): its
+            # kernels take most of a build, and a wheel goes to machines without a GPU.
+            "-DMELANGE_WITH_CUDA=OFF",
             *shlex.split(os.environ.get("MELANGE_CMAKE_ARGS", "")),
         ]
         subprocess.run(configure, check=True)

@@ -95,14 +95,18 @@ std::string bench_chart_svg(const BenchChart& c) {
     << "<text x=\"22\" y=\"" << num(kTop + plot_h / 2) << "\" font-size=\"12\" text-anchor=\"middle\" "
     << "transform=\"rotate(-90 22 " << num(kTop + plot_h / 2) << ")\">shuffles per second (log scale)</text>\n";
 
-  std::size_t colour = 0;
+  // Each peer line a style of its own (a grey and a dash pattern), ours a colour each.
+  static constexpr const char* kPeerStyles[][2] = {
+      {"#555555", "6 4"}, {"#999999", "2 3"}, {"#333333", "10 3 2 3"}, {"#777777", "1 3"}, {"#aaaaaa", "8 2"}};
+  std::size_t colour = 0, peer = 0;
   double legend_y = kTop + 6;
   for (const auto& s : c.series) {
     std::vector<std::size_t> order(s.n.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.n[a] < s.n[b]; });
-    const std::string stroke = s.peer ? "#777777" : kColours[colour++ % std::size(kColours)];
-    const std::string dash = s.peer ? " stroke-dasharray=\"6 4\"" : "";
+    const auto* style = s.peer ? kPeerStyles[peer++ % std::size(kPeerStyles)] : nullptr;
+    const std::string stroke = s.peer ? style[0] : kColours[colour++ % std::size(kColours)];
+    const std::string dash = s.peer ? " stroke-dasharray=\"" + std::string(style[1]) + "\"" : "";
     o << "<polyline fill=\"none\" stroke=\"" << stroke << "\" stroke-width=\"2\"" << dash << " points=\"";
     for (std::size_t i : order)
       if (s.rate[i] > 0) o << num(x(s.n[i])) << "," << num(y(s.rate[i])) << " ";

@@ -10,7 +10,7 @@ namespace melange::cli {
 struct BenchChart {
   struct Series {
     std::string name;
-    bool peer = false;  // std::shuffle: drawn dashed, in grey
+    bool peer = false;  // a peer: drawn in grey, each peer with a dash pattern of its own
     std::vector<double> n, rate;
     std::vector<bool> fallback;  // ran on the scalar path: drawn hollow
   };

@@ -71,6 +71,7 @@ struct AuditArgs {
   std::string labels_arg;  // --labels: cards, a comma-separated list, or a FILE of them
   std::vector<std::string> labels;  // the items' names: --labels, or A.. when the records are letters
   bool progressive = false, stop_on_fail = false;
+  bool brief = false;  // audit_brief_text rather than audit_text
   std::string skip_invalid;  // "": stop at a wrong record; "true": skip up to kMaxInvalidShare; "all"
   bool hands = false;
   std::vector<int> lags{1};
@@ -259,11 +260,14 @@ struct Counted {
   int looks = 0;                              // progressive looks made: the final verdict gets the level they left
 };
 
-// The records file's time, where it is a file: the predictability pass
-// searches the clock before it.
+// The records' time: a file's, or now for standard input (a feed read as
+// it is dealt), so that a file and the same file piped get the same search.
+// The predictability pass searches the clock before it.
 std::optional<std::int64_t> records_time(const std::string& input) {
+  if (input == "-")
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::error_code ec;
-  if (input == "-" || !std::filesystem::is_regular_file(input, ec)) return std::nullopt;
+  if (!std::filesystem::is_regular_file(input, ec)) return std::nullopt;
   const auto written = std::filesystem::last_write_time(input, ec);
   if (ec) return std::nullopt;
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -383,7 +387,7 @@ void go_on_from(const RecordCheckpoint& c, const AuditArgs& a, const AuditPlan& 
 }
 
 // --input: one pass over the records, memory the tallies. On a stream
-// (standard input, or --progressive) a line per test after 2^10, 2^11, ..
+// (--progressive) a line per test after 2^10, 2^11, ..
 // records; SIGINT ends the read and what was read is reported. With
 // --checkpoint the state is saved every --checkpoint-every seconds, when a
 // signal ends the read, and at the end (a piece that merge takes).
@@ -392,7 +396,7 @@ Counted count_records(const AuditArgs& a, const AuditPlan& plan, const AuditOpti
                       const std::optional<RecordCheckpoint>& resume) {
   std::ostream& lines = a.job.json == "-" ? std::cerr : std::cout;
   RecordLooks looks;
-  looks.enabled = a.progressive || a.input == "-";
+  looks.enabled = a.progressive;
   looks.stop_on_fail = a.stop_on_fail;
   looks.look = [&lines](std::uint64_t counted, const AuditReport& report) {
     lines << progress_lines(counted, report) << std::flush;
@@ -719,7 +723,7 @@ std::string records_command(const AuditArgs& a, const Job& job, const std::vecto
   if (a.fail != kDefaultFail) c += " --fail " + general(a.fail, 17);
   if (a.alpha != kDefaultAlpha) c += " --alpha " + general(a.alpha, 17);
   // The looks spend part of each level, and --stop-on-fail ends the read.
-  if ((looks > 0 || a.progressive) && files.front() != "-") c += " --progressive";
+  if (looks > 0 || a.progressive) c += " --progressive";
   if (a.stop_on_fail) c += " --stop-on-fail";
   if (!a.predict_seconds.empty()) c += " --predict-seconds " + shell_word(a.predict_seconds);
   return c;
@@ -783,9 +787,8 @@ void check_audit_args(AuditArgs& a, const Team& team) {
       throw UsageError("standard input ('-') is one stream of records on its own: give it alone, or files only");
   }
   const bool from_input = !a.input.empty();
-  if (a.stop_on_fail && !a.progressive && a.input != "-")
-    throw UsageError("--stop-on-fail stops at the first FAIL of the progressive lines: add --progressive (standard "
-                     "input has them already), or drop it");
+  if (a.stop_on_fail && !a.progressive)
+    throw UsageError("--stop-on-fail stops at the first FAIL of the progressive lines: add --progressive, or drop it");
   if (from_input && team.many() && (a.input == "-" || !a.more_inputs.empty()))
     throw UsageError("mpirun splits one file of records over the ranks: give one file (pieces of a log go one "
                      "process each, with --checkpoint, and 'melange merge' joins them)");
@@ -883,7 +886,8 @@ int run_audit(AuditArgs a, Team& team) {
 
   const AuditView view{done, run, report, model.get(), a.model, source, audit.statistic_model};
   write_audit_files(outputs, files, view);
-  if (a.job.json != "-") std::cout << audit_text(done, run, report, model.get(), source);
+  if (a.job.json != "-")
+    std::cout << (a.brief ? audit_brief_text(done, run, report, source) : audit_text(done, run, report, model.get(), source));
   if (!counted.final_save_error.empty()) {
     std::string outputs_error;
     try {
@@ -964,7 +968,10 @@ void add_audit_command(CLI::App& app, Action& action, Team& team) {
   cmd->add_flag("--no-stream-tests", a->no_stream_tests,
                 "records: judge each record alone (no repeats, lags, serial pairs or rising sequences)");
   cmd->add_flag("--progressive", a->progressive,
-                "a line per test after 2^10, 2^11, ... records (always on standard input)");
+                "a line per test after 2^10, 2^11, ... records, for a stream read as it is dealt");
+  cmd->add_flag("--brief", a->brief,
+                "the verdict, the tests that did not PASS and the plain words, in about 15 lines (the full tables "
+                "without it)");
   cmd->add_flag("--stop-on-fail", a->stop_on_fail, "with progressive lines: stop reading at the first FAIL");
   cmd->add_option("--checkpoint", a->checkpoint,
                   "save the trials done and their tallies to FILE as the run goes, on SIGINT or SIGTERM "

@@ -450,7 +450,11 @@ int run_bench(const BenchArgs& a) {
   std::ostream& text = to_stdout ? std::cerr : std::cout;
   text << report::bench_header_text(doc);
   text.flush();
+  doc.load_before = report::load_average();
+  const auto start = Clock::now();
   measure_rows(rows, a, a.quiet || to_stdout);
+  doc.elapsed_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  doc.load_after = report::load_average();
   for (const Row& r : rows) doc.rows.push_back(r.out);
   text << report::bench_table_text(doc);
 

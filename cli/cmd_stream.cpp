@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "melange/backend_table.hpp"
 #include "melange/bounded.hpp"
 #include "melange/error.hpp"
 #include "melange/integers.hpp"
@@ -109,18 +110,17 @@ int run_bounded(const StreamArgs& a) {
   const std::uint64_t seed = a.seed.empty() ? kDefaultSeed : parse_seed(a.seed);
   const std::uint64_t stream = parse_index(a.stream, "--stream");
   const std::uint64_t count = parse_count(a.count, "--count", kMaxPrinted);
-  const std::uint64_t s = parse_count(a.range, "--range", std::uint64_t{1} << 32);
+  const std::uint64_t s = parse_count(a.range, "--range", ~std::uint64_t{0});
   if (s == 0) throw UsageError("--range must be at least 1");
   const auto m = parse_method(a.method);
   if (!m)
     throw UsageError("unknown --method '" + a.method + "': use " + method_names(", "));
   const BoundedSpec spec{*m, a.bits};
-  validate_bounded(spec, s);
   Outputs outputs;
   outputs.declare("--json", a.json);
   // The stream's values (integers.hpp), drawn afresh for each output: the
   // first `count` of an endless sequence, so a longer --count extends it.
-  auto values = [&] { return BoundedIntegers(seed, stream, s, spec); };
+  auto values = [&] { return BoundedIntegers(seed, stream, ValuesUpTo{s - 1}, spec, fastest_block_fill()); };
   // The header names the words consumed, known once every value is drawn.
   BoundedIntegers all = values();
   for (std::uint64_t i = 0; i < count; ++i) all.next();
@@ -165,7 +165,7 @@ void add_stream_commands(CLI::App& app, Action& action) {
   auto* bounded = app.add_subcommand(
       "bounded", "Print values in [0, range) drawn one after another from one stream");
   add_stream_options(bounded, *b);
-  bounded->add_option("--range", b->range, "exclusive upper bound, 1..2^32")->required();
+  bounded->add_option("--range", b->range, "exclusive upper bound, 1..2^64-1 (above 2^32: 64-bit words of two, contract §2)")->required();
   bounded->add_option("--method", b->method,
                       method_names(" | ") + " (batched, every command's default, draws several values a word)")
       ->capture_default_str();

@@ -129,7 +129,8 @@ py::array integer_records(const py::object& given) {
 // algo=, method=, bits= and card parameters) from **shuffle.
 AuditResult audit_records(const py::object& records, const py::kwargs& shuffle, bool position, bool hands,
                           const std::optional<std::string>& model, const std::variant<bool, std::string>& skip_invalid,
-                          bool stream_tests, const std::vector<int>& lags, const std::optional<double>& predict_seconds) {
+                          bool stream_tests, const std::vector<int>& lags, const std::optional<double>& predict_seconds,
+                          const std::optional<int>& base) {
   if (predict_seconds && !(*predict_seconds >= 0 && std::isfinite(*predict_seconds)))
     throw UsageError("predict_seconds takes a number of seconds, 0 or more (0: no search), or None");
   const py::array data = integer_records(records);
@@ -137,8 +138,15 @@ AuditResult audit_records(const py::object& records, const py::kwargs& shuffle, 
   const Job given = shuffle_of(shuffle, "audit_records", Job{.n = 0});  // n 0: not given
   // n and k from the array's shape where not given, as the CLI reads a
   // .npy file's (record_shape.hpp).
-  RecordShape shape{.n = given.n, .k = given.k, .n_given = given.n != 0};
+  RecordShape shape{.n = given.n, .k = given.k, .n_given = given.n != 0, .base = base.value_or(0),
+                    .base_given = base.has_value()};
   infer_row_shape(shape, items, "the array's shape", "the array's records");
+  // 1-based as the CLI infers it of text: the first record holds 1 .. n, no 0.
+  if (data.shape(0) > 0 && items > 0) {
+    const py::object first = data[py::int_(0)];
+    infer_row_base(shape, first.attr("min")().cast<std::int64_t>() >= 1 && first.attr("max")().cast<std::int64_t>() == items,
+                   items);
+  }
   AuditRequest request;
   if (model) request.job = given;  // the model's shuffle; without one, records of any
   request.job.n = shape.n;
@@ -155,6 +163,7 @@ AuditResult audit_records(const py::object& records, const py::kwargs& shuffle, 
   RecordOptions o;
   o.n = plan.job.n;
   o.k = is_deal(plan.job) ? plan.job.k : 0;
+  o.base = shape.base;
   // True skips up to kMaxInvalidShare of the records; 'all', any number.
   if (const auto* word = std::get_if<std::string>(&skip_invalid)) {
     if (*word != "all") throw UsageError(Param::skip_invalid, "{skip_invalid} is False, True or 'all', not '" + *word + "'");
@@ -170,7 +179,8 @@ AuditResult audit_records(const py::object& records, const py::kwargs& shuffle, 
   const RecordStats stats = interruptible([&](const std::function<bool()>& stop) {
     return auditor.read(array, o, stop);
   }, static_cast<std::size_t>(data.size()) <= kShortCallItems);
-  const report::InputInfo input{"<array>", "array", 0, stats.invalid, stats.first_invalid, ""};
+  const report::InputInfo input{"<array>", "array", shape.base, stats.invalid, stats.first_invalid,
+                                spell_tokens(shape.inferred, [](Param p) { return keyword_of(p); })};
   const std::shared_ptr<const StreamTally> stream = auditor.stream();
   AuditResult result = finish_audit(request, plan, auditor.job(), auditor.result(), law.get(), model, &input, stream.get());
   // The predictability pass, as the CLI's (an array has no file time).
@@ -315,15 +325,16 @@ void add_audit_functions(py::module_& m) {
       "audit_records",
       [](const py::object& records, bool position, bool hands, const std::optional<std::string>& model,
          const std::variant<bool, std::string>& skip_invalid, bool stream_tests, const std::vector<int>& lags,
-         const std::optional<double>& predict_seconds, const py::kwargs& shuffle) {
+         const std::optional<double>& predict_seconds, const std::optional<int>& base, const py::kwargs& shuffle) {
         return guarded("trials", [&] {
           return audit_records(records, shuffle, position, hands, model, skip_invalid, stream_tests, lags,
-                               predict_seconds);
+                               predict_seconds, base);
         });
       },
       py::arg("records"), py::kw_only(), py::arg("position") = false, py::arg("hands") = false,
       py::arg("model") = py::none(), py::arg("skip_invalid") = false, py::arg("stream_tests") = true,
-      py::arg("lags") = std::vector<int>{1}, py::arg("predict_seconds") = py::none(), python_docs::kAuditRecords);
+      py::arg("lags") = std::vector<int>{1}, py::arg("predict_seconds") = py::none(), py::arg("base") = py::none(),
+      python_docs::kAuditRecords);
 }
 
 // The exact law of a walk, and the card shuffles' closed forms.

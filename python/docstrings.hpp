@@ -118,7 +118,9 @@ Examples
 inline constexpr const char* kIntegers = R"(Integers in [low, high) from one stream, as numpy.random.Generator.integers is called.
 
 The values are the draws `melange bounded --range (high - low)` prints for
-the same seed and stream, plus low.
+the same seed and stream, plus low, written straight into dtype. Ranges go
+to 2**64: above 2**32 each value is Lemire's method on a 64-bit word of two
+stream words (contract §2).
 
 Parameters
 ----------
@@ -131,7 +133,7 @@ size : int or tuple of ints, optional
 endpoint : bool
     Include high.
 dtype : integer dtype
-    numpy.int64 by default; low .. high must fit it.
+    int8 .. uint64, numpy.int64 by default; low .. high must fit it.
 seed : int, optional
     As for permutations.
 stream : int
@@ -149,7 +151,8 @@ numpy.ndarray or numpy integer
 Raises
 ------
 ValueError
-    high - low (+1 with endpoint) outside 1 .. 2**32, a range the dtype cannot hold, a wrong out.
+    high not above low (nor equal to it with endpoint), a range the dtype cannot hold, a wrong out,
+    a range above 2**32 under a biased method.
 TypeError
     A bool or float bound, a dtype that is not an integer dtype.
 
@@ -227,6 +230,35 @@ Examples
 [10, 1010, 2010, 3010]
 )";
 
+inline constexpr const char* kBitGenerator = R"(A melange stream as NumPy's bit generator.
+
+numpy.random.Generator(melange.BitGenerator(seed, stream)) draws every NumPy
+distribution from one Philox4x32-10 stream of melange (contract §1): the
+words of trial `stream` under `seed`, in the contract's order. A 32-bit draw
+is the next word; a 64-bit draw is two, the first the high half; a double is
+the top 53 bits of a 64-bit draw over 2**53. random_raw gives the 32-bit
+words themselves, which equal `melange words --seed seed --stream stream`.
+Streams of one seed are independent: give each worker a stream of its own.
+
+Parameters
+----------
+seed : int, optional
+    The key; None or omitted is DEFAULT_SEED.
+stream : int
+    Which stream (a trial index, 0 .. 2**64 - 1).
+
+Examples
+--------
+>>> import numpy as np
+>>> bg = melange.BitGenerator(7, 3)
+>>> [hex(w) for w in bg.random_raw(2)] == [hex(w) for w in melange.BitGenerator(7, 3).random_raw(2)]
+True
+>>> g = np.random.Generator(melange.BitGenerator(7, 3))
+>>> x = g.normal(size=3)
+>>> bg.state["words_consumed"]
+2
+)";
+
 inline constexpr const char* kAudit = R"(Run a built-in shuffle trials times and test its tallies, as `melange audit`.
 
 Parameters
@@ -286,6 +318,9 @@ predict_seconds : float, optional
     The first records are searched for a library dealer's seed, as predict does: None (default)
     searches ASF's day of milliseconds (52-card records); S > 0 also the families' whole 32-bit
     spaces while S seconds last; 0 searches nothing. A seed that deals them makes the verdict FAIL.
+base : {0, 1}, optional
+    Whether items count from 0 or from 1. None (default) infers it as `melange audit` does of text:
+    whole permutations whose first row holds 1..n and no 0 count from 1.
 **shuffle
     n (items; omitted: the rows' length), k (items a deal; omitted: the rows' length when n is
     larger), and for model='exact' the shuffle whose law it is, by audit's keywords (algo, method,

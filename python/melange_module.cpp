@@ -7,8 +7,9 @@
 // become ValueError (a wrong request, with the parameter spelled as the
 // keyword) or RuntimeError (anything else).
 //
-// The pieces: sampling.cpp, streams.cpp, audits.cpp, predict.cpp, shuffle_keywords.cpp
-// (a shuffle as keywords, read by the job-field table); what they share is
+// The pieces: sampling.cpp, streams.cpp, bit_generator.cpp, audits.cpp, predict.cpp, shuffle_keywords.cpp
+// (a shuffle as keywords, read by the job-field table), call_manners.cpp (a
+// call that does not fit, told in one line); what they share is
 // module_support.hpp.
 #include "module_support.hpp"
 
@@ -20,8 +21,10 @@ PYBIND11_MODULE(melange, m) {
   add_sampling(m);
   add_integers(m);
   add_stream(m);
+  add_bit_generator(m);
   add_permuted(m);
   add_audits(m);
   add_shuffle_keywords(m);
   add_predict(m);
+  mind_calls(m);
 }

@@ -25,6 +25,7 @@
 #include "melange/audit.hpp"
 #include "melange/audit_plan.hpp"
 #include "melange/deal.hpp"
+#include "melange/backend_table.hpp"
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
 #include "melange/exact.hpp"
@@ -332,7 +333,12 @@ void add_integers(py::module_& m);
 void add_permuted(py::module_& m);
 // streams.cpp: melange.Stream.
 void add_stream(py::module_& m);
+// bit_generator.cpp: melange.BitGenerator, a stream for numpy.random.Generator.
+void add_bit_generator(py::module_& m);
 // audits.cpp: the audits, the exact laws and AuditResult.
 void add_audits(py::module_& m);
+// call_manners.cpp: every public function and method of `m` answers a call
+// that does not fit it in one line (added last: it wraps what is there).
+void mind_calls(py::module_& m);
 
 }  // namespace melange::python_module

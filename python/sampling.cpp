@@ -57,40 +57,68 @@ void add_sampling(py::module_& m) {
       python_docs::kWeighted);
 }
 
-// The first `count` values in [0, range) of stream `stream`, as uint32.
-py::array_t<std::uint32_t> bounded_values(const py::object& range_arg, const py::object& count_arg, std::uint64_t seed,
-                                          std::uint64_t stream, const std::string& method, const py::object& bits,
-                                          const py::object& out) {
-  std::optional<std::uint64_t> count = count_of(count_arg, "count");
-  if (!count) {
-    if (out.is_none()) throw UsageError("give count, or out= to fill");
-    count = rows_of(out);
-  }
-  if (*count > static_cast<std::uint64_t>(std::numeric_limits<py::ssize_t>::max()))
-    throw UsageError("count of " + std::to_string(*count) + " values does not fit an array");
-  py::array_t<std::uint32_t> a = out_array<std::uint32_t>(out, {static_cast<py::ssize_t>(*count)});
-  const std::uint64_t range = whole_of(range_arg, "range", 0, std::uint64_t{1} << 32);
-  BoundedIntegers values(seed, stream, range, spec_of(method, int_of(bits, "bits")));
-  const std::span<std::uint32_t> all(a.mutable_data(), static_cast<std::size_t>(a.size()));
-  // In pieces, the same values as one fill, so that Ctrl-C is heard.
-  interruptible([&](const std::function<bool()>& stop) {
-    constexpr std::size_t kPiece = std::size_t{1} << 22;
-    for (std::size_t at = 0; at < all.size() && !stop(); at += kPiece)
-      values.fill(all.subspan(at, std::min(kPiece, all.size() - at)));
-    return 0;
-  }, all.size() <= kShortCallItems);
-  return a;
+namespace {
+
+// A Python int as a wide signed number, where it is one: within
+// -2^63 .. 2^64, the span of every integer dtype and an exclusive high past it.
+std::optional<__int128> wide_int(const py::int_& v) {
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow == 0) return x;
+  if (overflow < 0) return std::nullopt;
+  const unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+  if (!PyErr_Occurred()) return u;
+  PyErr_Clear();
+  const __int128 past = static_cast<__int128>(std::numeric_limits<std::uint64_t>::max()) + 1;
+  if (v.equal(py::int_(std::numeric_limits<std::uint64_t>::max()).attr("__add__")(1))) return past;
+  return std::nullopt;
 }
+
+// The integer dtypes, each with what it holds and how the values are
+// stored into it: one row each.
+struct IntegerDtype {
+  char kind;  // 'i' or 'u'
+  int bytes;
+  void (*fill)(BoundedIntegers&, void*, std::uint64_t, std::uint64_t);
+  __int128 min, max;
+};
+template <class T>
+constexpr IntegerDtype integer_dtype() {
+  return {std::is_signed_v<T> ? 'i' : 'u', sizeof(T),
+          [](BoundedIntegers& v, void* out, std::uint64_t count, std::uint64_t offset) {
+            v.fill_shifted(static_cast<T*>(out), count, offset);
+          },
+          std::numeric_limits<T>::min(), std::numeric_limits<T>::max()};
+}
+constexpr IntegerDtype kIntegerDtypes[] = {
+    integer_dtype<std::int8_t>(),  integer_dtype<std::int16_t>(),  integer_dtype<std::int32_t>(),
+    integer_dtype<std::int64_t>(), integer_dtype<std::uint8_t>(),  integer_dtype<std::uint16_t>(),
+    integer_dtype<std::uint32_t>(), integer_dtype<std::uint64_t>(),
+};
+
+const IntegerDtype& integer_dtype_of(const py::dtype& dtype) {
+  const std::string order = py::str(dtype.attr("byteorder"));
+  for (const IntegerDtype& d : kIntegerDtypes)
+    if (dtype.kind() == d.kind && dtype.itemsize() == d.bytes && order != ">")
+      return d;
+  throw py::type_error("dtype must be an integer dtype, int8 .. uint64 in native byte order; got " +
+                       std::string(py::str(py::handle(dtype))));
+}
+
+std::string text_of(__int128 v) {
+  return v < 0 ? "-" + std::to_string(static_cast<std::uint64_t>(-v)) : std::to_string(static_cast<std::uint64_t>(v));
+}
+
+}  // namespace
 
 // Integers in [low, high) (or [low, high] with endpoint) of one stream, as
 // numpy.random.Generator.integers is called: high None means [0, low);
 // size an int, a shape or None (one value). The values are the bounded
-// draws of `melange bounded --range (high - low)`, shifted by low, in
-// dtype.
+// draws of `melange bounded --range (high - low)` (contract §2: ranges to
+// 2^64), plus low, stored straight into dtype.
 py::object numpy_integers(const py::object& low_arg, const py::object& high_arg, const py::object& size,
                           bool endpoint, const py::object& dtype_arg, std::uint64_t seed, std::uint64_t stream,
                           const std::string& method, const py::object& bits, const py::object& out) {
-  const py::module_ np = py::module_::import("numpy");
   py::int_ low = integer_of(low_arg, "low"), high;
   if (high_arg.is_none()) {
     high = low;
@@ -98,42 +126,63 @@ py::object numpy_integers(const py::object& low_arg, const py::object& high_arg,
   } else {
     high = integer_of(high_arg, "high");
   }
-  const py::object width = high.attr("__sub__")(low).attr("__add__")(py::int_(endpoint ? 1 : 0));
-  if (width.attr("__lt__")(py::int_(1)).cast<bool>() ||
-      width.attr("__gt__")(py::int_(std::uint64_t{1} << 32)).cast<bool>())
-    throw py::value_error("high - low must be 1 .. 2**32 (" + std::string(endpoint ? "high - low + 1, with endpoint" : "high excluded") +
-                          "); got low " + std::string(py::str(low)) + ", high " + std::string(py::str(high)));
-  const py::object dtype = np.attr("dtype")(dtype_arg);
-  if (dtype.attr("kind").cast<std::string>().find_first_of("iu") == std::string::npos)
-    throw py::type_error("dtype must be an integer dtype; got " + std::string(py::str(dtype)));
-  const py::object info = np.attr("iinfo")(dtype);
-  const py::object top = high.attr("__sub__")(py::int_(endpoint ? 0 : 1));
-  if (low.attr("__lt__")(info.attr("min")).cast<bool>() || top.attr("__gt__")(info.attr("max")).cast<bool>())
-    throw py::value_error("low .. high does not fit dtype " + std::string(py::str(dtype)));
-  if (!out.is_none() && !py::isinstance<py::array>(out))
-    throw py::value_error("out must be a NumPy array of dtype " + std::string(py::str(dtype)) + "; got " +
-                          std::string(py::str(py::type::of(out).attr("__name__"))));
+  const py::dtype dtype = py::dtype::from_args(dtype_arg);
+  const IntegerDtype& type = integer_dtype_of(dtype);
+  const std::optional<__int128> lo = wide_int(low), hi = wide_int(high);
+  const std::string asked = "low " + std::string(py::str(low)) + ", high " + std::string(py::str(high)) +
+                            (endpoint ? " with endpoint" : "");
+  if (!lo || !hi || *lo < type.min || *hi - (endpoint ? 0 : 1) > type.max)
+    throw py::value_error(asked + " does not fit dtype " + std::string(py::str(py::handle(dtype))) + " (" + text_of(type.min) +
+                          " .. " + text_of(type.max) + ")");
+  const __int128 last = *hi - *lo - (endpoint ? 0 : 1);  // values low .. low + last
+  if (last < 0) throw py::value_error(asked + ": high must be above low" + (endpoint ? " or equal to it" : ""));
+  BoundedIntegers values(seed, stream, ValuesUpTo{static_cast<std::uint64_t>(last)},
+                         spec_of(method, int_of(bits, "bits")), fastest_block_fill());
   // The shape: size, or out's, or one value.
-  py::object shape = size;
-  if (shape.is_none() && !out.is_none()) shape = out.attr("shape");
-  const bool scalar = shape.is_none();
-  if (scalar) shape = py::make_tuple(1);
-  if (PyIndex_Check(shape.ptr())) shape = py::make_tuple(integer_of(shape, "size"));
-  std::uint64_t count = 1;
-  for (const py::handle d : shape.cast<py::tuple>()) count *= whole_of(py::reinterpret_borrow<py::object>(d), "size", 0, ~std::uint64_t{0} >> 1);
-  const py::array drawn = bounded_values(width, py::int_(count), seed, stream, method, bits, py::none());
-  const py::object values = drawn.attr("astype")(dtype).attr("reshape")(shape).attr("__add__")(low.attr("__int__")());
-  if (!out.is_none()) {
-    const bool fits = py::isinstance<py::array>(out) && out.attr("dtype").attr("__eq__")(dtype).cast<bool>() &&
-                      out.attr("shape").attr("__eq__")(values.attr("shape")).cast<bool>();
-    if (!fits)
-      throw py::value_error("out must be a " + std::string(py::str(dtype)) + " array of shape " +
-                            std::string(py::str(values.attr("shape"))));
-    np.attr("copyto")(out, values);
-    return out;
+  const bool scalar = size.is_none() && out.is_none();
+  std::vector<py::ssize_t> shape;
+  if (!size.is_none()) {
+    const py::object dims = PyIndex_Check(size.ptr()) ? py::object(py::make_tuple(size)) : size;
+    for (const py::handle d : dims.cast<py::tuple>())
+      shape.push_back(static_cast<py::ssize_t>(
+          whole_of(py::reinterpret_borrow<py::object>(d), "size", 0, ~std::uint64_t{0} >> 1)));
+  } else if (!out.is_none()) {
+    if (!py::isinstance<py::array>(out))
+      throw UsageError("out must be a NumPy array of dtype " + std::string(py::str(py::handle(dtype))) + "; got " +
+                       std::string(py::str(py::type::of(out).attr("__name__"))));
+    shape = out.attr("shape").cast<std::vector<py::ssize_t>>();
   }
-  if (scalar) return values.attr("__getitem__")(0);
-  return values;
+  py::array a;
+  if (out.is_none()) {
+    a = py::array(dtype, shape);
+  } else {
+    const bool fits = py::isinstance<py::array>(out) && out.attr("dtype").attr("__eq__")(dtype).cast<bool>() &&
+                      out.attr("shape").cast<std::vector<py::ssize_t>>() == shape &&
+                      (py::reinterpret_borrow<py::array>(out).flags() & py::array::c_style) &&
+                      py::reinterpret_borrow<py::array>(out).writeable();
+    if (!fits)
+      throw py::value_error("out must be a C-contiguous, writable " + std::string(py::str(py::handle(dtype))) +
+                            " array of shape " + std::string(py::str(py::tuple(py::cast(shape)))) + "; got " +
+                            std::string(py::repr(py::type::of(out).attr("__name__"))));
+    a = py::reinterpret_borrow<py::array>(out);
+  }
+  const std::uint64_t count = scalar ? 1 : static_cast<std::uint64_t>(a.size());
+  const std::uint64_t offset = static_cast<std::uint64_t>(*lo);  // modulo 2^64: low's two's complement
+  if (scalar) {  // NumPy's scalar of dtype, as NumPy returns one
+    const __int128 v = *lo + static_cast<__int128>(values.next());
+    return dtype.attr("type")(v < 0 ? py::int_(static_cast<std::int64_t>(v)) : py::int_(static_cast<std::uint64_t>(v)));
+  }
+  auto* at = static_cast<char*>(a.mutable_data());
+  // In pieces, the same values as one fill, so that Ctrl-C is heard.
+  interruptible([&](const std::function<bool()>& stop) {
+    constexpr std::uint64_t kPiece = std::uint64_t{1} << 22;
+    for (std::uint64_t done = 0; done < count && !stop(); done += kPiece) {
+      const std::uint64_t take = std::min(kPiece, count - done);
+      type.fill(values, at + done * static_cast<std::uint64_t>(type.bytes), take, offset);
+    }
+    return 0;
+  }, count <= kShortCallItems);
+  return a;
 }
 
 // One stream's bounded integers.

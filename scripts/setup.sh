@@ -9,7 +9,7 @@ packages=(
   libboost-dev libboost-math-dev
   librandom123-dev librandom123-doc zlib1g-dev
   python3 python3-numpy python3-dev pybind11-dev python3-pytest python3-jsonschema libxml2-utils
-  python3-venv python3-pip python3-setuptools python3-mypy
+  python3-venv python3-pip python3-setuptools python3-mypy python3-mpi4py
   clang libclang-rt-dev
   libopenmpi-dev openmpi-bin
   man-db zsh fish locales

@@ -107,7 +107,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "words --count 1.5", "words --seed -1", "words --frobnicate",
                       "bounded --range 0", "bounded --range 10 --bits 0",
                       "bounded --range 10 --bits 33", "bounded --range 300 --bits 8",
-                      "bounded --range 4294967297", "bounded --range 10 --method fast",
+                      "bounded --range 4294967297 --method modulo", "bounded --range 18446744073709551616", "bounded --range 10 --method fast",
                       "bounded --range 10 --count 1000000001", "bounded", "nosuchcommand"));
 
 TEST(CliAudit, JsonHasTheDocumentedKeys) {
@@ -583,22 +583,66 @@ TEST(CliInput, SeveralFilesAreOneStream) {
   std::filesystem::remove_all(dir);
 }
 
-// On a stream: a line per test after 2^10, 2^11, .. records; --stop-on-fail
-// stops at the first FAIL and still writes the outputs for what was read.
+// With --progressive: a line per test after 2^10, 2^11, .. records;
+// --stop-on-fail stops at the first FAIL and still writes the outputs for
+// what was read.
 TEST(CliInput, ProgressiveLinesAndStopOnFail) {
   const auto dir = scratch_dir("input-progressive");
   const std::string json = (dir / "out.json").string();
-  const auto fair = run_shell(MELANGE_CLI " sample --n 4 --count 5000 | " MELANGE_CLI " audit --input - --n 4");
+  const auto fair = run_shell(MELANGE_CLI " sample --n 4 --count 5000 | " MELANGE_CLI " audit --input - --n 4 --progressive");
   ASSERT_EQ(fair.status, 0) << fair.err;
   EXPECT_NE(fair.out.find("  records 2^10 (1,024): rank chi2 "), std::string::npos) << fair.out;
   EXPECT_NE(fair.out.find("  records 2^12 (4,096): "), std::string::npos) << fair.out;
   EXPECT_EQ(fair.out.find("2^13"), std::string::npos) << fair.out;
   const auto biased = run_shell(MELANGE_CLI " sample --algo sort-binary-insertion --n 4 --count 100000 | " MELANGE_CLI
-                                " audit --input - --n 4 --stop-on-fail --json " + json);
+                                " audit --input - --n 4 --progressive --stop-on-fail --json " + json);
   ASSERT_EQ(biased.status, 0) << biased.err;
   const auto j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["trials"], "1024") << "the one-liner fails at the first line";
   EXPECT_EQ(j["verdict"], "FAIL");
+  std::filesystem::remove_all(dir);
+}
+
+// A file and the same file piped print the same report (the input's name
+// aside), and --brief prints the verdict, the tests that did not PASS and
+// the plain words in at most 15 lines.
+TEST(CliInput, APipedFilePrintsWhatTheFilePrintsAndBriefIsShort) {
+  const auto dir = scratch_dir("input-piped");
+  const std::string fair = (dir / "fair.txt").string(), biased = (dir / "biased.txt").string();
+  ASSERT_EQ(run_shell(MELANGE_CLI " sample --n 52 --count 20000 --output " + fair).status, 0);
+  ASSERT_EQ(run_shell(MELANGE_CLI " sample --algo naive-swap --n 8 --count 200000 --output " + biased).status, 0);
+  // Each `what` in text as "-".
+  const auto dashed = [](const std::string& text, const std::string& what) {
+    std::string out;
+    std::size_t from = 0;
+    for (std::size_t at; (at = text.find(what, from)) != std::string::npos; from = at + what.size())
+      out.append(text, from, at - from).append("-");
+    return out.append(text, from, std::string::npos);
+  };
+  const auto unnamed = [&](const std::string& text, const std::string& path) {
+    return dashed(dashed(text, path), "standard input");
+  };
+  for (const std::string& file : {fair, biased}) {
+    const auto direct = run_shell(MELANGE_CLI " audit " + file);
+    const auto piped = run_shell("cat " + file + " | " MELANGE_CLI " audit -");
+    ASSERT_EQ(direct.status, 0) << direct.err;
+    ASSERT_EQ(piped.status, 0) << piped.err;
+    EXPECT_EQ(unnamed(piped.out, file), unnamed(direct.out, file));
+    EXPECT_EQ(piped.out.find("records 2^10"), std::string::npos) << "no progressive lines unless asked";
+    const auto brief = run_shell("cat " + file + " | " MELANGE_CLI " audit - --brief");
+    ASSERT_EQ(brief.status, 0) << brief.err;
+    EXPECT_LE(std::count(brief.out.begin(), brief.out.end(), '\n'), 15) << brief.out;
+    EXPECT_NE(brief.out.find("  in plain words: "), std::string::npos) << brief.out;
+    EXPECT_NE(brief.out.find("  reproduce with: melange audit -"), std::string::npos) << brief.out;
+    const std::string verdict = direct.out.substr(direct.out.rfind("verdict: "));
+    EXPECT_EQ(brief.out.substr(brief.out.rfind("verdict: ")), verdict);
+    if (file == biased) {
+      EXPECT_EQ(verdict, "verdict: FAIL\n");
+      EXPECT_NE(brief.out.find("    FAIL: position test, Holm p "), std::string::npos) << brief.out;
+      EXPECT_NE(brief.out.find("    FAIL: rising sequence test, Holm p "), std::string::npos) << brief.out;
+      EXPECT_NE(brief.out.find("  the fault the tests see: "), std::string::npos) << brief.out;
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 

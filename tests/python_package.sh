@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Python package as a user installs it: pip, offline, into a fresh venv
+# The Python package as a user installs it: a wheel, built offline, then
+# installed with pip into a fresh venv
 # (Debian's NumPy and pytest seen through --system-site-packages); the
 # pytest suite against that install, not the build tree; pip show and
 # uninstall. Usage: python_package.sh SOURCE_DIR MELANGE_CLI PYTHON
@@ -11,7 +12,14 @@ unset PYTHONPATH
 
 "$python" -m venv --system-site-packages "$work/venv"
 py="$work/venv/bin/python"
-(cd "$src" && "$py" -m pip install --no-build-isolation --no-input --quiet .)
+# A wheel, built once (the SIMD kernels, no CUDA), then installed as a user
+# elsewhere installs it: no compiler at install time.
+start=$(date +%s)
+(cd "$src" && "$py" -m pip wheel --no-build-isolation --no-deps --no-input --quiet -w "$work/dist" .)
+echo "ok    pip wheel built $(basename "$work"/dist/melange-*.whl) in $(( $(date +%s) - start )) s"
+start=$(date +%s%N)
+"$py" -m pip install --no-index --no-deps --no-input --quiet "$work"/dist/melange-*.whl
+echo "ok    pip install of the wheel took $(( ($(date +%s%N) - start) / 1000000 )) ms"
 
 cd "$work"  # away from the sources and the build tree
 where=$("$py" -c 'import melange; print(melange.__file__)')

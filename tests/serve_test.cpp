@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "melange/backend_table.hpp"
 #include "melange/engine.hpp"
 #include "melange/error.hpp"
 #include "melange/integers.hpp"
@@ -173,6 +174,68 @@ TEST(Serve, IntegersSplitFreelyAndFollowTheStream) {
   EXPECT_LE(ten.words_consumed(), 1000u + 20u) << "a batch is rejected with probability < 2^-8";
   EXPECT_THROW(BoundedIntegers(1, 0, 0), UsageError);
   EXPECT_THROW(BoundedIntegers(1, 0, 100, BoundedSpec{Method::lemire, 4}), UsageError);
+}
+
+// A buffered stream hands out PhiloxStream's words, however its blocks are
+// made (the reference, this CPU's SIMD kernel), across refills and from
+// any word it is moved on to.
+TEST(Serve, ABufferedStreamIsTheStream) {
+  for (const BlockFill fill : {BlockFill{nullptr}, fastest_block_fill()}) {
+    BufferedStream words(9, 1234, fill);
+    PhiloxStream ref(9, 1234);
+    for (std::uint64_t i = 0; i < 3 * BufferedStream::kBlocks * 4 + 7; ++i) ASSERT_EQ(words.next(), ref.next()) << i;
+    EXPECT_EQ(words.words_consumed(), ref.words_consumed());
+    for (const std::uint64_t at : {std::uint64_t{0}, std::uint64_t{3}, std::uint64_t{513}, std::uint64_t{4} << 32}) {
+      BufferedStream moved(9, 1234, fill);
+      moved.skip_to(at);
+      PhiloxStream from(9, 1234, at / 4);
+      for (std::uint64_t k = 0; k < at % 4; ++k) from.next();
+      EXPECT_EQ(moved.words_consumed(), at);
+      for (int k = 0; k < 600; ++k) ASSERT_EQ(moved.next(), from.next()) << "from word " << at << " + " << k;
+    }
+  }
+}
+
+// Ranges above 2^32 (contract §2): Lemire's method on 64-bit words of two
+// stream words, the first the high half, redrawn below (2^64 - s) mod s;
+// 2^64 takes the word itself. Any split gives one call's values.
+TEST(Serve, IntegersAboveTwoToThe32AreLemireOn64BitWords) {
+  for (const std::uint64_t last : {std::uint64_t{1} << 32, (std::uint64_t{3} << 62) - 1, std::uint64_t{1} << 63,
+                                   ~std::uint64_t{0} - 1, ~std::uint64_t{0}})
+    for (const Method m : {Method::batched, Method::lemire}) {
+      BoundedIntegers values(5, 8, ValuesUpTo{last}, BoundedSpec{m, 32}, fastest_block_fill());
+      PhiloxStream words(5, 8);
+      const unsigned __int128 s = static_cast<unsigned __int128>(last) + 1;
+      const auto word = [&] {
+        const std::uint64_t a = words.next();
+        return a << 32 | words.next();
+      };
+      std::vector<std::uint64_t> split(3000);
+      std::size_t done = 0;
+      for (const std::size_t size : {1u, 2u, 997u, 2000u}) {
+        values.fill_shifted(split.data() + done, size, 0);
+        done += size;
+      }
+      int rejected = 0;
+      for (const std::uint64_t got : split) {
+        // The 128-bit product's high half, unless its low half is below
+        // (2^64 - s) mod s: the definition, in 128-bit arithmetic.
+        const unsigned __int128 t = (static_cast<unsigned __int128>(1) << 64) % s;
+        unsigned __int128 p = word() * s;
+        while (static_cast<std::uint64_t>(p) < t) {
+          p = word() * s;
+          ++rejected;
+        }
+        ASSERT_EQ(got, static_cast<std::uint64_t>(p >> 64)) << "last " << last;
+        ASSERT_LE(got, last);
+      }
+      EXPECT_EQ(values.words_consumed(), words.words_consumed()) << "last " << last;
+      if (last == std::uint64_t{1} << 63) {
+        EXPECT_GT(rejected, 1000) << "half the words are rejected at 2^63 + 1";
+      }
+    }
+  EXPECT_THROW(BoundedIntegers(1, 0, ValuesUpTo{std::uint64_t{1} << 40}, BoundedSpec{Method::modulo, 32}), UsageError);
+  EXPECT_THROW(BoundedIntegers(1, 0, ValuesUpTo{std::uint64_t{1} << 40}, BoundedSpec{Method::lemire, 31}), UsageError);
 }
 
 }  // namespace

@@ -40,6 +40,26 @@ TEST(SimdWords, EqualTheScalarStreams) {
   }
 }
 
+// One stream's blocks a lane each, on every architecture this CPU runs:
+// the block counter's carry into its high word, group tails and a scalar
+// tail all give PhiloxStream's words.
+TEST(SimdWords, OneStreamsBlocksEqualTheScalarStream) {
+  REQUIRE_SIMD();
+  for (const std::string& arch : simd::available_architectures())
+    for (const std::uint64_t first_block : {std::uint64_t{0}, std::uint64_t{3}, std::uint64_t{0xfffffff0u}})
+      for (const std::uint64_t blocks : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{33}, std::uint64_t{128}}) {
+        const std::uint64_t stream = (std::uint64_t{1} << 33) + 5;
+        std::vector<std::uint32_t> out(blocks * 4 + 1, 0xdeadbeefu);
+        ASSERT_TRUE(simd::stream_blocks_on(arch, 77, stream, first_block, blocks, out.data())) << arch;
+        PhiloxStream ref(77, stream, first_block);
+        for (std::uint64_t i = 0; i < blocks * 4; ++i)
+          ASSERT_EQ(out[i], ref.next()) << arch << " block " << first_block + i / 4 << " word " << i % 4;
+        EXPECT_EQ(out[blocks * 4], 0xdeadbeefu) << arch << ": wrote past the blocks";
+      }
+  std::uint32_t none[4];
+  EXPECT_FALSE(simd::stream_blocks_on("no-such-arch", 1, 0, 0, 1, none));
+}
+
 // The riffles' sorting network sorts every input: at 16 keys every 0/1
 // input (by the 0-1 principle, every input then); at 64, shuffled distinct
 // keys of every count up to 64, the slots above them holding keys above

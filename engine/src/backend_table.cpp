@@ -184,6 +184,17 @@ BackendChoice choose_backend(const Job& job, std::string_view requested, Context
 }  // namespace internal
 namespace {
 
+}  // namespace
+
+BlockFill fastest_block_fill() {
+#if defined(MELANGE_HAVE_SIMD)
+  if (!simd::available_architectures().empty()) return &simd::stream_blocks;
+#endif
+  return &scalar_stream_blocks;
+}
+
+namespace {
+
 std::uint32_t philox_blocks(std::uint64_t seed, std::uint64_t first, std::uint64_t streams) {
 #if defined(MELANGE_HAVE_SIMD)
   return simd::philox_checksum(seed, first, streams);

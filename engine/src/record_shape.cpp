@@ -10,6 +10,11 @@ namespace {
 
 void say(RecordShape& s, const std::string& what) { (s.inferred += s.inferred.empty() ? "" : "; ") += what; }
 
+void take_one_based(RecordShape& s, int items) {
+  s.base = 1;
+  say(s, "1-based (the first record holds 1.." + std::to_string(items) + ", no 0; {base} 0 says otherwise)");
+}
+
 // Labelled text records: n is the labels', k the first record's length.
 void infer_from_labels(RecordShape& s, const TextSniff& sniff) {
   const bool deal = s.k != 0;
@@ -86,16 +91,17 @@ void infer_text_shape(RecordShape& s, std::string_view head) {
                                    ": drop {n} (melange reads it from the records) or fix it");
   infer_row_shape(s, sniff.items, "the first record", "records",
                   " (the first reads \"" + token_safe(sniff.header ? "..." : sniff.first) + "\")");
-  if (!s.base_given && !deal && sniff.one_based) {
-    s.base = 1;
-    say(s, "1-based (the first record holds 1.." + std::to_string(sniff.items) + ", no 0; {base} 0 says otherwise)");
-  }
+  if (!s.base_given && !deal && sniff.one_based) take_one_based(s, sniff.items);
   if (sniff.letters)
     for (int i = 0; i < s.n; ++i) s.labels.emplace_back(1, static_cast<char>('A' + i));
   if (sniff.header) {
     s.header = true;
     say(s, "the first line passed over as a header (\"" + token_safe(sniff.first) + "\")");
   }
+}
+
+void infer_row_base(RecordShape& s, bool one_based, int items) {
+  if (!s.base_given && s.k == 0 && one_based) take_one_based(s, items);
 }
 
 void require_given_shape(const RecordShape& s, std::string_view format) {

@@ -1,6 +1,7 @@
 #include "melange/report/audit.hpp"
 
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "melange/deal.hpp"
@@ -387,8 +388,17 @@ std::string plain_text(const PlainWords& w) {
 
 }  // namespace
 
-std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
-                       const ExactDistribution* model, const InputInfo* input) {
+std::string test_title(const TestResult& t) {
+  if (!t.title.empty()) return t.title;
+  for (const TallyKindRow& row : kTallyKindRows)
+    if (row.histogram_test && row.test_name == t.name) return std::string(row.test_title) + " test";
+  return t.name + " test";
+}
+
+namespace {
+
+// What was audited: the first lines of the text and of the brief text.
+std::string header_text(const Job& job, const RunResult& run, const AuditReport& report, const InputInfo* input) {
   std::ostringstream o;
   if (input) {
     o << "melange audit: " << audit_subject(job, input) << " (" << input->format
@@ -408,6 +418,57 @@ std::string audit_text(const Job& job, const RunResult& run, const AuditReport& 
   }
   if (!run.note.empty()) o << "  note: " << run.note << "\n";
   if (!run.threads_note.empty()) o << "  note: " << run.threads_note << "\n";
+  return o.str();
+}
+
+}  // namespace
+
+std::string audit_brief_text(const Job& job, const RunResult& run, const AuditReport& report,
+                             const InputInfo* input) {
+  // At most 15 lines: the tests that did not PASS, and the lines furthest from expectation.
+  constexpr std::size_t kFlaggedListed = 3, kFurthestListed = 2;
+  std::ostringstream o;
+  o << header_text(job, run, report, input);
+  const std::vector<const TestResult*> tests = report.tests();
+  std::map<Verdict, int> by_verdict;
+  std::vector<const TestResult*> flagged;
+  for (const TestResult* t : tests) {
+    ++by_verdict[t->verdict];
+    if (t->verdict != Verdict::pass) flagged.push_back(t);
+  }
+  o << "  " << tests.size() << (tests.size() == 1 ? " test: " : " tests: ");
+  bool first = true;
+  for (const auto& [v, count] : by_verdict) {
+    o << (first ? "" : ", ") << count << " " << verdict_name(v);
+    first = false;
+  }
+  o << "\n";
+  for (std::size_t i = 0; i < std::min(flagged.size(), kFlaggedListed); ++i) {
+    const TestResult& t = *flagged[i];
+    o << "    " << verdict_name(t.verdict) << ": " << test_title(t) << ", Holm p "
+      << p_text(t.p_holm, t.log10_p_holm) << "\n";
+  }
+  if (flagged.size() > kFlaggedListed) o << "    and " << flagged.size() - kFlaggedListed << " more\n";
+  const PlainWords w = plain_words(job, report, input);
+  if (!w.none_reason.empty()) {
+    o << "  in plain words: " << w.none_reason << "\n";
+  } else {
+    o << "  in plain words: " << w.meaning << "\n";
+    if (!w.fault.empty()) o << "  the fault the tests see: " << w.fault << "\n";
+    for (std::size_t i = 0; i < std::min(w.furthest.size(), kFurthestListed); ++i)
+      o << "    " << w.furthest[i].words << "\n";
+  }
+  o << "  " << report.notes.size() << (report.notes.size() == 1 ? " note" : " notes")
+    << ", each test's line and the smallest bias each detects: the same command without --brief\n";
+  if (!report.reproduce.empty()) o << "  reproduce with: " << report.reproduce << "\n";
+  o << "verdict: " << (report.verdict ? std::string(verdict_name(*report.verdict)) : "none") << "\n";
+  return o.str();
+}
+
+std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
+                       const ExactDistribution* model, const InputInfo* input) {
+  std::ostringstream o;
+  o << header_text(job, run, report, input);
   const TallyCounts& h = run.tally[TallyKind::ranks];
   const Shape shape = shape_of(job);
   const std::string noun = outcome_noun(job);

@@ -39,7 +39,28 @@ std::string compiler() {
 #endif
 }
 
+// The likely cause of noisy runs: other work where the load average
+// reached half the hardware threads, else the CPU's clock changing speed.
+std::string noise_cause(const BenchDocument& doc) {
+  const double load = std::max(doc.load_before, doc.load_after);
+  const std::string measured = "load average " + fixed(load, 1) + " on " +
+                               std::to_string(doc.machine.hardware_threads) + " hardware threads";
+  if (load < 0) return "other work on the machine or its clock changing speed (frequency scaling, turbo)";
+  if (load >= 0.5 * doc.machine.hardware_threads) return "likely other work on the machine (" + measured + ")";
+  return "likely the CPU's clock changing speed (frequency scaling, turbo, a shared host; " + measured + ")";
+}
+
 }  // namespace
+
+bool noisy(const BenchRow& r) { return spread(r) > kNoisySpread * 100; }
+bool above_limit(const BenchRow& r) { return r.limit > 0 && r.median > r.limit; }
+
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  if (!(in >> load)) return -1;
+  return load;
+}
 
 BenchMachine probe_machine() {
   BenchMachine m;
@@ -50,8 +71,9 @@ BenchMachine probe_machine() {
 
 std::string bench_header_text(const BenchDocument& doc) {
   std::ostringstream o;
-  o << "melange bench: " << doc.mode << " mode, method " << doc.method << ", about " << general(doc.seconds, 3)
-    << " s\n  machine: " << doc.machine.cpu << ", " << doc.machine.hardware_threads << " hardware threads, SIMD "
+  o << "melange bench: " << doc.mode << " mode, method " << doc.method << ", " << general(doc.seconds, 3)
+    << " s shared among the runs (each run at least long enough to time; the time taken is shown as it goes and at "
+       "the end)\n  machine: " << doc.machine.cpu << ", " << doc.machine.hardware_threads << " hardware threads, SIMD "
     << or_none(doc.machine.simd_arch) << ", GPU " << or_none(doc.machine.gpu) << "\n  melange " << kVersion << ", "
     << doc.machine.compiler << "\n";
   return o.str();
@@ -65,15 +87,20 @@ std::string bench_table_text(const BenchDocument& doc) {
     << (sample ? pad("bytes/s", 11, true) : "") << pad("std::shuffle/s", 15, true) << pad("ratio", 7, true)
     << pad("batched/s", 11, true) << pad("ratio", 7, true) << pad("limit/s", 10, true) << pad("of limit", 9, true)
     << "\n";
-  for (const BenchRow& r : doc.rows)
+  for (const BenchRow& r : doc.rows) {
+    // Above the limit: a measurement error, its rate marked and no ratio drawn from it.
+    const bool error = above_limit(r);
+    const auto ratio = [&](double peer) { return error ? std::string("-") : fixed(r.median / peer, 2); };
     o << "  " << pad(r.algorithm, 22) << pad(std::to_string(r.n), 6, true) << "  " << pad(r.ran_on, 18)
-      << pad(std::to_string(r.threads), 8, true) << pad(rate_text(r.median) + (r.steady ? " " : "*"), 13, true)
-      << pad("±" + fixed(spread(r) / 2, 1) + "%", 8, true) << pad(fixed(r.words_per_trial, 3), 12, true)
+      << pad(std::to_string(r.threads), 8, true)
+      << pad(rate_text(r.median) + (error ? "!" : r.steady ? " " : "*"), 13, true)
+      << pad("±" + fixed(spread(r) / 2, 1) + "%" + (noisy(r) ? "?" : ""), 8, true)
+      << pad(fixed(r.words_per_trial, 3), 12, true)
       << (sample ? pad(rate_text(bytes_per_second(r)), 11, true) : "") << pad(rate_text(r.peer), 15, true)
-      << pad(fixed(r.median / r.peer, 2), 7, true) << pad(rate_text(r.batched_peer), 11, true)
-      << pad(fixed(r.median / r.batched_peer, 2), 7, true)
+      << pad(ratio(r.peer), 7, true) << pad(rate_text(r.batched_peer), 11, true) << pad(ratio(r.batched_peer), 7, true)
       << pad(r.limit > 0 ? rate_text(r.limit) : "-", 10, true)
-      << pad(r.limit > 0 ? fixed(r.median / r.limit, 2) : "-", 9, true) << "\n";
+      << pad(error ? std::string("> 1!") : r.limit > 0 ? fixed(r.median / r.limit, 2) : "-", 9, true) << "\n";
+  }
   o << "  shuffles/s: median of " << doc.repeats << " timed runs after a warm-up, each followed by a run of each "
     << "peer; spread: half the range of the " << doc.repeats
     << "; ratio: melange over the peer on as many threads, same tallies. std::shuffle: std::shuffle + "
@@ -84,6 +111,16 @@ std::string bench_table_text(const BenchDocument& doc) {
     o << "  *: these runs (or a peer's or the limit's) stayed short enough that set-up (first touch of the "
       << (sample ? "buffer" : "tallies") << ", tables, threads) still weighs; more --seconds gives longer runs"
       << (sample ? " up to " + std::to_string(doc.sample_bytes >> 20) + " MiB of rows" : "") << "\n";
+  const auto count = [&](bool (*is)(const BenchRow&)) { return std::count_if(doc.rows.begin(), doc.rows.end(), is); };
+  if (const auto errors = count(above_limit))
+    o << "  !: " << errors << (errors == 1 ? " row" : " rows")
+      << " measured above the Philox limit, which no trial rate can pass: a measurement error (its runs and the "
+         "limit's saw the machine at different speeds), not a result; rerun it on an idle machine\n";
+  if (const auto noisy_rows = count(noisy))
+    o << "  ?: " << noisy_rows << (noisy_rows == 1 ? " row's" : " rows'") << " runs spread over more than "
+      << fixed(kNoisySpread * 100, 0) << "% of their median: " << noise_cause(doc)
+      << "; its rates are less sure than the others' (rerun idle, or with more --seconds)\n";
+  o << "  measured in " << fixed(doc.elapsed_seconds, 0) << " s (--seconds " << general(doc.seconds, 3) << ")\n";
   return o.str();
 }
 
@@ -98,6 +135,7 @@ void write_bench_json(std::ostream& out, const BenchDocument& doc) {
   j["mode"] = doc.mode;
   j["method"] = doc.method;
   j["seconds"] = doc.seconds;
+  j["elapsed_seconds"] = doc.elapsed_seconds;
   j["repeats"] = doc.repeats;
   j["rows"] = Json::array();
   for (const BenchRow& r : doc.rows) {
@@ -120,6 +158,8 @@ void write_bench_json(std::ostream& out, const BenchDocument& doc) {
     row["batched_ratio"] = r.median / r.batched_peer;
     row["philox_limit_per_second"] = r.limit > 0 ? Json(r.limit) : Json(nullptr);
     row["limit_fraction"] = r.limit > 0 ? Json(r.median / r.limit) : Json(nullptr);
+    row["noisy"] = noisy(r);
+    row["measurement_error"] = above_limit(r);
     j["rows"].push_back(row);
   }
   write_json(out, j);

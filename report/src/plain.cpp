@@ -129,7 +129,7 @@ PlainWords plain_words(const Job& job, const AuditReport& report, const InputInf
   for (const TestFields& f : test_fields(report, input)) {
     const TestResult& t = *f.result;
     if (t.effect.empty() || !std::isfinite(t.detectable)) continue;
-    w.detectable.push_back({f.key, t.title.empty() ? t.name + " test" : t.title, t.detectable,
+    w.detectable.push_back({f.key, test_title(t), t.detectable,
                             replaced(t.effect, "{effect}", percent(t.detectable))});
   }
   w.detectable_level = "about " + std::to_string(static_cast<int>(std::lround(10 * kPlainPower))) +

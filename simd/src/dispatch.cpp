@@ -116,6 +116,22 @@ void stream_words(std::uint64_t seed, std::uint64_t first, std::uint64_t streams
   }
 }
 
+void stream_blocks(std::uint64_t seed, std::uint64_t stream, std::uint64_t first_block, std::uint64_t blocks,
+                   std::uint32_t* out) {
+  if (const Architecture* a = widest_available()) return a->kernels().blocks(seed, stream, first_block, blocks, out);
+  scalar_stream_blocks(seed, stream, first_block, blocks, out);
+}
+
+bool stream_blocks_on(std::string_view arch, std::uint64_t seed, std::uint64_t stream, std::uint64_t first_block,
+                      std::uint64_t blocks, std::uint32_t* out) {
+  for (const Architecture& a : kArchitectures)
+    if (arch == a.name && a.available()) {
+      a.kernels().blocks(seed, stream, first_block, blocks, out);
+      return true;
+    }
+  return false;
+}
+
 std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams) {
   if (const Architecture* a = widest_available()) return a->kernels().checksum(seed, first, streams);
   std::uint32_t x = 0;

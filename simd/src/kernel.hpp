@@ -97,6 +97,39 @@ struct Kernel {
     }
   }
 
+  // Blocks first_block, first_block + 1, ... of one stream, a block a lane
+  // (counter words 0 and 1 differ across the lanes, 2 and 3 are the
+  // stream's), two groups of lanes a step; out[4 i + w] is word w of block
+  // first_block + i, as PhiloxStream reads them.
+  static void blocks(std::uint64_t seed, std::uint64_t stream, std::uint64_t first_block, std::uint64_t blocks,
+                     std::uint32_t* out) {
+    const Plan p = key_plan(seed);
+    constexpr int kGroups = 2;
+    const u32 stream_lo(static_cast<std::uint32_t>(stream)), stream_hi(static_cast<std::uint32_t>(stream >> 32));
+    const std::uint64_t full = blocks / (kGroups * kLanes) * (kGroups * kLanes);
+    for (std::uint64_t b = 0; b < full; b += kGroups * kLanes) {
+      u32 c[kGroups][4];
+      for (int g = 0; g < kGroups; ++g) {
+        Philox::lane_streams(first_block + b + static_cast<std::uint64_t>(g) * kLanes, c[g][0], c[g][1]);
+        c[g][2] = stream_lo;
+        c[g][3] = stream_hi;
+      }
+      Philox::template philox<kGroups>(p, c);
+      alignas(64) std::uint32_t words[kGroups][4][kLanes];
+      for (int g = 0; g < kGroups; ++g)
+        for (int w = 0; w < 4; ++w) c[g][w].store_aligned(words[g][w]);
+      std::uint32_t* at = out + 4 * b;
+      for (int g = 0; g < kGroups; ++g)
+        for (int l = 0; l < kLanes; ++l)
+          for (int w = 0; w < 4; ++w) *at++ = words[g][w][l];
+    }
+    const PhiloxKey key = stream_key(seed);
+    for (std::uint64_t b = full; b < blocks; ++b) {
+      const PhiloxCounter block = philox4x32_10(stream_counter(stream, first_block + b), key);
+      for (int w = 0; w < 4; ++w) out[4 * b + static_cast<std::uint64_t>(w)] = block.v[w];
+    }
+  }
+
   static std::uint32_t checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams) {
     Job job;
     job.seed = seed;

@@ -17,6 +17,8 @@ struct KernelEntry {
   void (*words)(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
                 int words_per_stream, std::uint32_t* out);
   std::uint32_t (*checksum)(std::uint64_t seed, std::uint64_t first, std::uint64_t streams);
+  void (*blocks)(std::uint64_t seed, std::uint64_t stream, std::uint64_t first_block, std::uint64_t blocks,
+                 std::uint32_t* out);
 };
 
 KernelEntry avx2_kernels();    // kernels_avx2.cpp, compiled with -mavx2

@@ -7,7 +7,7 @@ namespace melange::simd::internal {
 
 KernelEntry avx2_kernels() {
   using K = Kernel<xsimd::avx2>;
-  return KernelEntry{&K::tally, &K::sample, &K::sample_bytes, &K::words, &K::checksum};
+  return KernelEntry{&K::tally, &K::sample, &K::sample_bytes, &K::words, &K::checksum, &K::blocks};
 }
 
 }  // namespace melange::simd::internal

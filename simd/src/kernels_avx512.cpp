@@ -8,7 +8,7 @@ namespace melange::simd::internal {
 
 KernelEntry avx512_kernels() {
   using K = Kernel<xsimd::avx512bw>;
-  return KernelEntry{&K::tally, &K::sample, &K::sample_bytes, &K::words, &K::checksum};
+  return KernelEntry{&K::tally, &K::sample, &K::sample_bytes, &K::words, &K::checksum, &K::blocks};
 }
 
 }  // namespace melange::simd::internal

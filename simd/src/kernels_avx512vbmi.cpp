@@ -9,7 +9,7 @@ namespace melange::simd::internal {
 
 KernelEntry avx512vbmi_kernels() {
   using K = Kernel<avx512vbmi>;
-  return KernelEntry{&K::tally, &K::sample, &K::sample_bytes, &K::words, &K::checksum};
+  return KernelEntry{&K::tally, &K::sample, &K::sample_bytes, &K::words, &K::checksum, &K::blocks};
 }
 
 }  // namespace melange::simd::internal

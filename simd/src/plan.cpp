@@ -109,15 +109,20 @@ std::uint64_t preferred_chunk(const Job& job) {
   return std::bit_ceil(factorial(job.n) * 64);
 }
 
-Plan make_plan(const Job& job) {
+Plan key_plan(std::uint64_t seed) {
   Plan p{};
-  p.job = job;
-  p.reference.emplace(job);
-  PhiloxKey k = stream_key(job.seed);
+  PhiloxKey k = stream_key(seed);
   for (int r = 0; r < philox::kRounds; ++r) {
     p.round_keys[r] = k;
     k = philox::bump(k);
   }
+  return p;
+}
+
+Plan make_plan(const Job& job) {
+  Plan p = key_plan(job.seed);
+  p.job = job;
+  p.reference.emplace(job);
   const int b = job.spec.bits;
   p.high_mask = static_cast<std::uint32_t>(~std::uint64_t{0} << (32 - b));
   auto add = [&](std::uint32_t s, std::uint32_t i) {

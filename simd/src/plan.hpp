@@ -78,6 +78,10 @@ struct Plan {
 // True when the vector kernels cover the job (otherwise use the scalar path).
 bool vectorizable(const Job& job);
 Plan make_plan(const Job& job);
+// The round keys of `seed` alone: for the kernels that run the cipher and
+// nothing else, where make_plan's draw plan and reference trial cost more
+// than the blocks they make.
+Plan key_plan(std::uint64_t seed);
 // True when a trial's permutation stays packed in a register (a swap or
 // coin algorithm, n <= kPackedItems and the whole permutation is the
 // outcome); deals, riffles and larger n use per-lane item arrays.

@@ -52,6 +52,16 @@ def test_short_bench_writes_rows_with_their_reference(tmp_path):
     svg = ET.parse(s).getroot()
     lines = svg.findall(f"{SVG}polyline")
     assert len(lines) == 3, "one line for scalar x 1 thread, one for each peer"
+    peer_styles = [(l.get("stroke"), l.get("stroke-dasharray")) for l in lines if l.get("stroke-dasharray")]
+    assert len(peer_styles) == 2 and len(set(peer_styles)) == 2, f"each peer a line style of its own: {peer_styles}"
+    # Noisy rows and rows above the Philox limit are flagged, never passed off as results.
+    for r in rows:
+        rate = r["shuffles_per_second"]
+        assert r["noisy"] == ((rate["max"] - rate["min"]) / rate["median"] > 0.10), r
+        limit = r["philox_limit_per_second"]
+        assert r["measurement_error"] == (limit is not None and rate["median"] > limit), r
+        assert ("?: " in p.stdout) == any(x["noisy"] for x in rows)
+    assert doc["elapsed_seconds"] > 0 and f"measured in " in p.stdout
     points = svg.findall(f".//{SVG}circle")
     assert len(points) == 6 and all(c.find(f"{SVG}title") is not None for c in points), "a point per row and peer"
     assert "std::shuffle" in s.read_text() and "lehmer64" in s.read_text()

@@ -89,7 +89,7 @@ def test_no_exact_law_for_weighted_int_power_from_any_call():
 LONG_CALLS = {
     "audit": "melange.audit(n=4, trials=10**12, threads=2)",
     "permutations": "melange.permutations(1024, 200000, algo='sort-binary-insertion', threads=1)",
-    "integers": "melange.integers(6, size=4 * 10**8, dtype=np.uint8)",
+    "integers": "melange.integers(6, size=10**9, dtype=np.uint8, method='lemire')",
     "exact": "melange.exact(algo='naive-swap', n=9, threads=1)",
     "shelf_law": "melange.shelf_law(1024, 10, 4)",
     "audit_records": "melange.audit_records(np.tile(np.arange(8, dtype=np.uint8), (6 * 10**7, 1)), n=8)",

@@ -125,6 +125,22 @@ struct PlannedBatch {
 // rejection test is made on the word before any digit is taken, and then
 // each draw is one multiply of what is left (the digits of batch_digits, in
 // the same order). No array: on a GPU the state stays in registers.
+// The batch that starts at a draw of range s, `ahead(j)` the range j draws
+// later (0: none): s, then each next range while the product stays at most
+// kBatchProduct. A range above 2^24 is a batch of one, P <= 2^32.
+template <class Ahead>
+MELANGE_HD inline PlannedBatch cut_batch(std::uint64_t s, Ahead& ahead) {
+  std::uint64_t product = s;
+  std::uint32_t count = 1;
+  for (int j = 1; count < kMaxBatch; ++j) {
+    const std::uint64_t r = ahead(j);
+    if (r == 0 || product > kBatchProduct / r) break;  // product * r > kBatchProduct, without overflow
+    ++count;
+    product *= r;
+  }
+  return PlannedBatch{product, static_cast<std::uint32_t>(internal::reject_threshold(product, 32)), count};
+}
+
 class BatchedDraws {
  public:
   BatchedDraws() = default;
@@ -137,6 +153,30 @@ class BatchedDraws {
     if (left_ == 0) refill(words, s, ahead);
     --left_;
     return digit(s);
+  }
+
+  // `count` draws of one range s whose every batch is b (an endless
+  // schedule of s, as BoundedIntegers draws), each handed to emit: next()'s
+  // draws, a whole batch's digits in a loop of their own rather than a
+  // test for an empty batch a draw.
+  template <class WordSource, class Emit>
+  void draw_repeated(WordSource& words, std::uint64_t s, const PlannedBatch& b, std::uint64_t count, Emit&& emit) {
+    for (; count > 0 && left_ > 0; --count, --left_) emit(digit(s));
+    // Digit j of a word x0 is the high half of (x0 s^j mod 2^32) s: each
+    // digit two multiplies of its own, where digit() chains every digit on
+    // the one before (a multiply's latency a digit).
+    std::uint32_t powers[kMaxBatch];
+    std::uint32_t power = 1;
+    for (std::uint32_t j = 0; j < b.count; ++j, power *= static_cast<std::uint32_t>(s)) powers[j] = power;
+    for (; count >= b.count; count -= b.count) {
+      draw_word(words, b.product, b.threshold);
+      for (std::uint32_t j = 0; j < b.count; ++j)
+        emit(static_cast<std::uint32_t>(internal::product(x_ * powers[j], s) >> 32));
+    }
+    if (count == 0) return;
+    draw_word(words, b.product, b.threshold);
+    left_ = static_cast<int>(b.count - count);
+    for (; count > 0; --count) emit(digit(s));
   }
 
   // The same draws along a plan of the schedule's batches: batches[i] is
@@ -173,16 +213,9 @@ class BatchedDraws {
 
   template <class WordSource, class Ahead>
   MELANGE_HD void refill(WordSource& words, std::uint64_t s, Ahead& ahead) {
-    std::uint64_t product = s;
-    left_ = 1;
-    for (int j = 1; left_ < kMaxBatch; ++j) {
-      const std::uint64_t r = ahead(j);
-      if (r == 0 || product > kBatchProduct / r) break;  // product * r > kBatchProduct, without overflow
-      ++left_;
-      product *= r;
-    }
-    // Lemire's test on P (a range above 2^24 is a batch of one, P <= 2^32).
-    draw_word(words, product, internal::reject_threshold(product, 32));
+    const PlannedBatch b = cut_batch(s, ahead);
+    left_ = static_cast<int>(b.count);
+    draw_word(words, b.product, b.threshold);
   }
 
   std::uint32_t x_ = 0;  // what is left of the batch's word

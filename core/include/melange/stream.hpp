@@ -55,4 +55,58 @@ class PhiloxStream {
   int pos_ = 4;
 };
 
+// Blocks first_block .. first_block + blocks - 1 of one stream into out,
+// four words a block in order. A SIMD kernel makes many at once
+// (simd::stream_blocks); scalar_stream_blocks is the reference.
+using BlockFill = void (*)(std::uint64_t seed, std::uint64_t stream, std::uint64_t first_block, std::uint64_t blocks,
+                           std::uint32_t* out);
+
+inline void scalar_stream_blocks(std::uint64_t seed, std::uint64_t stream, std::uint64_t first_block,
+                                 std::uint64_t blocks, std::uint32_t* out) {
+  const PhiloxKey key = stream_key(seed);
+  for (std::uint64_t b = 0; b < blocks; ++b) {
+    const PhiloxCounter block = philox4x32_10(stream_counter(stream, first_block + b), key);
+    for (int w = 0; w < 4; ++w) out[4 * b + static_cast<std::uint64_t>(w)] = block.v[w];
+  }
+}
+
+// PhiloxStream's words, made kBlocks blocks at a time by a BlockFill: for a
+// caller that reads a long run of one stream (BoundedIntegers), where one
+// block at a time costs the cipher's whole latency a block. Host code.
+class BufferedStream {
+ public:
+  static constexpr std::uint64_t kBlocks = 128;
+
+  BufferedStream(std::uint64_t seed, std::uint64_t stream, BlockFill fill = nullptr)
+      : seed_(seed), stream_(stream), fill_(fill ? fill : &scalar_stream_blocks) {}
+
+  std::uint32_t next() {
+    if (pos_ == kBlocks * 4) refill();
+    return words_[pos_++];
+  }
+
+  // Words handed out since construction.
+  std::uint64_t words_consumed() const { return next_block_ == 0 ? 0 : (next_block_ - kBlocks) * 4 + pos_; }
+
+  // On to the state after `words` words were handed out (a stream restored).
+  void skip_to(std::uint64_t words) {
+    next_block_ = words / 4;
+    refill();
+    pos_ = words % 4;
+  }
+
+ private:
+  void refill() {
+    fill_(seed_, stream_, next_block_, kBlocks, words_);
+    next_block_ += kBlocks;
+    pos_ = 0;
+  }
+
+  std::uint64_t seed_, stream_;
+  BlockFill fill_;
+  std::uint64_t next_block_ = 0;
+  std::uint64_t pos_ = kBlocks * 4;
+  std::uint32_t words_[kBlocks * 4];
+};
+
 }  // namespace melange

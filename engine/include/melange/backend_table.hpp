@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "melange/backend.hpp"
+#include "melange/stream.hpp"
 
 namespace melange {
 
@@ -51,6 +52,11 @@ struct BackendInfo {
   std::string device;              // the device it runs on, when available and not the CPU
 };
 std::vector<BackendInfo> backend_inventory();
+
+// The fastest way this CPU makes many blocks of one stream (stream.hpp):
+// the SIMD kernel where one runs, else the scalar reference. For
+// BoundedIntegers; the words are the same either way.
+BlockFill fastest_block_fill();
 
 // The Philox limit of this CPU: block 0 of the streams [first, first +
 // streams) made and xored, never stored, split over `threads` threads, on

@@ -35,6 +35,10 @@ struct RecordShape {
 void infer_row_shape(RecordShape& shape, int items, std::string_view from, std::string_view rows,
                      std::string_view detail = {});
 
+// After infer_row_shape: whole permutations whose first record holds 1 ..
+// items and no 0 (`one_based`) count items from 1, where no base was given.
+void infer_row_base(RecordShape& shape, bool one_based, int items);
+
 // Text records from their first lines, `head` (whole lines: the caller
 // reads ahead until it holds two, or the input's end).
 void infer_text_shape(RecordShape& shape, std::string_view head);

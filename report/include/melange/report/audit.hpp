@@ -77,6 +77,8 @@ struct TestFields {
   const TestResult* result = nullptr;  // the test itself, in the report given
 };
 std::vector<TestFields> test_fields(const AuditReport& report, const InputInfo* input = nullptr);
+// A test's name in words: its title, or its kind's ("rising sequence test").
+std::string test_title(const TestResult& t);
 // A test's plain-words line, its "{item}" (TestResult::item) named as the
 // records name it.
 std::string plain_of(const TestResult& t, const InputInfo* input);
@@ -92,5 +94,10 @@ std::string audit_json_text(const Job& job, const RunResult& run, const AuditRep
                             const InputInfo* input = nullptr);
 std::string audit_text(const Job& job, const RunResult& run, const AuditReport& report,
                        const ExactDistribution* model, const InputInfo* input = nullptr);
+// The same audit in at most about 15 lines (--brief): what was audited, the
+// tests counted by verdict and each one that did not PASS, the plain words
+// without the per-test table, the reproduce line and the verdict.
+std::string audit_brief_text(const Job& job, const RunResult& run, const AuditReport& report,
+                             const InputInfo* input = nullptr);
 
 }  // namespace melange::report

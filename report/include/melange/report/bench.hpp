@@ -22,6 +22,8 @@ struct BenchMachine {
 // The CPU's model name (/proc/cpuinfo) and the compiler of this build; the
 // rest is the caller's to fill.
 BenchMachine probe_machine();
+// The 1-minute load average (/proc/loadavg), or -1 where it cannot be read.
+double load_average();
 
 struct BenchRow {
   std::string algorithm;
@@ -46,6 +48,15 @@ struct BenchRow {
   bool steady = false;    // its runs and its peer's were long enough for set-up to weigh little
 };
 
+// A row whose runs spread over more than this share of their median
+// (max - min): noisy, told with its likely cause.
+inline constexpr double kNoisySpread = 0.10;
+bool noisy(const BenchRow& r);
+// A row measured above the Philox limit, which no trial rate can pass: a
+// measurement error (the row's and the limit's runs saw different machine
+// speeds), never a result.
+bool above_limit(const BenchRow& r);
+
 struct BenchDocument {
   BenchMachine machine;
   std::string mode;  // "audit" or "sample"
@@ -54,6 +65,11 @@ struct BenchDocument {
   int repeats = 0;
   std::uint64_t sample_bytes = 0;  // sample mode: the reused buffer's size
   std::vector<BenchRow> rows;
+  double elapsed_seconds = 0;  // what the measuring took
+  // The 1-minute load average at the start and at the end (/proc/loadavg;
+  // negative: not known): other work on the machine, the likely cause of
+  // noisy rows when it is high.
+  double load_before = -1, load_after = -1;
   bool sample_mode() const { return mode == "sample"; }
 };
 

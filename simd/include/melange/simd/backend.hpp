@@ -29,6 +29,15 @@ std::unique_ptr<Backend> make_backend(std::string_view arch = "");
 void stream_words(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
                   int words_per_stream, std::uint32_t* out);
 
+// Blocks first_block .. first_block + blocks - 1 of one stream, four words
+// each in order, on the widest available architecture (a BlockFill,
+// stream.hpp): what a caller drawing many values from one stream reads.
+void stream_blocks(std::uint64_t seed, std::uint64_t stream, std::uint64_t first_block, std::uint64_t blocks,
+                   std::uint32_t* out);
+// The same on `arch`; false (and nothing written) where this CPU does not run it.
+bool stream_blocks_on(std::string_view arch, std::uint64_t seed, std::uint64_t stream, std::uint64_t first_block,
+                      std::uint64_t blocks, std::uint32_t* out);
+
 // The Philox ceiling: XOR of the four words of block 0 of streams
 // first .. first + streams - 1, generated a register at a time and never stored.
 std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams);

@@ -2,6 +2,8 @@
 // flags: it must run, and say no, on a CPU without any of them.
 #include <xsimd/config/xsimd_cpuid.hpp>
 
+#include <iterator>
+
 #include "kernel_entry.hpp"
 #include "melange/simd/backend.hpp"
 #include "melange/stream.hpp"
@@ -17,7 +19,7 @@ struct Architecture {
   internal::KernelEntry (*kernels)();
 };
 
-bool has_avx512() {
+[[maybe_unused]] bool has_avx512() {
   const auto cpu = xsimd::available_architectures();
   return cpu.avx512f != 0 && cpu.avx512bw != 0 && cpu.avx512dq != 0;
 }
@@ -25,12 +27,20 @@ bool has_avx512() {
 // Widest first. A new architecture is its kernels_<arch>.cpp, compiled with
 // its flags, and one row here. xsimd 8.1 does not look for VBMI; the
 // compiler's own CPUID check does.
+// A row for each kernel this build has (MELANGE_SIMD_ARCHS, simd/CMakeLists.txt).
 const Architecture kArchitectures[] = {
+#if defined(MELANGE_SIMD_AVX512VBMI)
     {"avx512vbmi", [] { return has_avx512() && __builtin_cpu_supports("avx512vbmi"); },
      &internal::avx512vbmi_kernels},
+#endif
+#if defined(MELANGE_SIMD_AVX512)
     {"avx512", has_avx512, &internal::avx512_kernels},
+#endif
+#if defined(MELANGE_SIMD_AVX2)
     {"avx2", [] { return xsimd::available_architectures().avx2 != 0; }, &internal::avx2_kernels},
+#endif
 };
+static_assert(std::size(kArchitectures) > 0, "MELANGE_SIMD_ARCHS names at least one architecture");
 
 class SimdBackend final : public Backend {
  public:

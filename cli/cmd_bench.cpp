@@ -451,10 +451,13 @@ int run_bench(const BenchArgs& a) {
   text << report::bench_header_text(doc);
   text.flush();
   doc.load_before = report::load_average();
+  const report::CpuTimes cpu_before = report::cpu_times();
   const auto start = Clock::now();
   measure_rows(rows, a, a.quiet || to_stdout);
   doc.elapsed_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  doc.load_after = report::load_average();
+  const report::CpuTimes cpu_after = report::cpu_times();
+  if (cpu_after.total > cpu_before.total)
+    doc.steal_share = (cpu_after.steal - cpu_before.steal) / (cpu_after.total - cpu_before.total);
   for (const Row& r : rows) doc.rows.push_back(r.out);
   text << report::bench_table_text(doc);
 

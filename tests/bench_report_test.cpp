@@ -36,7 +36,8 @@ BenchDocument document(double load) {
   doc.seconds = 20;
   doc.repeats = 5;
   doc.elapsed_seconds = 31.4;
-  doc.load_before = doc.load_after = load;
+  doc.load_before = load;
+  doc.steal_share = 0.001;
   doc.rows = {row(4, 1e8, 0.99e8, 1.01e8, 2e8),     // steady, under the limit
               row(8, 1e8, 0.9e8, 1.2e8, 2e8),       // noisy: 30% spread
               row(6, 2.2e8, 2.19e8, 2.21e8, 2e8)};  // above the limit
@@ -56,15 +57,22 @@ TEST(BenchReport, NoisyRowsAndRowsAboveTheLimitAreToldNotTakenAsResults) {
   EXPECT_NE(text.find("!: 1 row measured above the Philox limit, which no trial rate can pass: a measurement error"),
             std::string::npos) << text;
   EXPECT_NE(text.find("?: 1 row's runs spread over more than 10% of their median: likely the CPU's clock changing "
-                      "speed (frequency scaling, turbo, a shared host; load average 0.1 on 2 hardware threads)"),
+                      "speed (frequency scaling, turbo; load average 0.1 on 2 hardware threads before the bench, "
+                      "0.1% of CPU time stolen while it ran)"),
             std::string::npos) << text;
   EXPECT_NE(text.find("measured in 31 s (--seconds 20)"), std::string::npos) << text;
   // The row above the limit shows no ratio to its peers.
   const std::string error_line = text.substr(text.find("2.2e+08!"), 80);
   EXPECT_EQ(error_line.find("8.8"), std::string::npos) << error_line;
   const std::string loaded = bench_table_text(document(1.9));
-  EXPECT_NE(loaded.find("likely other work on the machine (load average 1.9 on 2 hardware threads)"), std::string::npos)
-      << loaded;
+  EXPECT_NE(loaded.find("likely other work on the machine (load average 1.9 on 2 hardware threads before the bench"),
+            std::string::npos) << loaded;
+  BenchDocument shared = document(0.2);
+  shared.steal_share = 0.08;
+  const std::string stolen = bench_table_text(shared);
+  EXPECT_NE(stolen.find("likely a shared host: the hypervisor ran other machines on these CPUs (load average 0.2 on 2 "
+                        "hardware threads before the bench, 8.0% of CPU time stolen while it ran)"),
+            std::string::npos) << stolen;
   std::ostringstream json;
   write_bench_json(json, idle);
   const auto j = nlohmann::json::parse(json.str());

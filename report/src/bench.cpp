@@ -40,20 +40,40 @@ std::string compiler() {
 }
 
 // The likely cause of noisy runs: other work where the load average
-// reached half the hardware threads, else the CPU's clock changing speed.
+// before the bench reached half the hardware threads; else a hypervisor
+// that gave more than 2% of the CPUs' time to other machines; else the
+// CPU's clock changing speed.
 std::string noise_cause(const BenchDocument& doc) {
-  const double load = std::max(doc.load_before, doc.load_after);
-  const std::string measured = "load average " + fixed(load, 1) + " on " +
-                               std::to_string(doc.machine.hardware_threads) + " hardware threads";
-  if (load < 0) return "other work on the machine or its clock changing speed (frequency scaling, turbo)";
-  if (load >= 0.5 * doc.machine.hardware_threads) return "likely other work on the machine (" + measured + ")";
-  return "likely the CPU's clock changing speed (frequency scaling, turbo, a shared host; " + measured + ")";
+  const std::string load = doc.load_before < 0 ? std::string("load average unknown")
+                                               : "load average " + fixed(doc.load_before, 1) + " on " +
+                                                     std::to_string(doc.machine.hardware_threads) +
+                                                     " hardware threads before the bench";
+  const std::string steal =
+      doc.steal_share < 0 ? std::string() : ", " + fixed(100 * doc.steal_share, 1) + "% of CPU time stolen while it ran";
+  if (doc.load_before >= 0.5 * doc.machine.hardware_threads)
+    return "likely other work on the machine (" + load + steal + ")";
+  if (doc.steal_share > 0.02)
+    return "likely a shared host: the hypervisor ran other machines on these CPUs (" + load + steal + ")";
+  return "likely the CPU's clock changing speed (frequency scaling, turbo; " + load + steal + ")";
 }
 
 }  // namespace
 
 bool noisy(const BenchRow& r) { return spread(r) > kNoisySpread * 100; }
 bool above_limit(const BenchRow& r) { return r.limit > 0 && r.median > r.limit; }
+
+CpuTimes cpu_times() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  CpuTimes t;
+  if (!(in >> cpu) || cpu != "cpu") return t;
+  double field = 0;
+  for (int i = 0; i < 8 && in >> field; ++i) {  // user nice system idle iowait irq softirq steal
+    t.total += field;
+    if (i == 7) t.steal = field;
+  }
+  return t;
+}
 
 double load_average() {
   std::ifstream in("/proc/loadavg");
@@ -83,7 +103,7 @@ std::string bench_table_text(const BenchDocument& doc) {
   const bool sample = doc.sample_mode();
   std::ostringstream o;
   o << "\n  " << pad("algorithm", 22) << pad("n", 6, true) << "  " << pad("backend", 18) << pad("threads", 8, true)
-    << pad("shuffles/s ", 13, true) << pad("spread", 8, true) << pad("words/trial", 12, true)
+    << pad("shuffles/s ", 13, true) << pad("spread", 10, true) << pad("words/trial", 12, true)
     << (sample ? pad("bytes/s", 11, true) : "") << pad("std::shuffle/s", 15, true) << pad("ratio", 7, true)
     << pad("batched/s", 11, true) << pad("ratio", 7, true) << pad("limit/s", 10, true) << pad("of limit", 9, true)
     << "\n";
@@ -94,7 +114,7 @@ std::string bench_table_text(const BenchDocument& doc) {
     o << "  " << pad(r.algorithm, 22) << pad(std::to_string(r.n), 6, true) << "  " << pad(r.ran_on, 18)
       << pad(std::to_string(r.threads), 8, true)
       << pad(rate_text(r.median) + (error ? "!" : r.steady ? " " : "*"), 13, true)
-      << pad("±" + fixed(spread(r) / 2, 1) + "%" + (noisy(r) ? "?" : ""), 8, true)
+      << pad("±" + fixed(spread(r) / 2, 1) + "%" + (noisy(r) ? "?" : ""), 11, true)  // 11 bytes: "±" is two
       << pad(fixed(r.words_per_trial, 3), 12, true)
       << (sample ? pad(rate_text(bytes_per_second(r)), 11, true) : "") << pad(rate_text(r.peer), 15, true)
       << pad(ratio(r.peer), 7, true) << pad(rate_text(r.batched_peer), 11, true) << pad(ratio(r.batched_peer), 7, true)
@@ -136,6 +156,8 @@ void write_bench_json(std::ostream& out, const BenchDocument& doc) {
   j["method"] = doc.method;
   j["seconds"] = doc.seconds;
   j["elapsed_seconds"] = doc.elapsed_seconds;
+  j["load_before"] = doc.load_before < 0 ? Json(nullptr) : Json(doc.load_before);
+  j["steal_share"] = doc.steal_share < 0 ? Json(nullptr) : Json(doc.steal_share);
   j["repeats"] = doc.repeats;
   j["rows"] = Json::array();
   for (const BenchRow& r : doc.rows) {

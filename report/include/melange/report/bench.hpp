@@ -24,6 +24,12 @@ struct BenchMachine {
 BenchMachine probe_machine();
 // The 1-minute load average (/proc/loadavg), or -1 where it cannot be read.
 double load_average();
+// The CPUs' time so far, all of it and the part stolen by the hypervisor
+// (/proc/stat, in ticks); zeros where it cannot be read.
+struct CpuTimes {
+  double total = 0, steal = 0;
+};
+CpuTimes cpu_times();
 
 struct BenchRow {
   std::string algorithm;
@@ -66,10 +72,12 @@ struct BenchDocument {
   std::uint64_t sample_bytes = 0;  // sample mode: the reused buffer's size
   std::vector<BenchRow> rows;
   double elapsed_seconds = 0;  // what the measuring took
-  // The 1-minute load average at the start and at the end (/proc/loadavg;
-  // negative: not known): other work on the machine, the likely cause of
-  // noisy rows when it is high.
-  double load_before = -1, load_after = -1;
+  // What else ran, the likely causes of noisy rows: the 1-minute load
+  // average before the bench began (/proc/loadavg: other work; the bench's
+  // own threads would count once it runs), and the share of CPU time the
+  // hypervisor gave to other machines while it ran (/proc/stat's steal).
+  // Negative: not known.
+  double load_before = -1, steal_share = -1;
   bool sample_mode() const { return mode == "sample"; }
 };
 

@@ -156,28 +156,87 @@ std::string diagnosis(const Signature& s, const py::args& args, const py::kwargs
   return {};
 }
 
-// `original` called as given; a TypeError its call raised, re-read.
-py::cpp_function minded(const std::string& function, const char* attribute, const py::object& original,
-                        const py::object& extra, const py::handle& scope, const py::handle& scope_module) {
-  py::options plain;
-  plain.disable_function_signatures();  // the docstring is the original's, signature line and all
-  const std::string doc = py::str(py::getattr(original, "__doc__", py::str("")));
-  const auto call = [function, original, extra](const py::args& args, const py::kwargs& kwargs) -> py::object {
-    try {
-      return original(*args, **kwargs);
-    } catch (py::error_already_set& e) {
-      if (!e.matches(PyExc_TypeError)) throw;
-      const std::string told = diagnosis(signature_of(function, original, extra), args, kwargs);
-      if (!told.empty()) throw py::type_error(told);
-      const std::string what = e.what();
-      if (what.find("incompatible function arguments") == std::string::npos &&
-          what.find("incompatible constructor arguments") == std::string::npos)
-        throw;
-      throw py::type_error(function + "() does not take these arguments; see help(" + function + ")");
-    }
-  };
-  if (scope) return py::cpp_function(call, py::name(attribute), py::is_method(scope), py::doc(doc.c_str()));
-  return py::cpp_function(call, py::name(attribute), py::scope(scope_module), py::doc(doc.c_str()));
+// A wrapper's own state: the function it calls, its name as told, the
+// keywords **kwargs takes, and the PyMethodDef CPython keeps a pointer to.
+// Held by a capsule the wrapper holds, so that it lives as long as the wrapper.
+struct Minded {
+  std::string function, attribute, doc;
+  py::object original, extra;
+  PyMethodDef def{};
+};
+constexpr const char* kMindedCapsule = "melange.minded";
+
+// The TypeError a call raised, re-read: one line where the signature says
+// what is wrong, else the error as it was (a pybind11 list of signatures
+// only where nothing can be said: then a line that points to help()).
+PyObject* re_read(const Minded& m, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  py::error_already_set raised;  // takes the error set
+  py::tuple positional(nargs);
+  for (Py_ssize_t i = 0; i < nargs; ++i) positional[i] = py::reinterpret_borrow<py::object>(args[i]);
+  py::dict keywords;
+  const Py_ssize_t named = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < named; ++i)
+    keywords[PyTuple_GET_ITEM(kwnames, i)] = py::reinterpret_borrow<py::object>(args[nargs + i]);
+  const std::string told = diagnosis(signature_of(m.function, m.original, m.extra),
+                                     py::reinterpret_borrow<py::args>(positional),
+                                     py::reinterpret_borrow<py::kwargs>(keywords));
+  if (!told.empty()) {
+    PyErr_SetString(PyExc_TypeError, told.c_str());
+    return nullptr;
+  }
+  const std::string what = raised.what();
+  if (what.find("incompatible function arguments") == std::string::npos &&
+      what.find("incompatible constructor arguments") == std::string::npos) {
+    raised.restore();
+    return nullptr;
+  }
+  PyErr_SetString(PyExc_TypeError,
+                  (m.function + "() does not take these arguments; see help(" + m.function + ")").c_str());
+  return nullptr;
+}
+
+// The wrapper itself, CPython's fast calling convention: the arguments go
+// to the original as they came (no tuple or dict is built), so a call that
+// fits costs one more C call.
+PyObject* call_minded(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  const auto* m = static_cast<const Minded*>(PyCapsule_GetPointer(self, kMindedCapsule));
+  if (!m) return nullptr;
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  PyObject* result = PyObject_Vectorcall(m->original.ptr(), args, static_cast<size_t>(nargs), kwnames);
+  if (result || !PyErr_ExceptionMatches(PyExc_TypeError)) return result;
+  try {
+    return re_read(*m, args, nargs, kwnames);
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+// `original` wrapped: the same name, docstring (its signature line and
+// all) and module; a method stays a method.
+py::object minded(const std::string& function, const std::string& attribute, const py::object& original,
+                  const py::object& extra, bool method, const py::module_& module) {
+  auto state = std::make_unique<Minded>();
+  state->function = function;
+  state->attribute = attribute;
+  state->doc = py::str(py::getattr(original, "__doc__", py::str("")));
+  state->original = original;
+  state->extra = extra;
+  state->def.ml_name = state->attribute.c_str();
+  state->def.ml_meth = reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&call_minded));
+  state->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
+  state->def.ml_doc = state->doc.c_str();
+  PyMethodDef* def = &state->def;
+  const py::capsule holder(state.release(), kMindedCapsule,
+                           [](PyObject* c) { delete static_cast<Minded*>(PyCapsule_GetPointer(c, kMindedCapsule)); });
+  auto function_object = py::reinterpret_steal<py::object>(PyCFunction_NewEx(def, holder.ptr(), module.attr("__name__").ptr()));
+  if (!function_object) throw py::error_already_set();
+  if (!method) return function_object;
+  auto bound = py::reinterpret_steal<py::object>(PyInstanceMethod_New(function_object.ptr()));
+  if (!bound) throw py::error_already_set();
+  return bound;
 }
 
 // A function pybind11 made (a module's), or a method (an instancemethod
@@ -194,7 +253,7 @@ void mind_calls(py::module_& m) {
     const std::string name = py::str(key);
     if (name.front() == '_') continue;
     if (PyCFunction_Check(value.ptr())) {
-      m.attr(name.c_str()) = minded(name, name.c_str(), py::reinterpret_borrow<py::object>(value), extra, py::handle(), m);
+      m.attr(name.c_str()) = minded(name, name, py::reinterpret_borrow<py::object>(value), extra, false, m);
     } else if (py::isinstance<py::type>(value)) {
       const py::object cls = py::reinterpret_borrow<py::object>(value);
       // A copy: a class's __dict__ is a read-only proxy, not a dict.
@@ -203,7 +262,7 @@ void mind_calls(py::module_& m) {
         if ((method_name.front() == '_' && method_name != "__init__") || !is_pybind_function(method)) continue;
         const std::string shown = method_name == "__init__" ? name : name + "." + method_name;
         py::setattr(cls, method_name.c_str(),
-                    minded(shown, method_name.c_str(), py::reinterpret_borrow<py::object>(method), extra, cls, m));
+                    minded(shown, method_name, py::reinterpret_borrow<py::object>(method), extra, true, m));
       }
     }
   }

@@ -183,7 +183,11 @@ TEST(Serve, ABufferedStreamIsTheStream) {
   for (const BlockFill fill : {BlockFill{nullptr}, fastest_block_fill()}) {
     BufferedStream words(9, 1234, fill);
     PhiloxStream ref(9, 1234);
-    for (std::uint64_t i = 0; i < 3 * BufferedStream::kBlocks * 4 + 7; ++i) ASSERT_EQ(words.next(), ref.next()) << i;
+    // Through fills of 1, 2, 4, .. kBlocks blocks and on.
+    for (std::uint64_t i = 0; i < 3 * BufferedStream::kBlocks * 4 + 7; ++i) {
+      ASSERT_EQ(words.words_consumed(), i);
+      ASSERT_EQ(words.next(), ref.next()) << i;
+    }
     EXPECT_EQ(words.words_consumed(), ref.words_consumed());
     for (const std::uint64_t at : {std::uint64_t{0}, std::uint64_t{3}, std::uint64_t{513}, std::uint64_t{4} << 32}) {
       BufferedStream moved(9, 1234, fill);

@@ -70,9 +70,11 @@ inline void scalar_stream_blocks(std::uint64_t seed, std::uint64_t stream, std::
   }
 }
 
-// PhiloxStream's words, made kBlocks blocks at a time by a BlockFill: for a
+// PhiloxStream's words, made many blocks at a time by a BlockFill: for a
 // caller that reads a long run of one stream (BoundedIntegers), where one
-// block at a time costs the cipher's whole latency a block. Host code.
+// block at a time costs the cipher's whole latency a block. The first fill
+// makes one block and each next twice the last, up to kBlocks, so that a
+// caller who wants one value pays for one block. Host code.
 class BufferedStream {
  public:
   static constexpr std::uint64_t kBlocks = 128;
@@ -81,12 +83,12 @@ class BufferedStream {
       : seed_(seed), stream_(stream), fill_(fill ? fill : &scalar_stream_blocks) {}
 
   std::uint32_t next() {
-    if (pos_ == kBlocks * 4) refill();
+    if (pos_ == held_ * 4) refill();
     return words_[pos_++];
   }
 
   // Words handed out since construction.
-  std::uint64_t words_consumed() const { return next_block_ == 0 ? 0 : (next_block_ - kBlocks) * 4 + pos_; }
+  std::uint64_t words_consumed() const { return (next_block_ - held_) * 4 + pos_; }
 
   // On to the state after `words` words were handed out (a stream restored).
   void skip_to(std::uint64_t words) {
@@ -97,15 +99,19 @@ class BufferedStream {
 
  private:
   void refill() {
-    fill_(seed_, stream_, next_block_, kBlocks, words_);
-    next_block_ += kBlocks;
+    held_ = next_fill_;
+    next_fill_ = next_fill_ < kBlocks ? 2 * next_fill_ : kBlocks;
+    fill_(seed_, stream_, next_block_, held_, words_);
+    next_block_ += held_;
     pos_ = 0;
   }
 
   std::uint64_t seed_, stream_;
   BlockFill fill_;
-  std::uint64_t next_block_ = 0;
-  std::uint64_t pos_ = kBlocks * 4;
+  std::uint64_t next_block_ = 0;  // the first block not yet made
+  std::uint64_t held_ = 0;        // blocks in words_, the last made
+  std::uint64_t next_fill_ = 1;   // blocks the next fill makes
+  std::uint64_t pos_ = 0;
   std::uint32_t words_[kBlocks * 4];
 };
 

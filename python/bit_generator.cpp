@@ -22,9 +22,9 @@ class BitGenerator {
         lock_(py::module_::import("threading").attr("Lock")()) {
     bitgen_.state = this;
     bitgen_.next_uint32 = [](void* s) { return static_cast<BitGenerator*>(s)->words_.next(); };
-    bitgen_.next_uint64 = [](void* s) { return static_cast<BitGenerator*>(s)->next64(); };
+    bitgen_.next_uint64 = [](void* s) { return static_cast<BitGenerator*>(s)->words_.next64(); };
     bitgen_.next_double = [](void* s) {
-      return static_cast<double>(static_cast<BitGenerator*>(s)->next64() >> 11) * 0x1.0p-53;
+      return static_cast<double>(static_cast<BitGenerator*>(s)->words_.next64() >> 11) * 0x1.0p-53;
     };
     bitgen_.next_raw = [](void* s) { return std::uint64_t{static_cast<BitGenerator*>(s)->words_.next()}; };
     capsule_ = py::capsule(&bitgen_, "BitGenerator");
@@ -91,11 +91,6 @@ class BitGenerator {
    private:
     const py::object& lock_;
   };
-
-  std::uint64_t next64() {
-    const std::uint64_t high = words_.next();
-    return high << 32 | words_.next();
-  }
 
   std::uint64_t seed_, stream_;
   BufferedStream words_;

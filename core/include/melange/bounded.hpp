@@ -116,15 +116,6 @@ struct PlannedBatch {
   std::uint32_t count;     // the draws it serves
 };
 
-// Draws along a known sequence of ranges, a batch at a time: `ahead(j)` is the
-// range of the j-th draw after the current one (0 when there is none). The
-// first range of a batch is always taken; the next while the product stays
-// <= kBatchProduct. A rejected batch is redrawn whole before any digit is used.
-//
-// The digits come lazily: the batch's final x is x0 P mod 2^32, so the
-// rejection test is made on the word before any digit is taken, and then
-// each draw is one multiply of what is left (the digits of batch_digits, in
-// the same order). No array: on a GPU the state stays in registers.
 // The batch that starts at a draw of range s, `ahead(j)` the range j draws
 // later (0: none): s, then each next range while the product stays at most
 // kBatchProduct. A range above 2^24 is a batch of one, P <= 2^32.
@@ -141,6 +132,15 @@ MELANGE_HD inline PlannedBatch cut_batch(std::uint64_t s, Ahead& ahead) {
   return PlannedBatch{product, static_cast<std::uint32_t>(internal::reject_threshold(product, 32)), count};
 }
 
+// Draws along a known sequence of ranges, a batch at a time: `ahead(j)` is the
+// range of the j-th draw after the current one (0 when there is none). The
+// first range of a batch is always taken; the next while the product stays
+// <= kBatchProduct. A rejected batch is redrawn whole before any digit is used.
+//
+// The digits come lazily: the batch's final x is x0 P mod 2^32, so the
+// rejection test is made on the word before any digit is taken, and then
+// each draw is one multiply of what is left (the digits of batch_digits, in
+// the same order). No array: on a GPU the state stays in registers.
 class BatchedDraws {
  public:
   BatchedDraws() = default;

@@ -91,14 +91,10 @@ class BoundedIntegers {
 
   // Lemire's method on the 64-bit word 2^32 a + b (contract §2).
   std::uint64_t draw_wide() {
-    const auto word = [this] {
-      const std::uint64_t a = words_.next();
-      return a << 32 | words_.next();
-    };
-    if (last_ == ~std::uint64_t{0}) return word();
+    if (last_ == ~std::uint64_t{0}) return words_.next64();
     const std::uint64_t s = last_ + 1;
-    unsigned __int128 m = static_cast<unsigned __int128>(word()) * s;
-    while (static_cast<std::uint64_t>(m) < wide_threshold_) m = static_cast<unsigned __int128>(word()) * s;
+    unsigned __int128 m = static_cast<unsigned __int128>(words_.next64()) * s;
+    while (static_cast<std::uint64_t>(m) < wide_threshold_) m = static_cast<unsigned __int128>(words_.next64()) * s;
     return static_cast<std::uint64_t>(m >> 64);
   }
 

@@ -87,6 +87,12 @@ class BufferedStream {
     return words_[pos_++];
   }
 
+  // A 64-bit word of the next two, the first the high half (contract §2).
+  std::uint64_t next64() {
+    const std::uint64_t high = next();
+    return high << 32 | next();
+  }
+
   // Words handed out since construction.
   std::uint64_t words_consumed() const { return (next_block_ - held_) * 4 + pos_; }
 

@@ -145,6 +145,38 @@ inline BoundedSpec spec_of(const std::string& method, int bits) {
   return BoundedSpec{*m, bits};
 }
 
+// Whether `value` is an integer as NumPy takes one: anything with __index__
+// (a Python int, NumPy's integers) but a bool, Python's or NumPy's. An exact
+// int answers at once: looking up NumPy's bool_ costs an import, and these
+// run on every argument of every call.
+inline bool is_integer(const py::handle& value) {
+  if (PyLong_CheckExact(value.ptr())) return true;
+  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) return false;
+  return !py::isinstance(value, py::module_::import("numpy").attr("bool_"));
+}
+inline py::int_ index_of(const py::handle& value) {
+  auto whole = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+  if (!whole) throw py::error_already_set();
+  return whole;
+}
+
+// A Python int as a wide signed number, where it is one: within
+// -2^63 .. 2^64, the span of every integer dtype and an exclusive high past
+// it. Read by the C API: comparing through Python's operators costs a call
+// each.
+inline std::optional<__int128> wide_int(const py::int_& v) {
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow == 0) return x;
+  if (overflow < 0) return std::nullopt;
+  const unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+  if (!PyErr_Occurred()) return u;
+  PyErr_Clear();
+  const __int128 past = static_cast<__int128>(std::numeric_limits<std::uint64_t>::max()) + 1;
+  if (v.equal(py::int_(std::numeric_limits<std::uint64_t>::max()).attr("__add__")(1))) return past;
+  return std::nullopt;
+}
+
 // A count as Python writes it: an int, or a whole float such as 1e7; None
 // stays unset.
 inline std::optional<std::uint64_t> count_of(const py::object& value, const char* keyword) {
@@ -161,38 +193,31 @@ inline std::optional<std::uint64_t> count_of(const py::object& value, const char
   }
   // An int, or anything that is one (NumPy's integers): not a bool, Python's
   // or NumPy's.
-  if (py::isinstance<py::bool_>(value) || py::isinstance(value, py::module_::import("numpy").attr("bool_")) ||
-      !PyIndex_Check(value.ptr()))
-    throw wrong();
-  const auto whole = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
-  if (!whole) throw py::error_already_set();
-  if (whole.attr("__lt__")(0).cast<bool>() || whole.attr("bit_length")().cast<int>() > 64) throw wrong();
-  return whole.cast<std::uint64_t>();
+  if (!is_integer(value)) throw wrong();
+  const auto v = wide_int(index_of(value));
+  if (!v || *v < 0 || *v > std::numeric_limits<std::uint64_t>::max()) throw wrong();
+  return static_cast<std::uint64_t>(*v);
 }
 
 // An integer argument as NumPy takes one: a Python int or any NumPy
 // integer (anything with __index__), not a bool and not a float (TypeError,
 // as NumPy raises it). `keyword` names it.
 inline py::int_ integer_of(const py::object& value, const char* keyword) {
-  if (py::isinstance<py::bool_>(value) || py::isinstance(value, py::module_::import("numpy").attr("bool_")) ||
-      !PyIndex_Check(value.ptr()))
+  if (!is_integer(value))
     throw py::type_error(std::string(keyword) + " must be an integer (a Python int or a NumPy integer), not " +
                          std::string(py::str(py::type::of(value).attr("__name__"))));
-  auto whole = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
-  if (!whole) throw py::error_already_set();
-  return whole;
+  return index_of(value);
 }
 
 // The same, within lo .. hi (ValueError).
 inline std::uint64_t whole_of(const py::object& value, const char* keyword, std::uint64_t lo, std::uint64_t hi) {
   const py::int_ whole = integer_of(value, keyword);
-  const bool below = whole.attr("__lt__")(py::int_(lo)).cast<bool>();
-  const bool above = whole.attr("__gt__")(py::int_(hi)).cast<bool>();
-  if (below || above)
+  const std::optional<__int128> v = wide_int(whole);
+  if (!v || *v < lo || *v > hi)
     throw py::value_error(std::string(keyword) + " must be in " + std::to_string(lo) + " .. " +
                           (hi == std::numeric_limits<std::uint64_t>::max() ? std::string("2**64 - 1") : std::to_string(hi)) +
                           "; got " + std::string(py::repr(whole)));
-  return whole.cast<std::uint64_t>();
+  return static_cast<std::uint64_t>(*v);
 }
 inline int int_of(const py::object& value, const char* keyword) {
   return static_cast<int>(whole_of(value, keyword, 0, std::numeric_limits<int>::max()));
@@ -216,10 +241,11 @@ inline RunOptions options_of(const std::optional<int>& threads, const std::strin
 
 // `out` when given (checked: the dtype, C order, writable, the shape), else
 // a new array of `shape`.
-template <class T>
-py::array_t<T> out_array(const py::object& out, const std::vector<py::ssize_t>& shape) {
-  if (out.is_none()) return py::array_t<T>(shape);
-  const std::string want = std::string(py::str(py::dtype::of<T>())) + " array of shape (" +
+inline py::array out_array(const py::object& out, const py::dtype& dtype, const std::vector<py::ssize_t>& shape) {
+  if (out.is_none()) return py::array(dtype, shape);
+  // "an int64 array", "a uint8 array"
+  const auto article = [](const std::string& name) -> std::string { return name.starts_with('i') ? "an " : "a "; };
+  const std::string want = std::string(py::str(py::handle(dtype))) + " array of shape (" +
                            [&] {
                              std::string s;
                              for (std::size_t i = 0; i < shape.size(); ++i)
@@ -227,16 +253,21 @@ py::array_t<T> out_array(const py::object& out, const std::vector<py::ssize_t>& 
                              return s + (shape.size() == 1 ? ",)" : ")");
                            }() +
                            ", C-contiguous and writable";
-  if (!py::isinstance<py::array>(out)) throw UsageError("out must be a NumPy " + want);
+  if (!py::isinstance<py::array>(out))
+    throw UsageError("out must be a NumPy " + want + "; got " + std::string(py::str(py::type::of(out).attr("__name__"))));
   auto a = py::reinterpret_borrow<py::array>(out);
-  bool ok = a.dtype().is(py::dtype::of<T>()) && (a.flags() & py::array::c_style) && a.writeable() &&
+  bool ok = py::detail::npy_api::get().PyArray_EquivTypes_(a.dtype().ptr(), dtype.ptr()) && (a.flags() & py::array::c_style) && a.writeable() &&
             a.ndim() == static_cast<py::ssize_t>(shape.size());
   for (std::size_t i = 0; ok && i < shape.size(); ++i) ok = a.shape(static_cast<py::ssize_t>(i)) == shape[i];
   if (!ok) {
-    std::string got = std::string(py::str(a.dtype())) + " array of shape " + std::string(py::str(out.attr("shape")));
-    throw UsageError("out must be a " + want + "; got a " + got);
+    const std::string got = std::string(py::str(a.dtype())) + " array of shape " + std::string(py::str(out.attr("shape")));
+    throw UsageError("out must be " + article(want) + want + "; got " + article(got) + got);
   }
-  return py::reinterpret_borrow<py::array_t<T>>(out);
+  return a;
+}
+template <class T>
+py::array_t<T> out_array(const py::object& out, const std::vector<py::ssize_t>& shape) {
+  return py::reinterpret_borrow<py::array_t<T>>(out_array(out, py::dtype::of<T>(), shape));
 }
 
 // The records of `job` as an array (count, items).

@@ -59,21 +59,6 @@ void add_sampling(py::module_& m) {
 
 namespace {
 
-// A Python int as a wide signed number, where it is one: within
-// -2^63 .. 2^64, the span of every integer dtype and an exclusive high past it.
-std::optional<__int128> wide_int(const py::int_& v) {
-  int overflow = 0;
-  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-  if (overflow == 0) return x;
-  if (overflow < 0) return std::nullopt;
-  const unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
-  if (!PyErr_Occurred()) return u;
-  PyErr_Clear();
-  const __int128 past = static_cast<__int128>(std::numeric_limits<std::uint64_t>::max()) + 1;
-  if (v.equal(py::int_(std::numeric_limits<std::uint64_t>::max()).attr("__add__")(1))) return past;
-  return std::nullopt;
-}
-
 // The integer dtypes, each with what it holds and how the values are
 // stored into it: one row each.
 struct IntegerDtype {
@@ -97,9 +82,8 @@ constexpr IntegerDtype kIntegerDtypes[] = {
 };
 
 const IntegerDtype& integer_dtype_of(const py::dtype& dtype) {
-  const std::string order = py::str(dtype.attr("byteorder"));
   for (const IntegerDtype& d : kIntegerDtypes)
-    if (dtype.kind() == d.kind && dtype.itemsize() == d.bytes && order != ">")
+    if (dtype.kind() == d.kind && dtype.itemsize() == d.bytes && dtype.byteorder() != '>')
       return d;
   throw py::type_error("dtype must be an integer dtype, int8 .. uint64 in native byte order; got " +
                        std::string(py::str(py::handle(dtype))));
@@ -107,6 +91,42 @@ const IntegerDtype& integer_dtype_of(const py::dtype& dtype) {
 
 std::string text_of(__int128 v) {
   return v < 0 ? "-" + std::to_string(static_cast<std::uint64_t>(-v)) : std::to_string(static_cast<std::uint64_t>(v));
+}
+
+// size as a shape: an int is one dimension, a sequence of ints many.
+std::vector<py::ssize_t> shape_of_size(const py::object& size) {
+  const py::object dims = PyIndex_Check(size.ptr()) ? py::object(py::make_tuple(size)) : size;
+  std::vector<py::ssize_t> shape;
+  for (const py::handle d : dims.cast<py::tuple>())
+    shape.push_back(static_cast<py::ssize_t>(
+        whole_of(py::reinterpret_borrow<py::object>(d), "size", 0, ~std::uint64_t{0} >> 1)));
+  return shape;
+}
+
+// The values low .. low + last, checked against dtype's limits.
+struct IntegerSpan {
+  __int128 low, last;
+};
+IntegerSpan integer_span(const py::object& low_arg, const py::object& high_arg, bool endpoint,
+                         const py::dtype& dtype, const IntegerDtype& type) {
+  py::int_ low = integer_of(low_arg, "low"), high;
+  if (high_arg.is_none()) {
+    high = low;
+    low = py::int_(0);
+  } else {
+    high = integer_of(high_arg, "high");
+  }
+  const std::optional<__int128> lo = wide_int(low), hi = wide_int(high);
+  const auto asked = [&] {
+    return "low " + std::string(py::str(low)) + ", high " + std::string(py::str(high)) +
+           (endpoint ? " with endpoint" : "");
+  };
+  if (!lo || !hi || *lo < type.min || *hi - (endpoint ? 0 : 1) > type.max)
+    throw py::value_error(asked() + " does not fit dtype " + std::string(py::str(py::handle(dtype))) + " (" +
+                          text_of(type.min) + " .. " + text_of(type.max) + ")");
+  const __int128 last = *hi - *lo - (endpoint ? 0 : 1);
+  if (last < 0) throw py::value_error(asked() + ": high must be above low" + (endpoint ? " or equal to it" : ""));
+  return {*lo, last};
 }
 
 }  // namespace
@@ -119,59 +139,23 @@ std::string text_of(__int128 v) {
 py::object numpy_integers(const py::object& low_arg, const py::object& high_arg, const py::object& size,
                           bool endpoint, const py::object& dtype_arg, std::uint64_t seed, std::uint64_t stream,
                           const std::string& method, const py::object& bits, const py::object& out) {
-  py::int_ low = integer_of(low_arg, "low"), high;
-  if (high_arg.is_none()) {
-    high = low;
-    low = py::int_(0);
-  } else {
-    high = integer_of(high_arg, "high");
-  }
   const py::dtype dtype = py::dtype::from_args(dtype_arg);
   const IntegerDtype& type = integer_dtype_of(dtype);
-  const std::optional<__int128> lo = wide_int(low), hi = wide_int(high);
-  const std::string asked = "low " + std::string(py::str(low)) + ", high " + std::string(py::str(high)) +
-                            (endpoint ? " with endpoint" : "");
-  if (!lo || !hi || *lo < type.min || *hi - (endpoint ? 0 : 1) > type.max)
-    throw py::value_error(asked + " does not fit dtype " + std::string(py::str(py::handle(dtype))) + " (" + text_of(type.min) +
-                          " .. " + text_of(type.max) + ")");
-  const __int128 last = *hi - *lo - (endpoint ? 0 : 1);  // values low .. low + last
-  if (last < 0) throw py::value_error(asked + ": high must be above low" + (endpoint ? " or equal to it" : ""));
-  BoundedIntegers values(seed, stream, ValuesUpTo{static_cast<std::uint64_t>(last)},
+  const IntegerSpan span = integer_span(low_arg, high_arg, endpoint, dtype, type);
+  BoundedIntegers values(seed, stream, ValuesUpTo{static_cast<std::uint64_t>(span.last)},
                          spec_of(method, int_of(bits, "bits")), fastest_block_fill());
-  // The shape: size, or out's, or one value.
-  const bool scalar = size.is_none() && out.is_none();
-  std::vector<py::ssize_t> shape;
-  if (!size.is_none()) {
-    const py::object dims = PyIndex_Check(size.ptr()) ? py::object(py::make_tuple(size)) : size;
-    for (const py::handle d : dims.cast<py::tuple>())
-      shape.push_back(static_cast<py::ssize_t>(
-          whole_of(py::reinterpret_borrow<py::object>(d), "size", 0, ~std::uint64_t{0} >> 1)));
-  } else if (!out.is_none()) {
-    if (!py::isinstance<py::array>(out))
-      throw UsageError("out must be a NumPy array of dtype " + std::string(py::str(py::handle(dtype))) + "; got " +
-                       std::string(py::str(py::type::of(out).attr("__name__"))));
-    shape = out.attr("shape").cast<std::vector<py::ssize_t>>();
-  }
-  py::array a;
-  if (out.is_none()) {
-    a = py::array(dtype, shape);
-  } else {
-    const bool fits = py::isinstance<py::array>(out) && out.attr("dtype").attr("__eq__")(dtype).cast<bool>() &&
-                      out.attr("shape").cast<std::vector<py::ssize_t>>() == shape &&
-                      (py::reinterpret_borrow<py::array>(out).flags() & py::array::c_style) &&
-                      py::reinterpret_borrow<py::array>(out).writeable();
-    if (!fits)
-      throw py::value_error("out must be a C-contiguous, writable " + std::string(py::str(py::handle(dtype))) +
-                            " array of shape " + std::string(py::str(py::tuple(py::cast(shape)))) + "; got " +
-                            std::string(py::repr(py::type::of(out).attr("__name__"))));
-    a = py::reinterpret_borrow<py::array>(out);
-  }
-  const std::uint64_t count = scalar ? 1 : static_cast<std::uint64_t>(a.size());
-  const std::uint64_t offset = static_cast<std::uint64_t>(*lo);  // modulo 2^64: low's two's complement
-  if (scalar) {  // NumPy's scalar of dtype, as NumPy returns one
-    const __int128 v = *lo + static_cast<__int128>(values.next());
+  if (size.is_none() && out.is_none()) {  // NumPy's scalar of dtype, as NumPy returns one
+    const __int128 v = span.low + static_cast<__int128>(values.next());
     return dtype.attr("type")(v < 0 ? py::int_(static_cast<std::int64_t>(v)) : py::int_(static_cast<std::uint64_t>(v)));
   }
+  // The shape: size's, else out's.
+  if (size.is_none() && !py::isinstance<py::array>(out))
+    throw UsageError("out must be a NumPy array of dtype " + std::string(py::str(py::handle(dtype))) + "; got " +
+                     std::string(py::str(py::type::of(out).attr("__name__"))));
+  py::array a = out_array(out, dtype,
+                          size.is_none() ? out.attr("shape").cast<std::vector<py::ssize_t>>() : shape_of_size(size));
+  const auto count = static_cast<std::uint64_t>(a.size());
+  const auto offset = static_cast<std::uint64_t>(span.low);  // modulo 2^64: low's two's complement
   auto* at = static_cast<char*>(a.mutable_data());
   // In pieces, the same values as one fill, so that Ctrl-C is heard.
   interruptible([&](const std::function<bool()>& stop) {

@@ -174,6 +174,11 @@ TEST(Serve, IntegersSplitFreelyAndFollowTheStream) {
   EXPECT_LE(ten.words_consumed(), 1000u + 20u) << "a batch is rejected with probability < 2^-8";
   EXPECT_THROW(BoundedIntegers(1, 0, 0), UsageError);
   EXPECT_THROW(BoundedIntegers(1, 0, 100, BoundedSpec{Method::lemire, 4}), UsageError);
+  // A range above 2^32 fills 64-bit values only: a 32-bit fill would cut them.
+  BoundedIntegers wide(1, 0, ValuesUpTo{std::uint64_t{1} << 40});
+  std::vector<std::uint32_t> narrow(4);
+  EXPECT_THROW(wide.fill(narrow), UsageError);
+  EXPECT_EQ(wide.drawn(), 0u) << "refused before any value was drawn";
 }
 
 // A buffered stream hands out PhiloxStream's words, however its blocks are

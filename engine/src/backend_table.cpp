@@ -182,10 +182,6 @@ BackendChoice choose_backend(const Job& job, std::string_view requested, Context
 }
 
 }  // namespace internal
-namespace {
-
-}  // namespace
-
 BlockFill fastest_block_fill() {
 #if defined(MELANGE_HAVE_SIMD)
   return &simd::stream_blocks;  // the scalar reference itself where this CPU runs no kernel

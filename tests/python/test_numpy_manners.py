@@ -118,7 +118,8 @@ def test_integers_fill_every_integer_dtype_to_its_edges(dtype):
     # Both edges drawn: each is an eighth of the span from the end at most.
     assert int(x.min()) < low + span // 8 and int(x.max()) > high - span // 8
     # A scalar is NumPy's scalar of the dtype; out= is filled in place.
-    assert type(melange.integers(low, high, dtype=dtype, seed=5, stream=9)) is dtype
+    one = melange.integers(low, high, endpoint=True, dtype=dtype, seed=5, stream=9)
+    assert type(one) is dtype and int(one) == want[0]
     out = np.empty((20, 200), dtype=dtype)
     assert melange.integers(low, high, out=out, endpoint=True, dtype=dtype, seed=5, stream=9) is out
     assert [int(v) for v in out.ravel()] == want
@@ -160,6 +161,27 @@ def test_integers_refuse_what_does_not_fit_their_dtype():
     with pytest.raises(ValueError, match="does not fit dtype int64"):
         melange.integers(0, 2**64, 3)
     assert melange.integers(5, 5, 3, endpoint=True).tolist() == [5, 5, 5]
+
+
+def test_integer_arguments_are_read_as_numpy_reads_them():
+    # Any integer, Python's or NumPy's, to the edges of its keyword's range;
+    # never a bool; out= of the wrong kind named in one line.
+    assert int(melange.integers(np.int8(10), seed=np.uint64(2**64 - 1))) == int(melange.integers(10, seed=2**64 - 1))
+    for bad, message in [(dict(low=True), "low must be an integer .* not bool$"),
+                         (dict(low=np.bool_(True)), "low must be an integer .* not bool_$"),
+                         (dict(low=10, seed=np.bool_(True)), "seed must be an integer .* not bool_$"),
+                         (dict(low=10.0), "low must be an integer .* not float$")]:
+        with pytest.raises(TypeError, match=message):
+            melange.integers(**bad)
+    for seed in (-1, 2**64):
+        with pytest.raises(ValueError, match=f"seed must be in 0 .. 2\\*\\*64 - 1; got {seed}$"):
+            melange.integers(10, seed=seed)
+    with pytest.raises(ValueError, match="^out must be a NumPy array of dtype int64; got list$"):
+        melange.integers(10, out=[0, 0])
+    with pytest.raises(ValueError, match=r"^out must be an int64 array of shape \(3,\), C-contiguous and writable; "
+                                         r"got an int32 array of shape \(3,\)$"):
+        melange.integers(10, out=np.zeros(3, dtype=np.int32))
+    assert melange.integers(10, dtype="<i8", out=np.zeros(3, dtype=np.int64)).shape == (3,)
 
 
 def test_bit_generator_words_are_melange_words_and_feed_numpy():

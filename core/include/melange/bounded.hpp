@@ -168,15 +168,31 @@ class BatchedDraws {
     std::uint32_t powers[kMaxBatch];
     std::uint32_t power = 1;
     for (std::uint32_t j = 0; j < b.count; ++j, power *= static_cast<std::uint32_t>(s)) powers[j] = power;
-    for (; count >= b.count; count -= b.count) {
-      draw_word(words, b.product, b.threshold);
-      for (std::uint32_t j = 0; j < b.count; ++j)
-        emit(static_cast<std::uint32_t>(internal::product(x_ * powers[j], s) >> 32));
-    }
+    // A batch of at most kUnrolledBatch draws (every range from 8 up) has its
+    // size as a constant: its digits unrolled, no loop test a digit.
+    const std::uint64_t batches = count / b.count;
+    [&]<std::uint32_t... K>(std::integer_sequence<std::uint32_t, K...>) {
+      if (!((b.count == K + 1 && (full_batches<K + 1>(words, s, b, powers, batches, emit), true)) || ...))
+        full_batches<0>(words, s, b, powers, batches, emit);
+    }(std::make_integer_sequence<std::uint32_t, kUnrolledBatch>{});
+    count -= batches * b.count;
     if (count == 0) return;
     draw_word(words, b.product, b.threshold);
     left_ = static_cast<int>(b.count - count);
     for (; count > 0; --count) emit(digit(s));
+  }
+
+  // `batches` whole batches of plan b, K draws each (0: b.count).
+  static constexpr std::uint32_t kUnrolledBatch = 8;
+  template <std::uint32_t K, class WordSource, class Emit>
+  void full_batches(WordSource& words, std::uint64_t s, const PlannedBatch& b, const std::uint32_t* powers,
+                    std::uint64_t batches, Emit& emit) {
+    const std::uint32_t k = K == 0 ? b.count : K;
+    for (; batches > 0; --batches) {
+      draw_word(words, b.product, b.threshold);
+      for (std::uint32_t j = 0; j < k; ++j)
+        emit(static_cast<std::uint32_t>(internal::product(x_ * powers[j], s) >> 32));
+    }
   }
 
   // The same draws along a plan of the schedule's batches: batches[i] is
@@ -201,9 +217,10 @@ class BatchedDraws {
     return static_cast<std::uint32_t>(m >> 32);
   }
 
-  // The batch's word: Lemire's test on P, redrawn until it passes.
+  // The batch's word: Lemire's test on P, redrawn until it passes. Inlined
+  // by force: a call a word was half the time of a run of integers.
   template <class WordSource>
-  MELANGE_HD void draw_word(WordSource& words, std::uint64_t product, std::uint64_t threshold) {
+  MELANGE_HD_FORCE_INLINE void draw_word(WordSource& words, std::uint64_t product, std::uint64_t threshold) {
     for (;;) {
       x_ = words.next();
       const std::uint64_t low = internal::product(x_, product) & 0xffffffffu;

@@ -52,8 +52,14 @@ class BoundedIntegers {
     return v;
   }
 
-  // The next out.size() values, in order (a range of at most 2^32).
-  void fill(std::span<std::uint32_t> out) { fill_shifted(out.data(), out.size(), 0); }
+  // The next out.size() values, in order. A range above 2^32 has values 32
+  // bits cannot hold: refused rather than cut (fill_shifted<std::uint64_t>).
+  void fill(std::span<std::uint32_t> out) {
+    if (wide())
+      throw UsageError(Param::range, "a {range} of " + std::to_string(last_) + " + 1 has values above 2^32 - 1: "
+                                     "fill a 64-bit array (fill_shifted)");
+    fill_shifted(out.data(), out.size(), 0);
+  }
 
   // The next `count` values, each plus `offset` modulo 2^64, as T: what
   // NumPy's integers(low, high, dtype=T) stores, offset low.

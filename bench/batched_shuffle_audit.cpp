@@ -1,8 +1,9 @@
-// The strongest scalar peer, for compare.sh: melange bench's batched
-// Fisher-Yates (cli/bench_peer.hpp: indices drawn several to a 64-bit word
-// by batched ranged integers from lehmer64), built -O3 -march=native as
-// std_shuffle_audit is, keeping a Lehmer-rank histogram (rank mode) or an
-// item x position matrix (position mode) on one thread.
+// The strongest scalar peer built -O3 -march=native, for compare.sh's check
+// that melange bench's build of it (cli/bench_peer.hpp: Fisher-Yates with
+// indices drawn several to a 64-bit word by batched ranged integers from
+// lehmer64) is no slower than its users' fastest; keeps a Lehmer-rank
+// histogram (rank mode) or an item x position matrix (position mode) on
+// one thread.
 // Usage: batched_shuffle_audit rank|position N TRIALS
 // Prints: trials, seconds, shuffles per second, and a checksum.
 #include <chrono>

@@ -298,12 +298,22 @@ Work row_work(Row& r, const BenchArgs& a, std::vector<std::uint16_t>& buffer) {
 // Where a row's trial reads at most one Philox block and runs on the CPU,
 // so that the machine's block rate bounds it: the limit column.
 bool limit_applies(const Row& r) { return r.out.words_per_trial <= kWordsPerBlock && r.out.backend != "cuda"; }
+// The architecture whose Philox rate bounds the row: the one it is pinned
+// to (--backend avx2), else the widest this CPU runs; "scalar" where none.
+std::string limit_arch(const Row& r) {
+  std::string widest = "scalar";
+  for (const BackendInfo& b : backend_inventory()) {
+    if (std::find(b.archs.begin(), b.archs.end(), r.out.backend) != b.archs.end()) return r.out.backend;
+    if (b.name == "simd" && b.available && !b.archs.empty()) widest = b.archs.front();
+  }
+  return widest;
+}
 
 // The run sizes of the peers and limits, found once each (by the first row
 // that needs them) and reused beside every row with the same key.
 struct SharedSizes {
   std::map<std::tuple<int, PeerTallies::Kind, int, PeerTallies::Shuffler>, std::optional<RunSize>> peers;
-  std::map<int, std::optional<RunSize>> limits;
+  std::map<std::pair<int, std::string>, std::optional<RunSize>> limits;  // threads, architecture
   std::size_t left() const {
     std::size_t n = 0;
     for (const auto& [key, size] : peers) n += !size;
@@ -349,7 +359,7 @@ void measure_rows(std::vector<Row>& rows, const BenchArgs& a, bool quiet) {
   SharedSizes sizes;
   for (const Row& r : rows) {
     for (PeerTallies::Shuffler s : kShufflers) sizes.peers[{r.out.n, peer_kind(r), r.out.threads, s}] = std::nullopt;
-    if (limit_applies(r)) sizes.limits[r.out.threads] = std::nullopt;
+    if (limit_applies(r)) sizes.limits[{r.out.threads, limit_arch(r)}] = std::nullopt;
   }
   // A run's share of the time left: a row is its warm-up (about three runs)
   // and kRepeats runs of it and of each peer and limit beside it, each run
@@ -394,11 +404,13 @@ void measure_rows(std::vector<Row>& rows, const BenchArgs& a, bool quiet) {
       sides.push_back({peer, side_sizes.back().trials});
     }
     if (limit_applies(r)) {
-      const Work limit = [&sink, threads = out.threads, first = std::uint64_t{0}](std::uint64_t t) mutable {
-        sink = sink ^ philox_limit_checksum(kDefaultSeed, first, t, threads);
+      const Work limit = [&sink, threads = out.threads, arch = limit_arch(r), first = std::uint64_t{0}](
+                             std::uint64_t t) mutable {
+        sink = sink ^ philox_limit_checksum(kDefaultSeed, first, t, threads, arch);
         first += t;
       };
-      side_sizes.push_back(sized(sizes.limits[out.threads], limit));
+      side_sizes.push_back(sized(sizes.limits[{out.threads, limit_arch(r)}], limit));
+      out.limit_arch = limit_arch(r);
       sides.push_back({limit, side_sizes.back().trials});
     }
     record_rates(out, time_sides(sides), side_sizes);
@@ -505,8 +517,8 @@ void add_bench_command(CLI::App& app, Action& action) {
       "batched/s the same with Fisher-Yates whose indices are drawn several to a 64-bit word by batched ranged "
       "integers (Brackett-Rozinsky and Lemire 2024) from lehmer64, the fastest scalar shuffle known; each ratio "
       "is shuffles/s over that peer's. limit/s is Philox4x32-10 blocks per second on as many threads (the "
-      "widest SIMD, made and never stored), shown where a trial reads at most one block (n <= 8 with batched "
-      "draws, on the CPU): no trial rate can pass it, and 'of limit' is the row's share of it. The peers' and "
+      "widest SIMD, or the architecture a row is pinned to, made and never stored), shown where a trial reads at "
+      "most one block (n <= 8 with batched draws, on the CPU): no trial rate can pass it, and 'of limit' is the row's share of it. The peers' and "
       "the limit's runs alternate with the row's so that a drift of the machine's speed falls on all. Tallies: "
       "the rank histogram up to n 10, the item x position matrix above; none in sample mode.\n"
       "Exit status: 0 measured; 2 usage error (an unknown algorithm or backend, n past an algorithm's limit, "

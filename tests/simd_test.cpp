@@ -37,6 +37,8 @@ TEST(SimdWords, EqualTheScalarStreams) {
       }
     }
     EXPECT_EQ(simd::philox_checksum(77, first, streams), checksum);
+    for (const std::string& arch : simd::available_architectures())  // the limit pinned to each
+      EXPECT_EQ(simd::philox_checksum(77, first, streams, arch), checksum) << arch;
   }
 }
 

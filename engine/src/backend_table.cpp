@@ -192,9 +192,10 @@ BlockFill fastest_block_fill() {
 
 namespace {
 
-std::uint32_t philox_blocks(std::uint64_t seed, std::uint64_t first, std::uint64_t streams) {
+std::uint32_t philox_blocks(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
+                            [[maybe_unused]] std::string_view arch) {
 #if defined(MELANGE_HAVE_SIMD)
-  return simd::philox_checksum(seed, first, streams);
+  return simd::philox_checksum(seed, first, streams, arch);
 #else
   std::uint32_t x = 0;
   for (std::uint64_t s = 0; s < streams; ++s) {
@@ -207,16 +208,17 @@ std::uint32_t philox_blocks(std::uint64_t seed, std::uint64_t first, std::uint64
 
 }  // namespace
 
-std::uint32_t philox_limit_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams, int threads) {
+std::uint32_t philox_limit_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams, int threads,
+                                    std::string_view arch) {
   threads = std::max(1, threads);
   std::vector<std::uint32_t> x(static_cast<std::size_t>(threads), 0);
   const auto at = [&](int i) { return streams / static_cast<unsigned>(threads) * static_cast<unsigned>(i); };
   std::vector<std::thread> pool;
   for (int w = 1; w < threads; ++w)
     pool.emplace_back([&, w] {
-      x[w] = philox_blocks(seed, first + at(w), w + 1 == threads ? streams - at(w) : at(w + 1) - at(w));
+      x[w] = philox_blocks(seed, first + at(w), w + 1 == threads ? streams - at(w) : at(w + 1) - at(w), arch);
     });
-  x[0] = philox_blocks(seed, first, threads == 1 ? streams : at(1));
+  x[0] = philox_blocks(seed, first, threads == 1 ? streams : at(1), arch);
   for (std::thread& t : pool) t.join();
   std::uint32_t all = 0;
   for (std::uint32_t v : x) all ^= v;

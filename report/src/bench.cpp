@@ -126,7 +126,7 @@ std::string bench_table_text(const BenchDocument& doc) {
     << "; ratio: melange over the peer on as many threads, same tallies. std::shuffle: std::shuffle + "
        "std::mt19937_64; batched: Fisher-Yates by batched ranged integers (Brackett-Rozinsky and Lemire 2024) "
        "over lehmer64, the fastest scalar shuffle known; limit: Philox4x32-10 blocks/s on as many threads "
-       "(widest SIMD, made and never stored), the most trials/s where a trial is one block (n <= 8)\n";
+       "(widest SIMD, or the architecture a row is pinned to; made and never stored), the most trials/s where a trial is one block (n <= 8)\n";
   if (std::any_of(doc.rows.begin(), doc.rows.end(), [](const BenchRow& r) { return !r.steady; }))
     o << "  *: these runs (or a peer's or the limit's) stayed short enough that set-up (first touch of the "
       << (sample ? "buffer" : "tallies") << ", tables, threads) still weighs; more --seconds gives longer runs"
@@ -180,6 +180,7 @@ void write_bench_json(std::ostream& out, const BenchDocument& doc) {
     row["batched_ratio"] = r.median / r.batched_peer;
     row["philox_limit_per_second"] = r.limit > 0 ? Json(r.limit) : Json(nullptr);
     row["limit_fraction"] = r.limit > 0 ? Json(r.median / r.limit) : Json(nullptr);
+    row["philox_limit_arch"] = r.limit > 0 ? Json(r.limit_arch) : Json(nullptr);
     row["noisy"] = noisy(r);
     row["measurement_error"] = above_limit(r);
     j["rows"].push_back(row);

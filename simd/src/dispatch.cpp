@@ -142,7 +142,9 @@ bool stream_blocks_on(std::string_view arch, std::uint64_t seed, std::uint64_t s
   return false;
 }
 
-std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams) {
+std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams, std::string_view arch) {
+  for (const Architecture& a : kArchitectures)
+    if (arch == a.name && a.available()) return a.kernels().checksum(seed, first, streams);
   if (const Architecture* a = widest_available()) return a->kernels().checksum(seed, first, streams);
   std::uint32_t x = 0;
   for (std::uint64_t s = 0; s < streams; ++s) {

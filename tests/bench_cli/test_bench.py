@@ -91,6 +91,21 @@ def test_a_backend_without_a_kernel_says_so_and_keeps_its_line(tmp_path):
     assert len(hollow) == 1 and "scalar path" in hollow[0].find(f"{SVG}title").text
 
 
+def test_the_limit_runs_on_the_architecture_a_row_is_pinned_to(tmp_path):
+    doc = json.loads(run("version", "--json", "-").stdout)
+    archs = next((b["archs"] for b in doc["backends"] if b["name"] == "simd" and b["available"]), [])
+    if not archs:
+        pytest.skip("this CPU runs no SIMD architecture")
+    j = tmp_path / "b.json"
+    # Each architecture this CPU runs, then simd (the widest) and scalar (the widest's limit too).
+    p = run("bench", "--seconds", "1", "--algo", "fisher-yates", "--n", "4", "--backend", ",".join(archs + ["simd", "scalar"]),
+            "--threads", "1", "--json", j, "--quiet")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(j.read_text())["rows"]
+    assert [r["philox_limit_arch"] for r in rows] == archs + [archs[0], archs[0]], rows
+    assert all(r["philox_limit_per_second"] > 0 for r in rows), rows
+
+
 def test_sample_mode_reports_bytes(tmp_path):
     j = tmp_path / "b.json"
     p = run("bench", "--seconds", "0.5", "--mode", "sample", "--n", "8", "--backend", "scalar", "--threads", "1",

@@ -60,9 +60,11 @@ BlockFill fastest_block_fill();
 
 // The Philox limit of this CPU: block 0 of the streams [first, first +
 // streams) made and xored, never stored, split over `threads` threads, on
-// the widest SIMD architecture this CPU runs (the scalar cipher where
-// none). Where a trial needs one block (n <= 8), no CPU backend's trials
-// run faster than these blocks: `melange bench`'s limit column.
-std::uint32_t philox_limit_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams, int threads);
+// the SIMD architecture `arch` (empty: the widest this CPU runs; the scalar
+// cipher where none). Where a trial needs one block (n <= 8), no trial on
+// that architecture runs faster than these blocks: `melange bench`'s limit
+// column, for a row pinned to an architecture that architecture's.
+std::uint32_t philox_limit_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams, int threads,
+                                    std::string_view arch = {});
 
 }  // namespace melange

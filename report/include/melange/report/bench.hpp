@@ -49,6 +49,7 @@ struct BenchRow {
   // measured beside rows where a trial is one block (n <= 8, on the CPU);
   // 0 elsewhere.
   double limit = 0;
+  std::string limit_arch;  // the architecture the limit ran on: the row's, or the widest ("scalar": none)
   std::uint64_t trials_per_run = 0;
   bool fallback = false;  // the asked backend had no kernel; the scalar path ran it
   bool steady = false;    // its runs and its peer's were long enough for set-up to weigh little

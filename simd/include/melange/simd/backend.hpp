@@ -39,7 +39,9 @@ bool stream_blocks_on(std::string_view arch, std::uint64_t seed, std::uint64_t s
                       std::uint64_t blocks, std::uint32_t* out);
 
 // The Philox ceiling: XOR of the four words of block 0 of streams
-// first .. first + streams - 1, generated a register at a time and never stored.
-std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams);
+// first .. first + streams - 1, generated a register at a time and never
+// stored, on `arch` (empty, or one this CPU does not run: the widest it runs).
+std::uint32_t philox_checksum(std::uint64_t seed, std::uint64_t first, std::uint64_t streams,
+                              std::string_view arch = {});
 
 }  // namespace melange::simd

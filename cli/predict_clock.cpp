@@ -58,11 +58,11 @@ predict::SeedRange clock_seeds(const std::string& text, const Clock& clock) {
 
 predict::SeedRange since_midnight_seeds(const Clock& clock) { return {0, kSecondsADay * clock.per_second - 1}; }
 
-std::string clock_text(std::uint64_t seed, const Clock& clock) {
+std::string clock_time(std::uint64_t seed, const Clock& clock) {
   const std::uint64_t seconds = seed / clock.per_second, fraction = seed % clock.per_second;
   char text[64];
   if (clock.since_midnight) {
-    if (seconds >= kSecondsADay) return "past a day after midnight";
+    if (seconds >= kSecondsADay) return "past a day";
     std::snprintf(text, sizeof text, "%02u:%02u:%02u", static_cast<unsigned>(seconds / 3600),
                   static_cast<unsigned>(seconds / 60 % 60), static_cast<unsigned>(seconds % 60));
   } else {
@@ -77,7 +77,11 @@ std::string clock_text(std::uint64_t seed, const Clock& clock) {
     std::snprintf(text, sizeof text, ".%0*llu", digits, static_cast<unsigned long long>(fraction));
     out += text;
   }
-  return out + (clock.since_midnight ? " after midnight" : " UTC") + " as " + unit_name(clock);
+  return out;
+}
+
+std::string clock_text(std::uint64_t seed, const Clock& clock) {
+  return clock_time(seed, clock) + (clock.since_midnight ? " after midnight" : " UTC") + " as " + unit_name(clock);
 }
 
 }  // namespace melange::cli

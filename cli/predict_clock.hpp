@@ -27,7 +27,8 @@ predict::SeedRange clock_seeds(const std::string& text, const Clock& clock);
 predict::SeedRange since_midnight_seeds(const Clock& clock);
 
 // "2024-12-04 13:20:00.123 UTC as milliseconds", "13:20:00.123 after
-// midnight as milliseconds".
+// midnight as milliseconds"; clock_time is the time alone ("13:20:00.123").
 std::string clock_text(std::uint64_t seed, const Clock& clock);
+std::string clock_time(std::uint64_t seed, const Clock& clock);
 
 }  // namespace melange::cli

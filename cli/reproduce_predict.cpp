@@ -6,20 +6,10 @@
 
 #include "melange/predict/search.hpp"
 #include "melange/report/format.hpp"
+#include "predict_clock.hpp"
 #include "progress.hpp"
 
 namespace melange::cli {
-namespace {
-
-std::string time_of_day(std::uint64_t ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%02u:%02u:%02u.%03u", static_cast<unsigned>(ms / 3'600'000),
-                static_cast<unsigned>(ms / 60'000 % 60), static_cast<unsigned>(ms / 1000 % 60),
-                static_cast<unsigned>(ms % 1000));
-  return text;
-}
-
-}  // namespace
 
 Claim asf_claim(std::uint64_t seed, int threads, bool quiet) {
   const predict::FamilyRow& asf = *predict::family_named("asf-1999");
@@ -41,7 +31,7 @@ Claim asf_claim(std::uint64_t seed, int threads, bool quiet) {
   Claim c;
   c.claim = "ASF's shuffle (1999): the deck named by five cards among a day's seeds";
   c.article = "86,400,000 possible decks; the deck recovered from the two hole cards and the flop, in real time";
-  c.expected = "the deck dealt at " + time_of_day(dealt_at) + " among the matches; " +
+  c.expected = "the deck dealt at " + clock_time(dealt_at, Clock{1000, true}) + " among the matches; " +
                report::general(r.chance_matches, 3) + " others expected by chance (86,400,000 / 52*51*50*49*48)";
   c.measured = std::string(found ? "found" : "not found") + ", with " + std::to_string(r.matches.size() - found) +
                " other match" + (r.matches.size() - found == 1 ? "" : "es");

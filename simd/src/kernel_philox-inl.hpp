@@ -40,6 +40,9 @@ struct LanePhilox {
       lo = L::even_products(a, m);
       hi = L::high_halves(lo);
     };
+    // Unrolled: a rolled loop must hand each round's words back to the
+    // registers it started from, a register move a word a round.
+#pragma GCC unroll 10
     for (int r = 0; r < philox::kRounds; ++r) {
       const u32 k0(p.round_keys[r].v[0]), k1(p.round_keys[r].v[1]);
       for (int g = 0; g < G; ++g) {

@@ -189,19 +189,19 @@ std::unique_ptr<Dealer> make(std::uint64_t seed) {
   return std::make_unique<DealerOf<D>>(seed);
 }
 
-// One seed's first deal, dealt whole against the probe: the dealer lives
-// on the stack and the deck is reset by a copy, no allocation a seed.
-template <class D>
+// A first deal dealt whole against the probe, one dealer after another:
+// the dealer lives on the caller's stack and the deck is reset by a copy,
+// no allocation a deal.
 class WholeDeal {
  public:
   explicit WholeDeal(const Probe& probe)
       : probe_(probe), identity_(static_cast<std::size_t>(probe.deck_size())), items_(identity_.size()) {
     for (std::size_t i = 0; i < identity_.size(); ++i) identity_[i] = static_cast<std::uint16_t>(i);
   }
-  bool shows(std::uint64_t seed) {
+  template <class Dealer>
+  bool shows(Dealer&& dealer) {
     std::copy(identity_.begin(), identity_.end(), items_.begin());
     ProbeDeck deck(probe_, items_);
-    D dealer(seed);
     return dealer.shuffle(deck);
   }
 
@@ -213,9 +213,9 @@ class WholeDeal {
 // The seeds first..last whose first deal agrees with the probe.
 template <class D>
 void scan(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vector<std::uint64_t>& matches) {
-  WholeDeal<D> whole(probe);
+  WholeDeal whole(probe);
   for (std::uint64_t seed = first;; ++seed) {
-    if (whole.shows(seed)) matches.push_back(seed);
+    if (whole.shows(D(seed))) matches.push_back(seed);
     if (seed == last) break;
   }
 }
@@ -344,8 +344,7 @@ class MtLaneFilter {
 // (mt_lanes.hpp).
 template <template <class> class Shuffle, class Lanes>
 void scan_mt_lanes(const Probe& probe, std::uint64_t first, std::uint64_t last, std::vector<std::uint64_t>& matches) {
-  std::vector<std::uint16_t> identity(static_cast<std::size_t>(probe.deck_size())), items(identity.size());
-  for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<std::uint16_t>(i);
+  WholeDeal whole(probe);
   std::vector<std::uint32_t> outputs(kMtOutputs * kMtLanes);
   Lanes lanes;
   MtLaneFilter<Shuffle> lane_filter(probe);
@@ -354,13 +353,11 @@ void scan_mt_lanes(const Probe& probe, std::uint64_t first, std::uint64_t last, 
     const std::uint64_t count = last - base < kMtLanes ? last - base + 1 : kMtLanes;
     const bool filled = base <= ~std::uint64_t{0} - (kMtLanes - 1) && lanes.fill(base, ahead, outputs.data());
     const auto deal = [&](std::uint64_t lane) {
-      std::copy(identity.begin(), identity.end(), items.begin());
-      ProbeDeck deck(probe, items);
       const std::uint64_t seed = base + lane;
       // Unfilled: a replay with no outputs ahead seeds afresh at once.
-      Shuffle<Mt19937Replay> dealer{Mt19937Replay(filled ? outputs.data() + lane : nullptr, Lanes::seeded, seed,
-                                                  filled ? ahead : 0)};
-      if (dealer.shuffle(deck)) matches.push_back(seed);
+      if (whole.shows(Shuffle<Mt19937Replay>{Mt19937Replay(filled ? outputs.data() + lane : nullptr, Lanes::seeded,
+                                                           seed, filled ? ahead : 0)}))
+        matches.push_back(seed);
     };
     if (filled) {
       lane_filter.filter(outputs.data());
@@ -386,13 +383,13 @@ void scan_traced(const Probe& probe, std::uint64_t first, std::uint64_t last, st
   if (plan.traced.count == 0 || (kSwaps == Swaps::upward && plan.calls.empty()))
     return scan<D>(probe, first, last, matches);
   std::vector<std::uint32_t> scratch(static_cast<std::size_t>(plan.traced.steps) * kTraceLanes);
-  WholeDeal<D> whole(probe);
+  WholeDeal whole(probe);
   DealFlags deal;
   for (std::uint64_t base = first;; base += kTraceLanes) {
     const std::uint64_t count = last - base < kTraceLanes ? last - base + 1 : kTraceLanes;
     kTrace(base, plan, scratch.data(), deal);
     deal_flagged(deal, count, [&](std::uint64_t lane) {
-      if (whole.shows(base + lane)) matches.push_back(base + lane);
+      if (whole.shows(D(base + lane))) matches.push_back(base + lane);
     });
     if (last - base < kTraceLanes) break;
   }

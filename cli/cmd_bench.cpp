@@ -404,13 +404,13 @@ void measure_rows(std::vector<Row>& rows, const BenchArgs& a, bool quiet) {
       sides.push_back({peer, side_sizes.back().trials});
     }
     if (limit_applies(r)) {
-      const Work limit = [&sink, threads = out.threads, arch = limit_arch(r), first = std::uint64_t{0}](
+      out.limit_arch = limit_arch(r);
+      const Work limit = [&sink, threads = out.threads, arch = out.limit_arch, first = std::uint64_t{0}](
                              std::uint64_t t) mutable {
         sink = sink ^ philox_limit_checksum(kDefaultSeed, first, t, threads, arch);
         first += t;
       };
-      side_sizes.push_back(sized(sizes.limits[{out.threads, limit_arch(r)}], limit));
-      out.limit_arch = limit_arch(r);
+      side_sizes.push_back(sized(sizes.limits[{out.threads, out.limit_arch}], limit));
       sides.push_back({limit, side_sizes.back().trials});
     }
     record_rates(out, time_sides(sides), side_sizes);

@@ -182,19 +182,6 @@ class BatchedDraws {
     for (; count > 0; --count) emit(digit(s));
   }
 
-  // `batches` whole batches of plan b, K draws each (0: b.count).
-  static constexpr std::uint32_t kUnrolledBatch = 8;
-  template <std::uint32_t K, class WordSource, class Emit>
-  void full_batches(WordSource& words, std::uint64_t s, const PlannedBatch& b, const std::uint32_t* powers,
-                    std::uint64_t batches, Emit& emit) {
-    const std::uint32_t k = K == 0 ? b.count : K;
-    for (; batches > 0; --batches) {
-      draw_word(words, b.product, b.threshold);
-      for (std::uint32_t j = 0; j < k; ++j)
-        emit(static_cast<std::uint32_t>(internal::product(x_ * powers[j], s) >> 32));
-    }
-  }
-
   // The same draws along a plan of the schedule's batches: batches[i] is
   // the i-th batch refill() would cut (planned_batches). The product and the
   // threshold are read, not computed: no division a batch.
@@ -210,6 +197,19 @@ class BatchedDraws {
   }
 
  private:
+  // `batches` whole batches of plan b, K draws each (0: b.count).
+  static constexpr std::uint32_t kUnrolledBatch = 8;
+  template <std::uint32_t K, class WordSource, class Emit>
+  void full_batches(WordSource& words, std::uint64_t s, const PlannedBatch& b, const std::uint32_t* powers,
+                    std::uint64_t batches, Emit& emit) {
+    const std::uint32_t k = K == 0 ? b.count : K;
+    for (; batches > 0; --batches) {
+      draw_word(words, b.product, b.threshold);
+      for (std::uint32_t j = 0; j < k; ++j)
+        emit(static_cast<std::uint32_t>(internal::product(x_ * powers[j], s) >> 32));
+    }
+  }
+
   // The next digit of the batch's word for range s.
   MELANGE_HD std::uint32_t digit(std::uint64_t s) {
     const std::uint64_t m = internal::product(x_, s);

@@ -289,24 +289,28 @@ TEST(SimdEquality, TalliesMatchTheScalarReference) {
   EXPECT_GT(compared, 500);
 }
 
-// Jobs of up to 64 items that count positions alone: on VBMI each lane's
+// Jobs that count positions alone: up to 64 items on VBMI each lane's
 // inverse permutation is built in a register and counted in bit planes
-// (lanes_avx512vbmi.hpp, deck_counters_avx512.hpp), elsewhere they take the
-// wide path. Every swap schedule (naive-swap's j reaches every slot), methods
-// that reject often (their lanes resume on the scalar path from the first
-// word they rejected, at any word, several times a trial), calls long
-// enough to drain the planes' 16s many times, and a range that starts
-// inside a lane group.
+// (lanes_avx512vbmi.hpp, deck_counters_avx512.hpp); elsewhere, and from 65
+// items to 255 everywhere, Fisher-Yates and Sattolo count each slot's item
+// as a draw fixes it (kernel_wide-inl.hpp's count_slots: items as bytes,
+// rows 64 apart up to 64 items and 256 beyond), and the naive swap takes
+// the wide path. Every swap schedule (naive-swap's j reaches every slot),
+// methods that reject often (their lanes resume on the scalar path from the
+// first word they rejected, at any word, several times a trial), calls long
+// enough to drain the planes' 16s many times, a range that starts inside a
+// lane group, and one shorter than a group.
 TEST(SimdEquality, PositionsAloneMatchTheScalarReference) {
   REQUIRE_SIMD();
   int compared = 0;
   for (Algorithm a : kAllAlgorithms)
     if (draw_kind(a) == DrawKind::schedule && a != Algorithm::partial)
-      for (int n : {2, 9, 13, 17, 52, 63, 64})  // 17: naive-swap reaches position 16 on every draw
+      for (int n : {2, 9, 13, 17, 52, 63, 64, 65, 130, 255})  // 17: naive-swap reaches position 16 on every draw
         for (BoundedSpec s : {BoundedSpec{Method::batched, 32}, BoundedSpec{Method::lemire, 7},
                               BoundedSpec{Method::rejection, 6}, BoundedSpec{Method::modulo, 32}})
           if (max_draw_range(a, Shape{n, n}) <= (std::uint64_t{1} << s.bits))
-            for (auto [first, trials] : {std::pair<std::uint64_t, std::uint64_t>{0, 70'001}, {0xfffffff9ull, 1'001}}) {
+            for (auto [first, trials] : {std::pair<std::uint64_t, std::uint64_t>{0, n > 64 ? 20'001 : 70'001},
+                                         {0xfffffff9ull, 1'001}, {5, 7}}) {
               const Job job{.seed = 11, .algorithm = a, .spec = s, .n = n, .first = first, .trials = trials,
                             .tallies = {TallyKind::positions}};
               const RunResult ref = run(job, on("scalar", 1));
@@ -327,8 +331,8 @@ TEST(SimdEquality, PositionsAloneMatchTheScalarReference) {
 // The wide path counts positions in 16-bit cells: one call long enough for
 // a cell to pass 65,535 (position 0 holds each of 9 items 1/9 of the time)
 // must flush them in time. The engine's chunks are shorter, so the backend
-// is called directly. At n = 9 the wide path runs on the architectures
-// without VBMI; its rejected lanes are redone into their rows.
+// is called directly. At n = 9 the slots are counted as they are fixed
+// (count_slots) on the architectures without VBMI.
 TEST(SimdEquality, TheWidePathsCellsAreFlushedBeforeTheyWrap) {
   REQUIRE_SIMD();
   const Job job{.seed = 7, .algorithm = Algorithm::fisher_yates, .n = 9, .trials = 700'000,

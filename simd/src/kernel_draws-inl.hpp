@@ -119,12 +119,15 @@ struct LaneDraws {
   MELANGE_LANE_INLINE static std::uint64_t lane_digits(const Plan& p, std::uint64_t first, u32& reject,
                                                        std::uint32_t* digits) {
     u32 first_rejected(~0u);
-    for_each_draw<M>(
-        p, first, reject,
-        [&](const DrawPlan& d, const u32& lanes_j) MELANGE_LANE_LAMBDA {
-          lanes_j.store_aligned(digits + (&d - p.draws.data()) * kLanes);
-        },
-        &first_rejected);
+    if constexpr (M == Method::batched)
+      batched_digits(p, first, reject, digits, first_rejected);
+    else
+      for_each_draw<M>(
+          p, first, reject,
+          [&](const DrawPlan& d, const u32& lanes_j) MELANGE_LANE_LAMBDA {
+            lanes_j.store_aligned(digits + (&d - p.draws.data()) * kLanes);
+          },
+          &first_rejected);
     if (!p.may_reject || !L::any(reject)) return 0;
     alignas(64) std::uint32_t word[kLanes];
     first_rejected.store_aligned(word);
@@ -134,6 +137,60 @@ struct LaneDraws {
         extra += resume_lane<M>(p, first + static_cast<std::uint64_t>(l), word[l], l, digits) - p.words_per_trial;
     reject = u32(0u);
     return extra;
+  }
+
+  // lane_digits' draws under `batched` in Philox's slot view
+  // (for_each_word_slots): a batch's multiplies run on the even and the odd
+  // lanes apart, each widening multiply leaving the digit in a slot's high
+  // half and the next x in its low half, where the next multiply reads it;
+  // the digits come back to lane order only to be stored. In lane order
+  // (batched_draws' mul_wide) a digit took four more instructions on AVX2:
+  // the word's split into even and odd lanes and the hi and lo rejoined.
+  MELANGE_LANE_INLINE static void batched_digits(const Plan& p, std::uint64_t first, u32& reject,
+                                                 std::uint32_t* digits, u32& first_rejected) {
+    Philox::for_each_word_slots(p, first, p.words.size(),
+                                [&](std::size_t k, const u32& even, const u32& odd) MELANGE_LANE_LAMBDA {
+                                  const WordPlan& w = p.words[k];
+                                  u32 e = even, o = odd;
+                                  const DrawPlan* d = p.draws.data() + w.first;
+                                  std::uint32_t* out = digits + w.first * kLanes;
+                                  if (!with_count_in<1, kUnrolledBatch>(static_cast<int>(w.count), [&](auto count) MELANGE_LANE_LAMBDA {
+                                        slot_digits<count()>(d, e, o, out);
+                                      }))
+                                    slot_digits(d, w.count, e, o, out);
+                                  if (w.threshold) {
+                                    // Kept where x >= threshold; a word rejects in few groups,
+                                    // so its lanes are noted only then.
+                                    const u32 x = L::interleave(e, o);
+                                    const u32 kept = L::equal(L::max(x, u32(w.threshold)), x);
+                                    if (!L::all(kept)) [[unlikely]] {
+                                      reject = reject | ~kept;
+                                      note_rejected(reject, k, first_rejected);
+                                    }
+                                  }
+                                });
+  }
+
+  // The digits of a batch of `count` draws from d on, in the slot view
+  // (batched_digits), stored at out[draw * kLanes]. Batches of up to
+  // kUnrolledBatch draws (every batch of ranges from 11 up) are unrolled:
+  // a loop's index and address arithmetic took ten instructions a digit
+  // beside the digit's own six.
+  static constexpr int kUnrolledBatch = 8;
+  template <int Count>
+  MELANGE_LANE_INLINE static void slot_digits(const DrawPlan* d, u32& e, u32& o, std::uint32_t* out) {
+#pragma GCC unroll 8
+    for (int i = 0; i < Count; ++i) slot_digit(d[i], e, o, out + i * kLanes);
+  }
+  MELANGE_LANE_INLINE static void slot_digits(const DrawPlan* d, std::uint32_t count, u32& e, u32& o,
+                                              std::uint32_t* out) {
+    for (std::uint32_t i = 0; i < count; ++i) slot_digit(d[i], e, o, out + i * kLanes);
+  }
+  MELANGE_LANE_INLINE static void slot_digit(const DrawPlan& d, u32& e, u32& o, std::uint32_t* out) {
+    const u32 s(d.s);
+    e = L::even_products(e, s);
+    o = L::even_products(o, s);
+    L::products_high(e, o).store_aligned(out);
   }
 
   // Lane `lane`'s trial from its first rejected word w on, by the

@@ -20,20 +20,28 @@ struct LanePhilox {
   static constexpr int kLanes = static_cast<int>(u32::size);
 
   // Philox4x32-10 on G groups of kLanes counters at once; c[g] holds
-  // (ctr0..ctr3) per lane. The rounds run on the even and the odd lanes
-  // separately, one lane per 64-bit slot, where a widening multiply gives hi
-  // and lo without blends; the high halves carry leftovers that no later step
-  // reads. The 2G chains of a round are independent, which hides the
-  // multiplies' latency.
+  // (ctr0..ctr3) per lane.
   template <int G = 1>
   MELANGE_LANE_INLINE static void philox(const Plan& p, u32 (*c)[4]) {
-    const u32 m0(philox::kM0), m1(philox::kM1);
     u32 even[G][4], odd[G][4];
     for (int g = 0; g < G; ++g)
       for (int w = 0; w < 4; ++w) {
         even[g][w] = c[g][w];
         odd[g][w] = L::high_halves(c[g][w]);
       }
+    philox_slots<G>(p, even, odd);
+    for (int g = 0; g < G; ++g)
+      for (int w = 0; w < 4; ++w) c[g][w] = L::interleave(even[g][w], odd[g][w]);
+  }
+
+  // The rounds, on the even and the odd lanes separately: one lane per
+  // 64-bit slot, its word in the slot's low half (the slot view), where a
+  // widening multiply gives hi and lo without blends; the high halves carry
+  // leftovers that no later step reads. The 2G chains of a round are
+  // independent, which hides the multiplies' latency.
+  template <int G = 1>
+  MELANGE_LANE_INLINE static void philox_slots(const Plan& p, u32 (*even)[4], u32 (*odd)[4]) {
+    const u32 m0(philox::kM0), m1(philox::kM1);
     // The core's round (philox.hpp), with a multiply that leaves the full
     // 64-bit product in each slot: lo is the product, hi its high half.
     auto mul = [](const u32& m, const u32& a, u32& hi, u32& lo) MELANGE_LANE_LAMBDA {
@@ -50,8 +58,6 @@ struct LanePhilox {
         philox::round_words(odd[g], k0, k1, m0, m1, mul);
       }
     }
-    for (int g = 0; g < G; ++g)
-      for (int w = 0; w < 4; ++w) c[g][w] = L::interleave(even[g][w], odd[g][w]);
   }
 
   // Stream ids first, first+1, ... of the batch's lanes, split into counter
@@ -67,24 +73,34 @@ struct LanePhilox {
   }
 
   // Calls f(k, word) for the first `count` words of every lane's stream, a
-  // Philox block at a time. The block's four words are named one by one so
-  // that they stay in registers.
+  // Philox block at a time.
   template <class F>
   MELANGE_LANE_INLINE static void for_each_word(const Plan& p, std::uint64_t first, std::size_t count, F&& f) {
-    u32 stream_lo, stream_hi;
-    lane_streams(first, stream_lo, stream_hi);
-    for (std::size_t k = 0, block = 0; k < count; k += 4, ++block) {
-      u32 c[1][4] = {{u32(static_cast<std::uint32_t>(block)),
-                      u32(static_cast<std::uint32_t>(std::uint64_t{block} >> 32)), stream_lo, stream_hi}};
-      philox(p, c);
-      const std::size_t left = count - k;
-      f(k, c[0][0]);
-      if (left > 1) f(k + 1, c[0][1]);
-      if (left > 2) f(k + 2, c[0][2]);
-      if (left > 3) f(k + 3, c[0][3]);
-    }
+    for_each_word_slots(p, first, count, [&](std::size_t k, const u32& even, const u32& odd) MELANGE_LANE_LAMBDA {
+      f(k, L::interleave(even, odd));
+    });
   }
 
+  // The same in the slot view (philox_slots): f(k, even, odd) gets the
+  // word's even lanes and its odd lanes, each in the low halves of the
+  // 64-bit slots, for a caller whose next step is a widening multiply. The
+  // block's four words are named one by one so that they stay in registers.
+  template <class F>
+  MELANGE_LANE_INLINE static void for_each_word_slots(const Plan& p, std::uint64_t first, std::size_t count, F&& f) {
+    u32 stream_lo, stream_hi;
+    lane_streams(first, stream_lo, stream_hi);
+    const u32 odd_lo = L::high_halves(stream_lo), odd_hi = L::high_halves(stream_hi);
+    for (std::size_t k = 0, block = 0; k < count; k += 4, ++block) {
+      const u32 b0(static_cast<std::uint32_t>(block)), b1(static_cast<std::uint32_t>(std::uint64_t{block} >> 32));
+      u32 even[1][4] = {{b0, b1, stream_lo, stream_hi}}, odd[1][4] = {{b0, b1, odd_lo, odd_hi}};
+      philox_slots(p, even, odd);
+      const std::size_t left = count - k;
+      f(k, even[0][0], odd[0][0]);
+      if (left > 1) f(k + 1, even[0][1], odd[0][1]);
+      if (left > 2) f(k + 2, even[0][2], odd[0][2]);
+      if (left > 3) f(k + 3, even[0][3], odd[0][3]);
+    }
+  }
 
   // The first word of every lane's stream in G groups of lanes at once
   // (streams first, first + 1, ...): independent chains hide the

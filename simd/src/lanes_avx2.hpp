@@ -34,6 +34,9 @@ struct Lanes<xsimd::avx2> {
   static u32 interleave(u32 even, u32 odd) {
     return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
   }
+  // The high halves of even_products of the even and the odd lanes, in lane
+  // order: the odd lanes' are in place already.
+  static u32 products_high(u32 even, u32 odd) { return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA); }
 
   static u32 mullo(u32 a, u32 b) { return _mm256_mullo_epi32(a, b); }
   // Lane l + 4 into lane l and back: the two 128-bit halves swapped.
@@ -62,6 +65,8 @@ struct Lanes<xsimd::avx2> {
   static u32 shift_right(u32 a, u32 counts) { return _mm256_srlv_epi32(a, counts); }
 
   static bool any(u32 mask) { return !_mm256_testz_si256(mask, mask); }
+  // True where every lane of a mask is all ones.
+  static bool all(u32 mask) { return _mm256_testc_si256(mask, _mm256_set1_epi32(-1)); }
   // Lane by lane, for sorting networks (card_keys.hpp).
   static u32 min(u32 a, u32 b) { return xsimd::min(a, b); }
   static u32 max(u32 a, u32 b) { return xsimd::max(a, b); }

@@ -31,10 +31,15 @@ struct Lanes<xsimd::avx512bw> {
   // A shuffle, not a 64-bit shift: on Intel cores both the widening multiply
   // and 512-bit shifts issue only on port 0, shuffles on port 5, so Philox's
   // rounds keep both ports busy (the high halves' leftovers go unread).
-  static u32 high_halves(u32 a) { return _mm512_shuffle_epi32(a, _MM_PERM_DDBB); }
+  // (Spelled as a shuffle of a under a full mask: GCC 12's plain
+  // _mm512_shuffle_epi32 reads an "undefined" operand it then warns about.)
+  static u32 high_halves(u32 a) { return _mm512_mask_shuffle_epi32(a, 0xFFFF, a, _MM_PERM_DDBB); }
   static u32 interleave(u32 even, u32 odd) {
     return _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
   }
+  // The high halves of even_products of the even and the odd lanes, in lane
+  // order: one masked shuffle.
+  static u32 products_high(u32 even, u32 odd) { return _mm512_mask_shuffle_epi32(odd, 0x5555, even, _MM_PERM_DDBB); }
 
   static u32 mullo(u32 a, u32 b) { return _mm512_mullo_epi32(a, b); }
   // Lane l + 8 into lane l and back: the two 256-bit halves swapped.
@@ -59,6 +64,8 @@ struct Lanes<xsimd::avx512bw> {
   static u32 shift_right(u32 a, u32 counts) { return _mm512_srlv_epi32(a, counts); }
 
   static bool any(u32 mask) { return _mm512_test_epi32_mask(mask, mask) != 0; }
+  // True where every lane of a mask is all ones.
+  static bool all(u32 mask) { return _mm512_cmpneq_epi32_mask(mask, _mm512_set1_epi32(-1)) == 0; }
   // Lane by lane, for sorting networks (card_keys.hpp).
   static u32 min(u32 a, u32 b) { return xsimd::min(a, b); }
   static u32 max(u32 a, u32 b) { return xsimd::max(a, b); }

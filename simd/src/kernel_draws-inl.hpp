@@ -150,25 +150,27 @@ struct LaneDraws {
                                                  std::uint32_t* digits, u32& first_rejected) {
     Philox::for_each_word_slots(p, first, p.words.size(),
                                 [&](std::size_t k, const u32& even, const u32& odd) MELANGE_LANE_LAMBDA {
-                                  const WordPlan& w = p.words[k];
-                                  u32 e = even, o = odd;
-                                  const DrawPlan* d = p.draws.data() + w.first;
-                                  std::uint32_t* out = digits + w.first * kLanes;
-                                  if (!with_count_in<1, kUnrolledBatch>(static_cast<int>(w.count), [&](auto count) MELANGE_LANE_LAMBDA {
-                                        slot_digits<count()>(d, e, o, out);
-                                      }))
-                                    slot_digits(d, w.count, e, o, out);
-                                  if (w.threshold) {
-                                    // Kept where x >= threshold; a word rejects in few groups,
-                                    // so its lanes are noted only then.
-                                    const u32 x = L::interleave(e, o);
-                                    const u32 kept = L::equal(L::max(x, u32(w.threshold)), x);
-                                    if (!L::all(kept)) [[unlikely]] {
-                                      reject = reject | ~kept;
-                                      note_rejected(reject, k, first_rejected);
-                                    }
-                                  }
+                                  batch_digits(p, k, even, odd, digits, reject, first_rejected);
                                 });
+  }
+
+  // Word k's batch: its digits stored, and its rejection test (x at or
+  // above the threshold keeps a lane; a word rejects in few groups, so its
+  // lanes are noted only then).
+  MELANGE_LANE_INLINE static void batch_digits(const Plan& p, std::size_t k, u32 e, u32 o, std::uint32_t* digits,
+                                               u32& reject, u32& first_rejected) {
+    const WordPlan& w = p.words[k];
+    const DrawPlan* d = p.draws.data() + w.first;
+    std::uint32_t* out = digits + w.first * kLanes;
+    const auto unrolled = [&](auto count) MELANGE_LANE_LAMBDA { slot_digits<count()>(d, e, o, out); };
+    if (!with_count_in<1, kUnrolledBatch>(static_cast<int>(w.count), unrolled)) slot_digits(d, w.count, e, o, out);
+    if (!w.threshold) return;
+    const u32 x = L::interleave(e, o);
+    const u32 kept = L::equal(L::max(x, u32(w.threshold)), x);
+    if (!L::all(kept)) [[unlikely]] {
+      reject = reject | ~kept;
+      note_rejected(reject, k, first_rejected);
+    }
   }
 
   // The digits of a batch of `count` draws from d on, in the slot view

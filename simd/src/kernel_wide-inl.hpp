@@ -117,8 +117,8 @@ struct WidePath {
   // slot is fixed, ++counts[i][a[j]], and a[j] = a[i]; the rows are never
   // read back. A lane's swap is three loads (j, a[i], a[j]), a store and
   // an increment, where the wide path's swap (two stores) and its count of
-  // the finished rows (a load and an increment an item) took 889
-  // instructions a trial at n = 52 on AVX2, against 513 here (callgrind). A
+  // the finished rows (a load and an increment an item) took 870
+  // instructions a trial at n = 52 on AVX2, against 495 here (callgrind). A
   // lane's row lies at a constant offset from the first (`Stride` items),
   // so that the lanes' addresses need no register each. counts:
   // [position][item], WideCounters' cells.
@@ -183,12 +183,17 @@ struct WidePath {
     TallyCounter counter{tally};
     const bool want_ranks = !by_definition && !tally[TallyKind::ranks].empty();
     const bool want_positions = !by_definition && !tally[TallyKind::positions].empty();
+    WideCounters<Arch> c(p.job.n, want_positions);
+    // Positions alone, not staged, of a schedule that fixes its slots: each
+    // draw's item counted as it is fixed, in buffers of its own.
+    if (want_positions && !want_ranks && p.fixes_slots && !p.sorts_keys && !c.stages())
+      return p.job.n <= 64 ? count_slots<M, 64>(p, begin, full, c, tally)
+                           : count_slots<M, kWideStagedItems>(p, begin, full, c, tally);
     std::vector<std::uint16_t> items(static_cast<std::size_t>(p.job.n) * kLanes), identity(p.job.n);
     iota_items(identity.data(), p.job.n);
     if (deal)  // identity once; undo_swaps keeps it between batches
       for (int l = 0; l < kLanes; ++l) std::copy(identity.begin(), identity.end(), items.begin() + l * p.job.n);
     std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits(p.draws.size() * kLanes);
-    WideCounters<Arch> c(p.job.n, want_positions);
     std::uint64_t clean = 0;
     // Only a card shuffle's lanes can be left rejected (wide_batch). Such a
     // lane's whole permutation is redone into its row and counted with the
@@ -198,11 +203,6 @@ struct WidePath {
     // Positions alone, staged, of a schedule that fixes its slots: each
     // draw's item goes straight to the group's slot.
     const bool fix_slots = want_positions && !want_ranks && c.stages() && p.fixes_slots;
-    // Positions alone, not staged, of a schedule that fixes its slots: each
-    // draw's item counted as it is fixed.
-    if (want_positions && !want_ranks && !by_definition && p.fixes_slots && !p.sorts_keys && !c.stages())
-      return p.job.n <= 64 ? count_slots<M, 64>(p, begin, full, c, tally)
-                           : count_slots<M, kWideStagedItems>(p, begin, full, c, tally);
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       if (fix_slots) {
         tally.words += slot_fixing_batch<M>(p, t, items.data(), identity.data(), digits.data(), c.next_slot());

@@ -182,6 +182,56 @@ TEST(SimdPlan, ADrawFixesItsSlotWhereNoLaterDrawReachesIt) {
   EXPECT_FALSE(fixes({{3, 2}, {2, 2}})) << "slot 2 drawn again";
 }
 
+// The rows that make a group's batched digits four words side by side
+// (plan.hpp's DigitRows) give each draw its digit and leave each word's x
+// where its batch alone would (internal::batch_digits): the rows past a
+// word's end multiply by 1 and write only the spare slot.
+TEST(SimdPlan, DigitRowsMakeEveryBatchsDigitsAndLeaveItsX) {
+  std::mt19937_64 random(17);
+  int words_checked = 0;
+  for (Algorithm a : {Algorithm::fisher_yates, Algorithm::sattolo, Algorithm::naive_swap})
+    for (int n : {2, 5, 13, 52, 255, 1000}) {
+      const Job job{.algorithm = a, .n = n, .tallies = {TallyKind::positions}};
+      const simd::internal::Plan p = simd::internal::make_plan(job);
+      const simd::internal::DigitRows rows = simd::internal::digit_rows(p, 1);
+      constexpr std::size_t kWords = simd::internal::DigitRows::kWords;
+      ASSERT_EQ(rows.blocks.size(), (p.words.size() + kWords - 1) / kWords) << algorithm_name(a) << " n " << n;
+      for (int round = 0; round < 100; ++round) {
+        std::vector<std::uint32_t> digits(p.draws.size() + 1, ~0u);  // the last: the spare slot
+        for (std::size_t b = 0; b < rows.blocks.size(); ++b) {
+          const simd::internal::DigitRows::Block& block = rows.blocks[b];
+          std::uint64_t x[kWords], x0[kWords];
+          for (std::size_t w = 0; w < kWords; ++w) x0[w] = x[w] = random() & 0xffffffffu;
+          for (std::size_t r = 0; r < block.rows; ++r)
+            for (std::size_t w = 0; w < kWords; ++w) {
+              const simd::internal::DigitRows::Row& row = rows.rows[block.first_row + r];
+              const std::uint64_t m = x[w] * row.s[w];
+              digits[row.out[w]] = static_cast<std::uint32_t>(m >> 32);
+              x[w] = m & 0xffffffffu;
+            }
+          for (std::size_t w = 0; w < kWords && b * kWords + w < p.words.size(); ++w) {
+            const simd::internal::WordPlan& word = p.words[b * kWords + w];
+            std::vector<std::uint64_t> ranges;
+            for (std::uint32_t d = 0; d < word.count; ++d) ranges.push_back(p.draws[word.first + d].s);
+            std::vector<std::uint32_t> expected(word.count);
+            const bool accepted = melange::internal::batch_digits<32>(
+                x0[w], ranges.data(), static_cast<int>(word.count), word.product, expected.data());
+            for (std::uint32_t d = 0; d < word.count; ++d)
+              ASSERT_EQ(digits[word.first + d], expected[d])
+                  << algorithm_name(a) << " n " << n << " word " << b * kWords + w << " draw " << d;
+            ASSERT_EQ(x[w], (x0[w] * word.product) & 0xffffffffu)
+                << algorithm_name(a) << " n " << n << " word " << b * kWords + w << ": x from " << x0[w];
+            ASSERT_EQ(x[w] >= block.threshold[w], accepted)
+                << algorithm_name(a) << " n " << n << " word " << b * kWords + w << ": x " << x[w] << " from "
+                << x0[w] << ", threshold " << block.threshold[w];
+            ++words_checked;
+          }
+        }
+      }
+    }
+  EXPECT_GT(words_checked, 10'000);
+}
+
 struct Case {
   Algorithm algorithm;
   int n;
@@ -299,7 +349,9 @@ TEST(SimdEquality, TalliesMatchTheScalarReference) {
 // methods that reject often (their lanes resume on the scalar path from the
 // first word they rejected, at any word, several times a trial), calls long
 // enough to drain the planes' 16s many times, a range that starts inside a
-// lane group, and one shorter than a group.
+// lane group, one shorter than a group, and ranges of one to three groups
+// (count_slots draws each group's successor between its swaps, the first
+// group before them).
 TEST(SimdEquality, PositionsAloneMatchTheScalarReference) {
   REQUIRE_SIMD();
   int compared = 0;
@@ -310,7 +362,7 @@ TEST(SimdEquality, PositionsAloneMatchTheScalarReference) {
                               BoundedSpec{Method::rejection, 6}, BoundedSpec{Method::modulo, 32}})
           if (max_draw_range(a, Shape{n, n}) <= (std::uint64_t{1} << s.bits))
             for (auto [first, trials] : {std::pair<std::uint64_t, std::uint64_t>{0, n > 64 ? 20'001 : 70'001},
-                                         {0xfffffff9ull, 1'001}, {5, 7}}) {
+                                         {0xfffffff9ull, 1'001}, {5, 7}, {0, 16}, {1, 40}}) {
               const Job job{.seed = 11, .algorithm = a, .spec = s, .n = n, .first = first, .trials = trials,
                             .tallies = {TallyKind::positions}};
               const RunResult ref = run(job, on("scalar", 1));

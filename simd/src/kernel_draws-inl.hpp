@@ -129,13 +129,22 @@ struct LaneDraws {
           },
           &first_rejected);
     if (!p.may_reject || !L::any(reject)) return 0;
+    reject = u32(0u);
+    return resume_lanes<M>(p, first, first_rejected, digits);
+  }
+
+  // Resumes each lane that rejected a word (first_rejected, ~0 where none)
+  // on the scalar path (resume_lane); returns the words they read beyond
+  // words_per_trial.
+  template <Method M>
+  static std::uint64_t resume_lanes(const Plan& p, std::uint64_t first, const u32& first_rejected,
+                                    std::uint32_t* digits) {
     alignas(64) std::uint32_t word[kLanes];
     first_rejected.store_aligned(word);
     std::uint64_t extra = 0;
     for (int l = 0; l < kLanes; ++l)
       if (word[l] != ~0u)
         extra += resume_lane<M>(p, first + static_cast<std::uint64_t>(l), word[l], l, digits) - p.words_per_trial;
-    reject = u32(0u);
     return extra;
   }
 

@@ -41,22 +41,27 @@ struct LanePhilox {
   // independent, which hides the multiplies' latency.
   template <int G = 1>
   MELANGE_LANE_INLINE static void philox_slots(const Plan& p, u32 (*even)[4], u32 (*odd)[4]) {
+    // Unrolled: a rolled loop must hand each round's words back to the
+    // registers it started from, a register move a word a round.
+#pragma GCC unroll 10
+    for (int r = 0; r < philox::kRounds; ++r) round_slots<G>(p, r, even, odd);
+  }
+
+  // Round r of philox_slots: the core's round (philox.hpp), with a multiply
+  // that leaves the full 64-bit product in each slot (lo is the product, hi
+  // its high half). A round on its own serves callers that lay other work
+  // between the rounds (SteppedDigits, kernel_stepped-inl.hpp).
+  template <int G = 1>
+  MELANGE_LANE_INLINE static void round_slots(const Plan& p, int r, u32 (*even)[4], u32 (*odd)[4]) {
     const u32 m0(philox::kM0), m1(philox::kM1);
-    // The core's round (philox.hpp), with a multiply that leaves the full
-    // 64-bit product in each slot: lo is the product, hi its high half.
     auto mul = [](const u32& m, const u32& a, u32& hi, u32& lo) MELANGE_LANE_LAMBDA {
       lo = L::even_products(a, m);
       hi = L::high_halves(lo);
     };
-    // Unrolled: a rolled loop must hand each round's words back to the
-    // registers it started from, a register move a word a round.
-#pragma GCC unroll 10
-    for (int r = 0; r < philox::kRounds; ++r) {
-      const u32 k0(p.round_keys[r].v[0]), k1(p.round_keys[r].v[1]);
-      for (int g = 0; g < G; ++g) {
-        philox::round_words(even[g], k0, k1, m0, m1, mul);
-        philox::round_words(odd[g], k0, k1, m0, m1, mul);
-      }
+    const u32 k0(p.round_keys[r].v[0]), k1(p.round_keys[r].v[1]);
+    for (int g = 0; g < G; ++g) {
+      philox::round_words(even[g], k0, k1, m0, m1, mul);
+      philox::round_words(odd[g], k0, k1, m0, m1, mul);
     }
   }
 
@@ -87,12 +92,10 @@ struct LanePhilox {
   // block's four words are named one by one so that they stay in registers.
   template <class F>
   MELANGE_LANE_INLINE static void for_each_word_slots(const Plan& p, std::uint64_t first, std::size_t count, F&& f) {
-    u32 stream_lo, stream_hi;
-    lane_streams(first, stream_lo, stream_hi);
-    const u32 odd_lo = L::high_halves(stream_lo), odd_hi = L::high_halves(stream_hi);
+    const Streams streams(first);
     for (std::size_t k = 0, block = 0; k < count; k += 4, ++block) {
-      const u32 b0(static_cast<std::uint32_t>(block)), b1(static_cast<std::uint32_t>(std::uint64_t{block} >> 32));
-      u32 even[1][4] = {{b0, b1, stream_lo, stream_hi}}, odd[1][4] = {{b0, b1, odd_lo, odd_hi}};
+      u32 even[1][4], odd[1][4];
+      streams.counters(block, even[0], odd[0]);
       philox_slots(p, even, odd);
       const std::size_t left = count - k;
       f(k, even[0][0], odd[0][0]);
@@ -101,6 +104,26 @@ struct LanePhilox {
       if (left > 3) f(k + 3, even[0][3], odd[0][3]);
     }
   }
+
+  // The lanes' stream ids (lane_streams) in the slot view, and each
+  // block's counters from them.
+  struct Streams {
+    u32 lo, hi, odd_lo, odd_hi;
+    MELANGE_LANE_INLINE explicit Streams(std::uint64_t first) {
+      lane_streams(first, lo, hi);
+      odd_lo = L::high_halves(lo);
+      odd_hi = L::high_halves(hi);
+    }
+    MELANGE_LANE_INLINE void counters(std::size_t block, u32 (&even)[4], u32 (&odd)[4]) const {
+      const u32 b0(static_cast<std::uint32_t>(block)), b1(static_cast<std::uint32_t>(std::uint64_t{block} >> 32));
+      even[0] = odd[0] = b0;
+      even[1] = odd[1] = b1;
+      even[2] = lo;
+      even[3] = hi;
+      odd[2] = odd_lo;
+      odd[3] = odd_hi;
+    }
+  };
 
   // The first word of every lane's stream in G groups of lanes at once
   // (streams first, first + 1, ...): independent chains hide the

@@ -12,6 +12,7 @@
 
 #include "kernel_cards-inl.hpp"
 #include "kernel_draws-inl.hpp"
+#include "kernel_stepped-inl.hpp"
 
 namespace melange::simd::internal {
 
@@ -88,21 +89,30 @@ struct WidePath {
 
   struct SlotDraw {
     std::size_t i, row;  // the slot the draw fixes; its row's offset in the counts
+    std::size_t steps;   // the next group's steps after this draw's swaps (count_slots)
   };
 
   // count_slots' buffers: a group's items as bytes (n < kWideStagedItems),
   // a lane's row `Stride` items from the next, and the identity to start
-  // them from; the draws' digits; each draw's slot and row.
-  template <std::size_t Stride>
+  // them from; two groups' digits (the group swapped, and the next) and the
+  // next group's Philox words; each draw's slot, row and steps.
+  template <Method M, std::size_t Stride>
   struct SlotScratch {
+    using Steps = SteppedDigits<Arch, M>;
     static_assert(kWideStagedItems <= 256, "count_slots' items are bytes");
     std::vector<std::uint8_t, xsimd::aligned_allocator<std::uint8_t, 64>> items, identity;
-    std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits;
+    std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits, words;
     std::vector<SlotDraw> draws;
-    explicit SlotScratch(const Plan& p) : items(Stride * kLanes), identity(Stride), digits(p.draws.size() * kLanes) {
+    explicit SlotScratch(const Plan& p)
+        : items(Stride * kLanes), identity(Stride), digits(2 * Steps::digits_size(p)), words(Steps::words_size(p)) {
       for (int pos = 0; pos < std::min(p.job.n, static_cast<int>(Stride)); ++pos)
         identity[static_cast<std::size_t>(pos)] = static_cast<std::uint8_t>(pos);
-      for (const DrawPlan& d : p.draws) draws.push_back({d.i, std::size_t{d.i} * static_cast<std::size_t>(p.job.n)});
+      for (const DrawPlan& d : p.draws) draws.push_back({d.i, std::size_t{d.i} * static_cast<std::size_t>(p.job.n), 0});
+    }
+    // Spreads `steps` over the draws evenly.
+    void spread(std::size_t steps) {
+      const std::size_t count = draws.size();
+      for (std::size_t k = 0; k < count; ++k) draws[k].steps = (k + 1) * steps / count - k * steps / count;
     }
     // Every lane's row back to the identity: for a short row a constant
     // size, a few vector moves rather than a call.
@@ -121,10 +131,12 @@ struct WidePath {
   // instructions a trial at n = 52 on AVX2, against 495 here (callgrind). A
   // lane's row lies at a constant offset from the first (`Stride` items),
   // so that the lanes' addresses need no register each. counts:
-  // [position][item], WideCounters' cells.
-  template <std::size_t Stride>
+  // [position][item], WideCounters' cells. After each draw's swaps,
+  // between(steps): the next group's cipher, `steps` steps of it
+  // (count_slots).
+  template <std::size_t Stride, class Between>
   MELANGE_LANE_INLINE static void count_swaps(const std::vector<SlotDraw>& draws, const std::uint32_t* digits,
-                                              std::uint8_t* items, std::uint16_t* counts) {
+                                              std::uint8_t* items, std::uint16_t* counts, Between&& between) {
     const std::uint32_t* jd = digits;
     for (const SlotDraw& d : draws) {
       const std::size_t i = d.i;
@@ -133,6 +145,7 @@ struct WidePath {
         (lane_swap<l, Stride>(jd, items, i, row), ...);
       }(std::make_integer_sequence<int, kLanes>{});
       jd += kLanes;
+      between(d.steps);
     }
   }
 
@@ -240,24 +253,38 @@ struct WidePath {
     return clean;
   }
 
-  // tally_wide's groups by count_swaps, each group's draws made first
-  // (lane_digits). Drawing the next group a block at a time between a
-  // group's swaps, so that the cipher's vector work and the swaps' loads
-  // and stores might overlap, took 5% more instructions and ran slower.
+  // tally_wide's groups by count_swaps, the next group's cipher run a few
+  // rounds at a time between this group's swaps and its digits made after
+  // them (SteppedDigits in kernel_stepped-inl.hpp; the steps spread evenly
+  // over the draws), the first group's drawn before. Drawing the next
+  // group a whole block at a time between the swaps, digits and all, ran
+  // slower than drawing it first.
   template <Method M, std::size_t Stride>
   static std::uint64_t count_slots(const Plan& p, std::uint64_t begin, std::uint64_t full, WideCounters<Arch>& c,
                                    Tally& tally) {
-    SlotScratch<Stride> s(p);
+    using Steps = SteppedDigits<Arch, M>;
+    SlotScratch<M, Stride> s(p);
+    const DigitRows rows = digit_rows(p, kLanes);
+    s.spread(Steps::steps(p));
     const std::size_t n = static_cast<std::size_t>(p.job.n);
     std::uint8_t* const items = s.items.data();
     std::uint16_t* const counts = c.counts.data();
+    std::uint32_t* now = s.digits.data();
+    std::uint32_t* ahead = now + Steps::digits_size(p);
+    if (begin != full) {
+      u32 reject(0u);
+      tally.words += D::template lane_digits<M>(p, begin, reject, now);  // leaves no lane rejected
+    }
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       s.restart(n);
-      u32 reject(0u);
-      tally.words += D::template lane_digits<M>(p, t, reject, s.digits.data());  // leaves no lane rejected
-      count_swaps<Stride>(s.draws, s.digits.data(), items, counts);
+      Steps next(p, rows, t + kLanes, s.words.data(), ahead, t + kLanes != full);
+      count_swaps<Stride>(s.draws, now, items, counts, [&](std::size_t steps) MELANGE_LANE_LAMBDA {
+        for (std::size_t k = 0; k < steps && !next.done(); ++k) next.step();
+      });
       for (const std::uint32_t pos : p.open_slots)
         for (int l = 0; l < kLanes; ++l) ++counts[pos * n + items[l * Stride + pos]];
+      tally.words += next.finish();
+      std::swap(now, ahead);
       if (++c.batches; c.full()) c.flush(tally);
     }
     c.flush(tally);

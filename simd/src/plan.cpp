@@ -56,6 +56,32 @@ bool cards_in_lanes(const Job& job) {
 
 bool rows_as_bytes(const Job& job) { return packed(job) || cards_in_lanes(job); }
 
+DigitRows digit_rows(const Plan& p, std::uint32_t lanes) {
+  constexpr std::size_t kWords = DigitRows::kWords;
+  const std::uint32_t spare = static_cast<std::uint32_t>(p.draws.size()) * lanes;
+  DigitRows d;
+  for (std::size_t k = 0; k < p.words.size(); k += kWords) {
+    const std::size_t words = std::min(kWords, p.words.size() - k);
+    DigitRows::Block b{d.rows.size(), 0, {}};
+    for (std::size_t w = 0; w < words; ++w) {
+      b.rows = std::max<std::size_t>(b.rows, p.words[k + w].count);
+      b.threshold[w] = p.words[k + w].threshold;
+    }
+    for (std::size_t r = 0; r < b.rows; ++r) {
+      DigitRows::Row row{{1, 1, 1, 1}, {spare, spare, spare, spare}};
+      for (std::size_t w = 0; w < words; ++w)
+        if (r < p.words[k + w].count) {
+          const std::uint32_t draw = p.words[k + w].first + static_cast<std::uint32_t>(r);
+          row.s[w] = p.draws[draw].s;
+          row.out[w] = draw * lanes;
+        }
+      d.rows.push_back(row);
+    }
+    d.blocks.push_back(b);
+  }
+  return d;
+}
+
 std::size_t last_draws_below(const std::vector<DrawPlan>& draws, std::uint32_t bound) {
   std::size_t below = 0;
   for (std::size_t k = draws.size(); k-- > 0 && draws[k].i < bound && draws[k].s <= bound;) ++below;

@@ -184,10 +184,9 @@ struct LaneDraws {
 
   // The digits of a batch of `count` draws from d on, in the slot view
   // (batched_digits), stored at out[draw * kLanes]. Batches of up to
-  // kUnrolledBatch draws (every batch of ranges from 11 up) are unrolled:
-  // a loop's index and address arithmetic took ten instructions a digit
-  // beside the digit's own six.
-  static constexpr int kUnrolledBatch = 8;
+  // kUnrolledBatch draws (bounded.hpp) are unrolled: a loop's index and
+  // address arithmetic took ten instructions a digit beside the digit's
+  // own six.
   template <int Count>
   MELANGE_LANE_INLINE static void slot_digits(const DrawPlan* d, u32& e, u32& o, std::uint32_t* out) {
 #pragma GCC unroll 8

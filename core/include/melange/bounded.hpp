@@ -85,6 +85,10 @@ inline constexpr std::uint64_t kBatchProduct = std::uint64_t{1} << 24;
 inline constexpr int kMaxBatch = 32;
 // Coins from one word under `batched`: bit 31 - i is coin i.
 inline constexpr int kCoinsPerWord = 24;
+// Batches of up to this many draws are unrolled where a batch's size is
+// made a constant (the scalar draws' runs of one range, the SIMD kernel's
+// digits): every batch of ranges from 8 up, as 8^8 = kBatchProduct.
+inline constexpr int kUnrolledBatch = 8;
 
 namespace internal {
 
@@ -168,8 +172,8 @@ class BatchedDraws {
     std::uint32_t powers[kMaxBatch];
     std::uint32_t power = 1;
     for (std::uint32_t j = 0; j < b.count; ++j, power *= static_cast<std::uint32_t>(s)) powers[j] = power;
-    // A batch of at most kUnrolledBatch draws (every range from 8 up) has its
-    // size as a constant: its digits unrolled, no loop test a digit.
+    // A batch of at most kUnrolledBatch draws has its size as a constant:
+    // its digits unrolled, no loop test a digit.
     const std::uint64_t batches = count / b.count;
     [&]<std::uint32_t... K>(std::integer_sequence<std::uint32_t, K...>) {
       if (!((b.count == K + 1 && (full_batches<K + 1>(words, s, b, powers, batches, emit), true)) || ...))
@@ -198,7 +202,6 @@ class BatchedDraws {
 
  private:
   // `batches` whole batches of plan b, K draws each (0: b.count).
-  static constexpr std::uint32_t kUnrolledBatch = 8;
   template <std::uint32_t K, class WordSource, class Emit>
   void full_batches(WordSource& words, std::uint64_t s, const PlannedBatch& b, const std::uint32_t* powers,
                     std::uint64_t batches, Emit& emit) {

@@ -193,7 +193,7 @@ TEST(SimdPlan, DigitRowsMakeEveryBatchsDigitsAndLeaveItsX) {
     for (int n : {2, 5, 13, 52, 255, 1000}) {
       const Job job{.algorithm = a, .n = n, .tallies = {TallyKind::positions}};
       const simd::internal::Plan p = simd::internal::make_plan(job);
-      const simd::internal::DigitRows rows = simd::internal::digit_rows(p, 1);
+      const simd::internal::DigitRows& rows = p.digit_rows;
       constexpr std::size_t kWords = simd::internal::DigitRows::kWords;
       ASSERT_EQ(rows.blocks.size(), (p.words.size() + kWords - 1) / kWords) << algorithm_name(a) << " n " << n;
       for (int round = 0; round < 100; ++round) {

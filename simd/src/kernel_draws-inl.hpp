@@ -163,9 +163,8 @@ struct LaneDraws {
                                 });
   }
 
-  // Word k's batch: its digits stored, and its rejection test (x at or
-  // above the threshold keeps a lane; a word rejects in few groups, so its
-  // lanes are noted only then).
+  // Word k's batch: its digits stored, and its rejection test (kept_lanes;
+  // a word rejects in few groups, so its lanes are noted only then).
   MELANGE_LANE_INLINE static void batch_digits(const Plan& p, std::size_t k, u32 e, u32 o, std::uint32_t* digits,
                                                u32& reject, u32& first_rejected) {
     const WordPlan& w = p.words[k];
@@ -174,12 +173,25 @@ struct LaneDraws {
     const auto unrolled = [&](auto count) MELANGE_LANE_LAMBDA { slot_digits<count()>(d, e, o, out); };
     if (!with_count_in<1, kUnrolledBatch>(static_cast<int>(w.count), unrolled)) slot_digits(d, w.count, e, o, out);
     if (!w.threshold) return;
+    const u32 kept = kept_lanes(e, o, w.threshold);
+    if (!L::all(kept)) [[unlikely]]
+      note_word_rejected(kept, k, reject, first_rejected);
+  }
+
+  // A batch's rejection test on the x its multiplies leave, in the slot
+  // view (even and odd lanes): the lanes whose x is at or above the
+  // threshold (every lane, for a threshold of 0).
+  MELANGE_LANE_INLINE static u32 kept_lanes(const u32& e, const u32& o, std::uint32_t threshold) {
     const u32 x = L::interleave(e, o);
-    const u32 kept = L::equal(L::max(x, u32(w.threshold)), x);
-    if (!L::all(kept)) [[unlikely]] {
-      reject = reject | ~kept;
-      note_rejected(reject, k, first_rejected);
-    }
+    return L::equal(L::max(x, u32(threshold)), x);
+  }
+
+  // The lanes word k's batch did not keep (kept_lanes) are rejected, their
+  // first rejected word noted.
+  MELANGE_LANE_INLINE static void note_word_rejected(const u32& kept, std::size_t k, u32& reject,
+                                                     u32& first_rejected) {
+    reject = reject | ~kept;
+    note_rejected(reject, k, first_rejected);
   }
 
   // The digits of a batch of `count` draws from d on, in the slot view

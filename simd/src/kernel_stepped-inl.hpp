@@ -53,9 +53,9 @@ class SteppedDigits {
   // The draws of trials first, first + 1, ... into `digits`
   // (digits_size), by way of `words` (words_size); with `wanted` false,
   // none (done() from the start).
-  MELANGE_LANE_INLINE SteppedDigits(const Plan& p, const DigitRows& rows, std::uint64_t first,
-                                    std::uint32_t* words, std::uint32_t* digits, bool wanted)
-      : p_(p), rows_(rows), first_(first), words_(words), digits_(digits), streams_(first),
+  MELANGE_LANE_INLINE SteppedDigits(const Plan& p, std::uint64_t first, std::uint32_t* words,
+                                    std::uint32_t* digits, bool wanted)
+      : p_(p), first_(first), words_(words), digits_(digits), streams_(first),
         blocks_(wanted ? blocks(p) : 0), wanted_(wanted) {
     streams_.counters(0, even_[0], odd_[0]);
   }
@@ -106,41 +106,35 @@ class SteppedDigits {
     if (++block_ < blocks_) streams_.counters(block_, even_[0], odd_[0]);
   }
 
-  // Block b's words' batches side by side, a row at a time (DigitRows).
+  // Block b's words' batches side by side, a row at a time (the plan's
+  // DigitRows).
   MELANGE_LANE_INLINE void block_digits(std::size_t b, u32 (&e)[4], u32 (&o)[4]) {
     static_assert(DigitRows::kWords == 4, "a Philox block's words");
-    const DigitRows::Block& block = rows_.blocks[b];
-    const DigitRows::Row* row = rows_.rows.data() + block.first_row;
+    const DigitRows::Block& block = p_.digit_rows.blocks[b];
+    const DigitRows::Row* row = p_.digit_rows.rows.data() + block.first_row;
     for (std::size_t r = 0; r < block.rows; ++r, ++row)
       for (std::size_t w = 0; w < DigitRows::kWords; ++w) {
         const u32 s(row->s[w]);
         e[w] = L::even_products(e[w], s);
         o[w] = L::even_products(o[w], s);
-        L::products_high(e[w], o[w]).store_aligned(digits_ + row->out[w]);
+        L::products_high(e[w], o[w]).store_aligned(digits_ + std::size_t{row->out[w]} * kLanes);
       }
     reject_test(b, block, e, o);
   }
 
-  // The block's words' rejection tests, as batch_digits has them: x at or
-  // above the threshold keeps a lane (a threshold of 0 keeps every lane);
-  // a block rejects in few groups, so its lanes are noted only then.
+  // The block's words' rejection tests (LaneDraws::kept_lanes); a block
+  // rejects in few groups, so its lanes are noted only then.
   MELANGE_LANE_INLINE void reject_test(std::size_t b, const DigitRows::Block& block, const u32 (&e)[4],
                                        const u32 (&o)[4]) {
     u32 kept[4];
-    for (int w = 0; w < 4; ++w) {
-      const u32 x = L::interleave(e[w], o[w]);
-      kept[w] = L::equal(L::max(x, u32(block.threshold[w])), x);
-    }
+    for (int w = 0; w < 4; ++w) kept[w] = D::kept_lanes(e[w], o[w], block.threshold[w]);
     if (L::all((kept[0] & kept[1]) & (kept[2] & kept[3]))) [[likely]]
       return;
-    for (int w = 0; w < 4; ++w) {
-      reject_ = reject_ | ~kept[w];
-      D::note_rejected(reject_, b * 4 + static_cast<std::size_t>(w), first_rejected_);
-    }
+    for (int w = 0; w < 4; ++w)
+      D::note_word_rejected(kept[w], b * 4 + static_cast<std::size_t>(w), reject_, first_rejected_);
   }
 
   const Plan& p_;
-  const DigitRows& rows_;
   std::uint64_t first_;
   std::uint32_t* words_;
   std::uint32_t* digits_;

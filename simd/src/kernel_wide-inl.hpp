@@ -256,7 +256,7 @@ struct WidePath {
   // tally_wide's groups by count_swaps, the next group's cipher run a few
   // rounds at a time between this group's swaps and its digits made after
   // them (SteppedDigits in kernel_stepped-inl.hpp; the steps spread evenly
-  // over the draws), the first group's drawn before. Drawing the next
+  // over the draws), the first group's drawn whole before. Drawing the next
   // group a whole block at a time between the swaps, digits and all, ran
   // slower than drawing it first.
   template <Method M, std::size_t Stride>
@@ -264,20 +264,16 @@ struct WidePath {
                                    Tally& tally) {
     using Steps = SteppedDigits<Arch, M>;
     SlotScratch<M, Stride> s(p);
-    const DigitRows rows = digit_rows(p, kLanes);
     s.spread(Steps::steps(p));
     const std::size_t n = static_cast<std::size_t>(p.job.n);
     std::uint8_t* const items = s.items.data();
     std::uint16_t* const counts = c.counts.data();
     std::uint32_t* now = s.digits.data();
     std::uint32_t* ahead = now + Steps::digits_size(p);
-    if (begin != full) {
-      u32 reject(0u);
-      tally.words += D::template lane_digits<M>(p, begin, reject, now);  // leaves no lane rejected
-    }
+    tally.words += Steps(p, begin, s.words.data(), now, begin != full).finish();
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       s.restart(n);
-      Steps next(p, rows, t + kLanes, s.words.data(), ahead, t + kLanes != full);
+      Steps next(p, t + kLanes, s.words.data(), ahead, t + kLanes != full);
       count_swaps<Stride>(s.draws, now, items, counts, [&](std::size_t steps) MELANGE_LANE_LAMBDA {
         for (std::size_t k = 0; k < steps && !next.done(); ++k) next.step();
       });

@@ -56,9 +56,12 @@ bool cards_in_lanes(const Job& job) {
 
 bool rows_as_bytes(const Job& job) { return packed(job) || cards_in_lanes(job); }
 
-DigitRows digit_rows(const Plan& p, std::uint32_t lanes) {
+namespace {
+
+// The plan's DigitRows, from its words and draws.
+DigitRows digit_rows(const Plan& p) {
   constexpr std::size_t kWords = DigitRows::kWords;
-  const std::uint32_t spare = static_cast<std::uint32_t>(p.draws.size()) * lanes;
+  const auto spare = static_cast<std::uint32_t>(p.draws.size());
   DigitRows d;
   for (std::size_t k = 0; k < p.words.size(); k += kWords) {
     const std::size_t words = std::min(kWords, p.words.size() - k);
@@ -73,7 +76,7 @@ DigitRows digit_rows(const Plan& p, std::uint32_t lanes) {
         if (r < p.words[k + w].count) {
           const std::uint32_t draw = p.words[k + w].first + static_cast<std::uint32_t>(r);
           row.s[w] = p.draws[draw].s;
-          row.out[w] = draw * lanes;
+          row.out[w] = draw;
         }
       d.rows.push_back(row);
     }
@@ -81,6 +84,8 @@ DigitRows digit_rows(const Plan& p, std::uint32_t lanes) {
   }
   return d;
 }
+
+}  // namespace
 
 std::size_t last_draws_below(const std::vector<DrawPlan>& draws, std::uint32_t bound) {
   std::size_t below = 0;
@@ -186,6 +191,7 @@ Plan make_plan(const Job& job) {
       first += b.count;
     }
     p.words_per_trial = p.words.size();
+    p.digit_rows = digit_rows(p);
   }
   return p;
 }

@@ -46,6 +46,27 @@ using lanes::kCardItems;
 using lanes::kCardPositionBits;
 using lanes::kRiffleDigitBits;
 
+// Under `batched`, the digits of each Philox block's four words side by
+// side, a row at a time (the kernels' SteppedDigits): row r holds each
+// word's r-th draw or, past the word's last draw, a multiplier of 1, which
+// leaves the word's x as it is, and a digit for the spare slot after the
+// group's draws. Four words' multiply chains run side by side and no
+// batch's length is branched on; the rows past a word's end cost a fifth
+// more multiplies at n = 52 (64 for 51 draws).
+struct DigitRows {
+  static constexpr std::size_t kWords = 4;  // a Philox block's
+  struct Row {
+    std::uint32_t s[kWords];    // each word's range, or 1
+    std::uint32_t out[kWords];  // its digit's draw, or the spare slot: the group's draw count
+  };
+  struct Block {
+    std::size_t first_row, rows;
+    std::uint32_t threshold[kWords];  // each word's rejection threshold (0: none, or no word)
+  };
+  std::vector<Row> rows;
+  std::vector<Block> blocks;
+};
+
 struct Plan {
   Job job;  // the job itself
   std::optional<ReferenceTrials> reference;  // the scalar path, for the trials a lane's rejection re-runs
@@ -54,6 +75,7 @@ struct Plan {
   bool may_reject;          // lemire or rejection with some t > 0
   std::vector<DrawPlan> draws;
   std::vector<WordPlan> words;      // batched only
+  DigitRows digit_rows;             // batched only: the words' digits four at a time
   std::size_t words_per_trial = 0;  // words a trial reads when nothing is rejected
   // The decks in a register (deck_swaps_avx512vbmi.hpp) take the draws in
   // reverse: of the last draws, how many swap only positions below 16, and
@@ -75,28 +97,6 @@ struct Plan {
   DecisionTableView table;
 };
 
-// Under `batched`, the digits of each Philox block's four words side by
-// side, a row at a time (the kernels' SteppedDigits): row r holds each
-// word's r-th draw or, past the word's last draw, a multiplier of 1, which
-// leaves the word's x as it is, and a digit for the spare slot after the
-// group's draws. Four words' multiply chains run side by side and no
-// batch's length is branched on; the rows past a word's end cost a fifth
-// more multiplies at n = 52 (64 for 51 draws).
-struct DigitRows {
-  static constexpr std::size_t kWords = 4;  // a Philox block's
-  struct Row {
-    std::uint32_t s[kWords];    // each word's range, or 1
-    std::uint32_t out[kWords];  // its digit's place: draw * lanes, or the spare slot's, draws * lanes
-  };
-  struct Block {
-    std::size_t first_row, rows;
-    std::uint32_t threshold[kWords];  // each word's rejection threshold (0: none, or no word)
-  };
-  std::vector<Row> rows;
-  std::vector<Block> blocks;
-};
-// The plan's DigitRows, each digit's place scaled by `lanes`.
-DigitRows digit_rows(const Plan& p, std::uint32_t lanes);
 
 // True when the vector kernels cover the job (otherwise use the scalar path).
 bool vectorizable(const Job& job);

@@ -109,15 +109,15 @@ struct LaneDraws {
     }
   }
 
-  // Every draw of one group, its lanes' j stored at digits[draw * kLanes].
-  // A lane that rejected a word is resumed from that word on the scalar
+  // Every draw of one group, its lanes' j stored at digits[draw * kLanes]
+  // (store_digits: 32-bit digits, or bytes). A lane that rejected a word is resumed from that word on the scalar
   // path (resume_lane), which costs the draws after it, where redoing the
   // trial would cost all its draws and swaps again; so no lane is left
   // rejected. Returns the words the resumed lanes read beyond
   // words_per_trial.
-  template <Method M>
+  template <Method M, class Digit>
   MELANGE_LANE_INLINE static std::uint64_t lane_digits(const Plan& p, std::uint64_t first, u32& reject,
-                                                       std::uint32_t* digits) {
+                                                       Digit* digits) {
     u32 first_rejected(~0u);
     if constexpr (M == Method::batched)
       batched_digits(p, first, reject, digits, first_rejected);
@@ -125,7 +125,7 @@ struct LaneDraws {
       for_each_draw<M>(
           p, first, reject,
           [&](const DrawPlan& d, const u32& lanes_j) MELANGE_LANE_LAMBDA {
-            lanes_j.store_aligned(digits + (&d - p.draws.data()) * kLanes);
+            store_digits(lanes_j, digits + (&d - p.draws.data()) * kLanes);
           },
           &first_rejected);
     if (!p.may_reject || !L::any(reject)) return 0;
@@ -136,9 +136,9 @@ struct LaneDraws {
   // Resumes each lane that rejected a word (first_rejected, ~0 where none)
   // on the scalar path (resume_lane); returns the words they read beyond
   // words_per_trial.
-  template <Method M>
+  template <Method M, class Digit>
   static std::uint64_t resume_lanes(const Plan& p, std::uint64_t first, const u32& first_rejected,
-                                    std::uint32_t* digits) {
+                                    Digit* digits) {
     alignas(64) std::uint32_t word[kLanes];
     first_rejected.store_aligned(word);
     std::uint64_t extra = 0;
@@ -155,8 +155,9 @@ struct LaneDraws {
   // the digits come back to lane order only to be stored. In lane order
   // (batched_draws' mul_wide) a digit took four more instructions on AVX2:
   // the word's split into even and odd lanes and the hi and lo rejoined.
-  MELANGE_LANE_INLINE static void batched_digits(const Plan& p, std::uint64_t first, u32& reject,
-                                                 std::uint32_t* digits, u32& first_rejected) {
+  template <class Digit>
+  MELANGE_LANE_INLINE static void batched_digits(const Plan& p, std::uint64_t first, u32& reject, Digit* digits,
+                                                 u32& first_rejected) {
     Philox::for_each_word_slots(p, first, p.words.size(),
                                 [&](std::size_t k, const u32& even, const u32& odd) MELANGE_LANE_LAMBDA {
                                   batch_digits(p, k, even, odd, digits, reject, first_rejected);
@@ -165,11 +166,12 @@ struct LaneDraws {
 
   // Word k's batch: its digits stored, and its rejection test (kept_lanes;
   // a word rejects in few groups, so its lanes are noted only then).
-  MELANGE_LANE_INLINE static void batch_digits(const Plan& p, std::size_t k, u32 e, u32 o, std::uint32_t* digits,
+  template <class Digit>
+  MELANGE_LANE_INLINE static void batch_digits(const Plan& p, std::size_t k, u32 e, u32 o, Digit* digits,
                                                u32& reject, u32& first_rejected) {
     const WordPlan& w = p.words[k];
     const DrawPlan* d = p.draws.data() + w.first;
-    std::uint32_t* out = digits + w.first * kLanes;
+    Digit* out = digits + w.first * kLanes;
     const auto unrolled = [&](auto count) MELANGE_LANE_LAMBDA { slot_digits<count()>(d, e, o, out); };
     if (!with_count_in<1, kUnrolledBatch>(static_cast<int>(w.count), unrolled)) slot_digits(d, w.count, e, o, out);
     if (!w.threshold) return;
@@ -199,40 +201,46 @@ struct LaneDraws {
   // kUnrolledBatch draws (bounded.hpp) are unrolled: a loop's index and
   // address arithmetic took ten instructions a digit beside the digit's
   // own six.
-  template <int Count>
-  MELANGE_LANE_INLINE static void slot_digits(const DrawPlan* d, u32& e, u32& o, std::uint32_t* out) {
+  template <int Count, class Digit>
+  MELANGE_LANE_INLINE static void slot_digits(const DrawPlan* d, u32& e, u32& o, Digit* out) {
 #pragma GCC unroll 8
     for (int i = 0; i < Count; ++i) slot_digit(d[i], e, o, out + i * kLanes);
   }
-  MELANGE_LANE_INLINE static void slot_digits(const DrawPlan* d, std::uint32_t count, u32& e, u32& o,
-                                              std::uint32_t* out) {
+  template <class Digit>
+  MELANGE_LANE_INLINE static void slot_digits(const DrawPlan* d, std::uint32_t count, u32& e, u32& o, Digit* out) {
     for (std::uint32_t i = 0; i < count; ++i) slot_digit(d[i], e, o, out + i * kLanes);
   }
-  MELANGE_LANE_INLINE static void slot_digit(const DrawPlan& d, u32& e, u32& o, std::uint32_t* out) {
+  template <class Digit>
+  MELANGE_LANE_INLINE static void slot_digit(const DrawPlan& d, u32& e, u32& o, Digit* out) {
     const u32 s(d.s);
     e = L::even_products(e, s);
     o = L::even_products(o, s);
-    L::products_high(e, o).store_aligned(out);
+    store_digits(L::products_high(e, o), out);
   }
+
+  // A draw's lanes stored as digits: 32 bits each, or a byte each where
+  // the caller's items are bytes (count_slots), so that one load gives it
+  // eight lanes' j.
+  MELANGE_LANE_INLINE static void store_digits(const u32& j, std::uint32_t* out) { j.store_aligned(out); }
+  MELANGE_LANE_INLINE static void store_digits(const u32& j, std::uint8_t* out) { L::store_low_bytes(j, out); }
 
   // Lane `lane`'s trial from its first rejected word w on, by the
   // contract's own scalar draws (PhiloxStream, BatchedDraws, the one-a-word
   // methods): the draws before word w stand, as w is where the lane's
   // stream and the lanes' parted. Writes the lane's digits from there and
   // returns the words the trial read in all.
-  template <Method M>
-  static std::uint64_t resume_lane(const Plan& p, std::uint64_t trial, std::uint32_t w, int lane,
-                                   std::uint32_t* digits) {
+  template <Method M, class Digit>
+  static std::uint64_t resume_lane(const Plan& p, std::uint64_t trial, std::uint32_t w, int lane, Digit* digits) {
     PhiloxStream words(p.job.seed, trial, w / 4);
     for (std::uint32_t k = 0; k < w % 4; ++k) words.next();
-    std::uint32_t* out = digits + lane;
+    Digit* out = digits + lane;
     if constexpr (M == Method::batched) {
       BatchedDraws batches(static_cast<int>(w));
       for (std::size_t d = p.words[w].first; d < p.draws.size(); ++d)
-        out[d * kLanes] = batches.next_planned(words, p.draws[d].s, p.words);
+        out[d * kLanes] = static_cast<Digit>(batches.next_planned(words, p.draws[d].s, p.words));
     } else {
       for (std::size_t d = w; d < p.draws.size(); ++d)
-        out[d * kLanes] = melange::internal::bounded_one_a_word(words, p.draws[d].s, p.job.spec);
+        out[d * kLanes] = static_cast<Digit>(melange::internal::bounded_one_a_word(words, p.draws[d].s, p.job.spec));
     }
     return std::uint64_t{w} / 4 * 4 + words.words_consumed();
   }

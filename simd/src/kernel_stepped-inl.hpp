@@ -50,11 +50,12 @@ class SteppedDigits {
   static std::size_t digits_size(const Plan& p) { return (p.draws.size() + 1) * kLanes; }
   static std::size_t words_size(const Plan& p) { return blocks(p) * 8 * kLanes; }
 
-  // The draws of trials first, first + 1, ... into `digits`
-  // (digits_size), by way of `words` (words_size); with `wanted` false,
-  // none (done() from the start).
+  // The draws of trials first, first + 1, ... into `digits` (digits_size),
+  // a byte each (the caller's items are bytes: LaneDraws::store_digits),
+  // by way of `words` (words_size); with `wanted` false, none (done() from
+  // the start).
   MELANGE_LANE_INLINE SteppedDigits(const Plan& p, std::uint64_t first, std::uint32_t* words,
-                                    std::uint32_t* digits, bool wanted)
+                                    std::uint8_t* digits, bool wanted)
       : p_(p), first_(first), words_(words), digits_(digits), streams_(first),
         blocks_(wanted ? blocks(p) : 0), wanted_(wanted) {
     streams_.counters(0, even_[0], odd_[0]);
@@ -117,7 +118,7 @@ class SteppedDigits {
         const u32 s(row->s[w]);
         e[w] = L::even_products(e[w], s);
         o[w] = L::even_products(o[w], s);
-        L::products_high(e[w], o[w]).store_aligned(digits_ + std::size_t{row->out[w]} * kLanes);
+        D::store_digits(L::products_high(e[w], o[w]), digits_ + std::size_t{row->out[w]} * kLanes);
       }
     reject_test(b, block, e, o);
   }
@@ -137,7 +138,7 @@ class SteppedDigits {
   const Plan& p_;
   std::uint64_t first_;
   std::uint32_t* words_;
-  std::uint32_t* digits_;
+  std::uint8_t* digits_;
   typename Philox::Streams streams_;
   std::size_t blocks_, block_ = 0;
   bool wanted_;

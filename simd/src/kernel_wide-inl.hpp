@@ -94,14 +94,16 @@ struct WidePath {
 
   // count_slots' buffers: a group's items as bytes (n < kWideStagedItems),
   // a lane's row `Stride` items from the next, and the identity to start
-  // them from; two groups' digits (the group swapped, and the next) and the
-  // next group's Philox words; each draw's slot, row and steps.
+  // them from; two groups' digits as bytes too (the group swapped, and the
+  // next) and the next group's Philox words; each draw's slot, row and
+  // steps.
   template <Method M, std::size_t Stride>
   struct SlotScratch {
     using Steps = SteppedDigits<Arch, M>;
-    static_assert(kWideStagedItems <= 256, "count_slots' items are bytes");
-    std::vector<std::uint8_t, xsimd::aligned_allocator<std::uint8_t, 64>> items, identity;
-    std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> digits, words;
+    static_assert(kWideStagedItems <= 256, "count_slots' items and digits are bytes");
+    static_assert(kLanes % 8 == 0, "count_swaps reads its lanes' digits eight at a time");
+    std::vector<std::uint8_t, xsimd::aligned_allocator<std::uint8_t, 64>> items, identity, digits;
+    std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>> words;
     std::vector<SlotDraw> draws;
     explicit SlotScratch(const Plan& p)
         : items(Stride * kLanes), identity(Stride), digits(2 * Steps::digits_size(p)), words(Steps::words_size(p)) {
@@ -125,49 +127,67 @@ struct WidePath {
   // The draws of a group whose slots each draw fixes (Plan::fixes_slots),
   // positions alone: each draw's item is counted in its slot's row as the
   // slot is fixed, ++counts[i][a[j]], and a[j] = a[i]; the rows are never
-  // read back. A lane's swap is three loads (j, a[i], a[j]), a store and
-  // an increment, where the wide path's swap (two stores) and its count of
-  // the finished rows (a load and an increment an item) took 870
-  // instructions a trial at n = 52 on AVX2, against 495 here (callgrind). A
-  // lane's row lies at a constant offset from the first (`Stride` items),
-  // so that the lanes' addresses need no register each. counts:
+  // read back. A lane's swap is two loads (a[i], a[j]), a store and an
+  // increment, and an eighth of the load of eight lanes' j (lane_swaps),
+  // where the wide path's swap (two stores) and its count of the finished
+  // rows (a load and an increment an item) took 870 instructions a trial
+  // at n = 52 on AVX2, against 495 here with a j's load a lane
+  // (callgrind). A lane's row lies at a constant offset from the first
+  // (`Stride` items), so that the lanes' addresses need no register each.
+  // counts:
   // [position][item], WideCounters' cells. After each draw's swaps,
   // between(steps): the next group's cipher, `steps` steps of it
   // (count_slots).
   template <std::size_t Stride, class Between>
-  MELANGE_LANE_INLINE static void count_swaps(const std::vector<SlotDraw>& draws, const std::uint32_t* digits,
+  MELANGE_LANE_INLINE static void count_swaps(const std::vector<SlotDraw>& draws, const std::uint8_t* digits,
                                               std::uint8_t* items, std::uint16_t* counts, Between&& between) {
-    const std::uint32_t* jd = digits;
+    const std::uint8_t* jd = digits;
     for (const SlotDraw& d : draws) {
       const std::size_t i = d.i;
       std::uint16_t* const row = counts + d.row;
-      [&]<int... l>(std::integer_sequence<int, l...>) MELANGE_LANE_LAMBDA {
-        (lane_swap<l, Stride>(jd, items, i, row), ...);
-      }(std::make_integer_sequence<int, kLanes>{});
+      [&]<int... g>(std::integer_sequence<int, g...>) MELANGE_LANE_LAMBDA {
+        (lane_swaps<g, Stride>(jd, items, i, row), ...);
+      }(std::make_integer_sequence<int, kLanes / 8>{});
       jd += kLanes;
       between(d.steps);
     }
   }
 
-  // Lane l's swap of one draw, as count_swaps has it: item = a[j], a[j] =
-  // a[i], ++row[item], in the five instructions it takes, each address a
-  // register or two and a constant. Written out because GCC 12 computes the
-  // address of a[j] apart (it is read and written) and adds the row's
-  // offset to the item, two instructions more a lane a draw: a fifth of
-  // the loop.
+  // Lanes 8g to 8g + 7's swaps of one draw, their eight j's (bytes) read
+  // in one load. The swaps are bound by their loads and stores (Zen 5:
+  // four a cycle, and a lane's swap is five of them: ++row[item] is a
+  // load and a store), and a j's load a lane was a sixth: n = 52 on AVX2
+  // took 0.91-0.94 s for 30 million trials against 1.00-1.01 s, the
+  // digits' narrowing to bytes (store_digits) included.
+  template <int g, std::size_t Stride>
+  MELANGE_LANE_INLINE static void lane_swaps(const std::uint8_t* jd, std::uint8_t* items, std::size_t i,
+                                             std::uint16_t* row) {
+    std::uint64_t js;
+    std::memcpy(&js, jd + 8 * g, sizeof js);
+    [&]<int... l>(std::integer_sequence<int, l...>) MELANGE_LANE_LAMBDA {
+      (lane_swap<8 * g + l, Stride>(js, items, i, row), ...);
+    }(std::make_integer_sequence<int, 8>{});
+  }
+
+  // Lane l's swap of one draw, as count_swaps has it: j from the low byte
+  // of `js` (which moves on to the next lane's), item = a[j], a[j] = a[i],
+  // ++row[item], each address a register or two and a constant. Written
+  // out because GCC 12 computes the address of a[j] apart (it is read and
+  // written) and adds the row's offset to the item, two instructions more
+  // a lane a draw: a fifth of the loop.
   template <int l, std::size_t Stride>
-  MELANGE_LANE_INLINE static void lane_swap(const std::uint32_t* jd, std::uint8_t* items, std::size_t i,
+  MELANGE_LANE_INLINE static void lane_swap(std::uint64_t& js, std::uint8_t* items, std::size_t i,
                                             std::uint16_t* row) {
     std::uint64_t j, at_i, item;
     asm volatile(
-        "movl %c[j_at](%[jd]), %k[j]\n\t"
+        "movzbl %b[js], %k[j]\n\t"
+        "shrq $8, %[js]\n\t"
         "movzbl %c[row_at](%[items],%[i]), %k[at_i]\n\t"
         "movzbl %c[row_at](%[items],%[j]), %k[item]\n\t"
         "movb %b[at_i], %c[row_at](%[items],%[j])\n\t"
         "addw $1, (%[row],%[item],2)"
-        : [j] "=&r"(j), [at_i] "=&r"(at_i), [item] "=&r"(item)
-        : [jd] "r"(jd), [items] "r"(items), [i] "r"(i), [row] "r"(row), [j_at] "i"(4 * l),
-          [row_at] "i"(static_cast<std::size_t>(l) * Stride)
+        : [j] "=&r"(j), [at_i] "=&r"(at_i), [item] "=&r"(item), [js] "+r"(js)
+        : [items] "r"(items), [i] "r"(i), [row] "r"(row), [row_at] "i"(static_cast<std::size_t>(l) * Stride)
         : "memory");
   }
 
@@ -268,8 +288,8 @@ struct WidePath {
     const std::size_t n = static_cast<std::size_t>(p.job.n);
     std::uint8_t* const items = s.items.data();
     std::uint16_t* const counts = c.counts.data();
-    std::uint32_t* now = s.digits.data();
-    std::uint32_t* ahead = now + Steps::digits_size(p);
+    std::uint8_t* now = s.digits.data();
+    std::uint8_t* ahead = now + Steps::digits_size(p);
     tally.words += Steps(p, begin, s.words.data(), now, begin != full).finish();
     for (std::uint64_t t = begin; t != full; t += kLanes) {
       s.restart(n);

@@ -39,6 +39,16 @@ struct Lanes<xsimd::avx2> {
   static u32 products_high(u32 even, u32 odd) { return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA); }
 
   static u32 mullo(u32 a, u32 b) { return _mm256_mullo_epi32(a, b); }
+
+  // Each lane's low byte to out[0..7] (lanes below 256): a byte shuffle
+  // gathers each half's four, a permute joins the halves.
+  static void store_low_bytes(u32 a, std::uint8_t* out) {
+    const __m256i low = _mm256_shuffle_epi8(a, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                                -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                                -1, -1, -1, -1));
+    const __m256i joined = _mm256_permutevar8x32_epi32(low, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(joined));
+  }
   // Lane l + 4 into lane l and back: the two 128-bit halves swapped.
   static u32 swap_halves(u32 a) { return _mm256_permute2x128_si256(a, a, 1); }
 

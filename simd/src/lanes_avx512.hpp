@@ -42,6 +42,10 @@ struct Lanes<xsimd::avx512bw> {
   static u32 products_high(u32 even, u32 odd) { return _mm512_mask_shuffle_epi32(odd, 0x5555, even, _MM_PERM_DDBB); }
 
   static u32 mullo(u32 a, u32 b) { return _mm512_mullo_epi32(a, b); }
+  // Each lane's low byte to out[0..15] (lanes below 256).
+  static void store_low_bytes(u32 a, std::uint8_t* out) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(a));
+  }
   // Lane l + 8 into lane l and back: the two 256-bit halves swapped.
   static u32 swap_halves(u32 a) { return _mm512_shuffle_i64x2(a, a, _MM_SHUFFLE(1, 0, 3, 2)); }
 

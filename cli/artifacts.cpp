@@ -214,22 +214,11 @@ void add_statistic_charts(const AuditView& v, std::vector<std::string>& charts) 
 }  // namespace
 
 std::string audit_command(const AuditView& v) {
+  // Records' audits and merges carry their own line (records_command in
+  // audit_records.cpp, cmd_merge.cpp): only a run job's is built here.
   if (!v.report.reproduce.empty()) return v.report.reproduce;
+  if (v.input) throw Error("internal: an audit of records with no reproduce line");
   std::ostringstream o;
-  if (v.input) {
-    o << "melange audit --input " << v.input->path << " --n " << v.job.n << " --format " << v.input->format;
-    if (v.input->base) o << " --base " << v.input->base;
-    if (v.input->invalid) o << " --skip-invalid";
-    if (is_deal(v.job)) o << " --k " << v.job.k;
-    if (v.job.tallies.has(TallyKind::hands)) o << " --hands";
-    if (v.job.tallies.has(TallyKind::positions) && !is_deal(v.job)) o << " --position";
-    if (!v.job.tallies.has(TallyKind::ranks)) o << " --no-rank";
-    if (!v.model_arg.empty())
-      o << (v.model_arg == "exact" ? " --algo " + std::string(algorithm_name(v.job.algorithm)) + card_flags(v.job)
-                                   : std::string())
-        << " --model " << v.model_arg;
-    return o.str();
-  }
   o << "melange audit --algo " << algorithm_name(v.job.algorithm) << " --n " << v.job.n << card_flags(v.job);
   if (is_deal(v.job)) o << " --k " << v.job.k;
   o << " --trials " << v.job.trials << " --seed " << v.job.seed << " --first " << v.job.first
@@ -238,7 +227,7 @@ std::string audit_command(const AuditView& v) {
   if (v.job.tallies.has(TallyKind::positions) && !is_deal(v.job)) o << " --position";
   if (!v.job.tallies.has(TallyKind::ranks)) o << " --no-rank";
   if (has_serial_kinds(v.job.tallies)) o << " --serial";
-  if (!v.model_arg.empty()) o << " --model " << v.model_arg;
+  if (!v.model_arg.empty()) o << " --model " << shell_word(v.model_arg);
   return o.str();
 }
 

@@ -235,17 +235,6 @@ std::vector<std::uint64_t> message(RecordAuditor& auditor, const RecordStats& st
 
 }  // namespace on_ranks
 
-// A word for the shell: as it is where it holds only what no shell reads,
-// else in single quotes.
-std::string shell_word(const std::string& s) {
-  const bool plain = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                       "0123456789-_./,=:+@%") == std::string::npos;
-  if (plain) return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 }  // namespace
 
 RecordCheckpoint read_record_resume(const std::string& path, std::uint64_t cap) {

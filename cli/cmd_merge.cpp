@@ -182,8 +182,8 @@ int run_record_merge(const MergeArgs& a, std::uint64_t cap) {
   audit.stream = stream.get();
   AuditReport report = planned_report(plan, job, run.tally, audit, a.model);
   report.reproduce = "melange merge";
-  for (const std::string& path : a.files) report.reproduce += " " + path;
-  if (!a.model.empty()) report.reproduce += " --model " + a.model;
+  for (const std::string& path : a.files) report.reproduce += " " + shell_word(path);
+  if (!a.model.empty()) report.reproduce += " --model " + shell_word(a.model);
   report.notes.push_back(std::to_string(a.files.size()) + " pieces of one log, in the order given: the records "
                          "across each cut are read as one stream (the lags, serial pairs, gaps and repeats across "
                          "it counted once)");

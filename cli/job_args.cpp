@@ -48,6 +48,15 @@ std::string card_flags(const Job& job) {
   return flags;
 }
 
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                       "0123456789-_./,=:+@%") == std::string::npos;
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 void apply_card_args(const JobArgs& a, Job& job) {
   for (const CardParameter* c : card_parameters()) {
     const auto given = a.cards.find(c->param);

@@ -43,6 +43,9 @@ void add_card_options(CLI::App* cmd, JobArgs& a);
 // A card shuffle's parameters as flags: " --riffles K", " --shelves M
 // --passes P"; empty for every other algorithm.
 std::string card_flags(const Job& job);
+// A word for a "reproduce with" line: as it is where it holds only what
+// no shell reads, else in single quotes.
+std::string shell_word(const std::string& s);
 // Sets the job's card parameters from the flags, each one left out as the
 // algorithm's row says (a shelf machine makes one pass).
 void apply_card_args(const JobArgs& a, Job& job);

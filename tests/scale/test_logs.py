@@ -5,6 +5,7 @@ and merged, an audit stopped by a signal and resumed. Each is compared,
 whole JSON result against whole JSON result, with one process reading
 the log in one go: the pairs across every cut are counted once."""
 import json
+import shlex
 import signal
 import subprocess
 import time
@@ -85,7 +86,7 @@ def test_pieces_audited_apart_and_merged_are_the_whole_log(tmp_path, kind):
     whole = json.load(open(audit(tmp_path / "whole.json", *pieces, kind=kind)))
     checkpoints = []
     for i, piece in enumerate(pieces):
-        checkpoints.append(tmp_path / f"piece{i}.ckpt")
+        checkpoints.append(tmp_path / f"piece {i}.ckpt")  # a space: the reproduce line quotes it
         audit(tmp_path / f"piece{i}.json", piece, kind=kind, extra=["--checkpoint", checkpoints[-1]])
     merged = tmp_path / "merged.json"
     run(CLI, "merge", *checkpoints, "--json", merged)
@@ -93,6 +94,7 @@ def test_pieces_audited_apart_and_merged_are_the_whole_log(tmp_path, kind):
     assert got["input"]["files"] == [str(p) for p in pieces]
     assert without_notes(got) == without_notes(whole)
     assert any("pieces of one log" in n for n in got["stats"]["notes"])
+    assert shlex.split(got["reproduce"]) == ["melange", "merge", *map(str, checkpoints)], got["reproduce"]
     # In another order they are another log: not the same stream.
     run(CLI, "merge", checkpoints[2], checkpoints[0], checkpoints[1], "--json", tmp_path / "shuffled.json")
     assert json.load(open(tmp_path / "shuffled.json"))["stats"] != got["stats"]
